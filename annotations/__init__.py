@@ -1,0 +1,45 @@
+"""The project store (SQLite), human labels, review sampling, agreement statistics and calibration."""
+
+from annotations._store import (
+    DEFAULT_DB,
+    MIGRATIONS,
+    connect,
+    default_db_path,
+    migrate,
+    now_iso,
+    table_counts,
+    unit_of_work,
+    write,
+)
+from annotations._project import (
+    ImportSummary,
+    export_header,
+    import_items,
+    import_runs,
+    item_rows,
+    iter_runs,
+    load_items,
+    load_run,
+    project_evalset_sha256,
+    run_rows,
+    semantic_pairs,
+)
+from annotations._checks import check_export_rows, check_rows, run_checks
+from annotations._labels import (
+    HumanLabelRow,
+    current_labels,
+    import_labels,
+    label_export_rows,
+    pair_label_sets,
+    validate_label_rows,
+)
+
+__all__ = [
+    "DEFAULT_DB", "MIGRATIONS", "connect", "default_db_path", "migrate", "now_iso", "table_counts",
+    "unit_of_work", "write",
+    "ImportSummary", "export_header", "import_items", "import_runs", "item_rows", "iter_runs", "load_items",
+    "load_run", "project_evalset_sha256", "run_rows", "semantic_pairs",
+    "check_export_rows", "check_rows", "run_checks",
+    "HumanLabelRow", "current_labels", "import_labels", "label_export_rows", "pair_label_sets",
+    "validate_label_rows",
+]

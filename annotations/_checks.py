@@ -1,0 +1,63 @@
+"""Running the mechanical checks over the project's run records and reading their results back."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import sqlite_utils
+
+from evalsets import run_check
+from annotations._project import iter_runs, load_items
+from annotations._store import now_iso, write
+
+# A failed mechanical check of these constraint types has an obvious failure mode; others stay unclassified
+# until a reviewer says what went wrong.
+_FAILURE_MODE_BY_TYPE = {"format": "format", "process": "process"}
+
+
+def run_checks(db: sqlite_utils.Database) -> int:
+    """Run every mechanical check on every run record and store the results (replacing earlier ones).
+    Returns the number of results written. One transaction."""
+    items = load_items(db)
+    stamp = now_iso()
+    rows: list[tuple[Any, ...]] = []
+    for record in iter_runs(db):
+        item = items[record.item_id]
+        n_steps = len(record.trajectory or ())
+        for c in item.constraints:
+            if c.check is None:
+                continue
+            if record.output is None and record.trajectory is None:
+                result_passed, detail, bad = False, f"run failed: {record.error}", 0
+            else:
+                result = run_check(
+                    c.check.id, c.check.args, text=record.final_text, trajectory=record.trajectory, loose=c.check.loose
+                )
+                result_passed, detail, bad = result.passed, result.detail, len(result.bad_steps)
+            rows.append((record.id, c.id, c.check.id, int(c.check.loose), int(result_passed), detail, bad, n_steps, stamp))
+    with write(db):
+        db.conn.executemany("INSERT OR REPLACE INTO check_results VALUES (?,?,?,?,?,?,?,?,?)", rows)
+    return len(rows)
+
+
+def check_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    """Check results joined with what metrics need (model, item, constraint type/severity), in import order."""
+    sql = """
+        SELECT cr.run_record_id, r.item_id, r.model, r.run_id, cr.constraint_id, c.type AS constraint_type,
+               c.severity, cr.checker, cr.loose, cr.passed, cr.detail, cr.bad_steps, cr.n_steps
+        FROM check_results cr
+        JOIN run_records r ON r.id = cr.run_record_id
+        JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id
+        ORDER BY r.seq, c.seq
+    """
+    for row in db.query(sql):
+        row["passed"] = bool(row["passed"])
+        row["loose"] = bool(row["loose"])
+        row["failure_mode"] = None if row["passed"] else _FAILURE_MODE_BY_TYPE.get(row["constraint_type"])
+        yield row
+
+
+def check_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    keep = ("run_record_id", "constraint_id", "checker", "loose", "passed", "detail", "bad_steps", "n_steps")
+    for row in check_rows(db):
+        yield {k: row[k] for k in keep}

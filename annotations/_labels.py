@@ -1,0 +1,134 @@
+"""Human labels: one row per event (label, change, undo); history is never rewritten.
+
+A reviewer's current label on a pair is their latest event on it; an `undo` event withdraws it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Literal
+
+import sqlite_utils
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalsets import InputError, Parsed, Problem
+from evalsets._models import FailureMode
+from annotations._store import now_iso, write
+
+LabelEvent = Literal["label", "change", "undo"]
+
+
+class HumanLabelRow(BaseModel):
+    """A human label as imported and exported (`judgecal import labels` / `export labels`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_record_id: str = Field(min_length=1)
+    constraint_id: str = Field(min_length=1)
+    reviewer: str = Field(min_length=1)
+    label: str | None = None
+    event: LabelEvent = "label"
+    note: str | None = None
+    failure_mode: FailureMode | None = None
+    seconds_spent: float | None = Field(default=None, ge=0)
+    rubric_version_seen: str | None = None
+    blind: bool = True
+    created_at: datetime | None = None
+
+
+def pair_label_sets(db: sqlite_utils.Database, pairs: Iterable[tuple[str, str]] | None = None) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Label set of each (run record, constraint) pair that exists in the project."""
+    import json
+
+    sql = """SELECT r.id, c.id, c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id"""
+    wanted = set(pairs) if pairs is not None else None
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    if wanted is not None:
+        run_ids = sorted({p[0] for p in wanted})
+        for start in range(0, len(run_ids), 900):
+            chunk = run_ids[start:start + 900]
+            for rid, cid, labels in db.execute(sql + f" WHERE r.id IN ({','.join('?' * len(chunk))})", chunk):
+                if (rid, cid) in wanted:
+                    out[(rid, cid)] = tuple(json.loads(labels))
+        return out
+    for rid, cid, labels in db.execute(sql):
+        out[(rid, cid)] = tuple(json.loads(labels))
+    return out
+
+
+def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], tuple[str, ...]],
+                        *, label_field: str = "label", allow_missing_label: bool = False) -> list[Problem]:
+    """Problems for rows naming a pair that does not exist or a label outside the constraint's label set."""
+    problems: list[Problem] = []
+    for index, row in enumerate(parsed.rows):
+        pair = (row.run_record_id, row.constraint_id)
+        if pair not in label_sets:
+            problems.append(parsed.problem(
+                index, "constraint_id", f"no constraint {row.constraint_id!r} on run record {row.run_record_id!r}"))
+            continue
+        label = getattr(row, label_field)
+        if label is None:
+            if not allow_missing_label:
+                problems.append(parsed.problem(index, label_field, "missing label"))
+        elif label not in label_sets[pair]:
+            problems.append(parsed.problem(
+                index, label_field, f"label {label!r} is not in the constraint's label set {list(label_sets[pair])}"))
+    return problems
+
+
+def import_labels(db: sqlite_utils.Database, parsed: Parsed[HumanLabelRow]) -> int:
+    """Insert imported human labels (one transaction). Rows identical to a stored event are skipped."""
+    label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
+    problems = []
+    for index, row in enumerate(parsed.rows):
+        if row.event == "undo" and row.label is not None:
+            problems.append(parsed.problem(index, "label", "an undo event carries no label"))
+    problems += validate_label_rows(
+        Parsed(parsed.file, [r for r in parsed.rows if r.event != "undo"],
+               [ln for r, ln in zip(parsed.rows, parsed.lines) if r.event != "undo"]),
+        label_sets,
+    )
+    if problems:
+        raise InputError(problems)
+    stamp = now_iso()
+    rows = [
+        (
+            r.run_record_id, r.constraint_id, r.reviewer, r.event, r.label, r.note, r.failure_mode, r.seconds_spent,
+            r.rubric_version_seen, int(r.blind), r.created_at.isoformat() if r.created_at else stamp,
+        )
+        for r in parsed.rows
+    ]
+    with write(db):
+        existing = set(db.execute(
+            "SELECT run_record_id, constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,"
+            " rubric_version_seen, blind, created_at FROM human_labels"
+        ).fetchall())
+        fresh = [r for r in rows if r not in existing]
+        db.conn.executemany(
+            "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
+            " seconds_spent, rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            fresh,
+        )
+    return len(fresh)
+
+
+def label_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    """Every label event in the order it happened, in the import format."""
+    for row in db.query("SELECT * FROM human_labels ORDER BY id"):
+        out = HumanLabelRow.model_validate(
+            {k: row[k] for k in HumanLabelRow.model_fields if k != "blind"} | {"blind": bool(row["blind"])}
+        )
+        yield out.model_dump(mode="json", exclude_none=True)
+
+
+def current_labels(db: sqlite_utils.Database, *, reviewer: str | None = None) -> list[dict[str, Any]]:
+    """The standing label of each (pair, reviewer): their latest event, unless that was an undo."""
+    where = "WHERE reviewer = ?" if reviewer else ""
+    sql = f"""
+        SELECT h.* FROM human_labels h
+        JOIN (SELECT max(id) AS id FROM human_labels {where}
+              GROUP BY run_record_id, constraint_id, reviewer) last ON last.id = h.id
+        WHERE h.event != 'undo'
+        ORDER BY h.id
+    """
+    return list(db.query(sql, [reviewer] if reviewer else []))

@@ -1,0 +1,224 @@
+"""Eval items and run records in the project store: import (one transaction each), load, export."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator
+
+import sqlite_utils
+
+from evalsets import (
+    Check,
+    Constraint,
+    EvalItem,
+    InputError,
+    Parsed,
+    Problem,
+    RunRecord,
+    evalset_sha256,
+    item_sha256,
+)
+from annotations._store import write
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _loads(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+class ImportSummary(dict):
+    """Counts per outcome: {'inserted': n, 'unchanged': n}."""
+
+
+def import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
+    """Insert eval items with their constraints. Re-importing an identical item is a no-op; an existing id with
+    different content is an error (items are versioned by content: give a changed item a new id)."""
+    conn = db.conn
+    existing = {
+        row[0]: row[1] for row in conn.execute("SELECT id, content_sha256 FROM eval_items")
+    }
+    problems: list[Problem] = []
+    new: list[tuple[int, EvalItem, str]] = []
+    for index, item in enumerate(parsed.rows):
+        sha = item_sha256(item)
+        if item.id in existing:
+            if existing[item.id] != sha:
+                problems.append(parsed.problem(index, "id", f"item {item.id!r} already exists with different content"))
+            continue
+        new.append((index, item, sha))
+    if problems:
+        raise InputError(problems)
+    with write(db):
+        seq0 = conn.execute("SELECT coalesce(max(seq), 0) FROM eval_items").fetchone()[0]
+        conn.executemany(
+            "INSERT INTO eval_items VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    item.id, item.instruction, _dumps(item.input), item.reference, item.source, item.scenario,
+                    item.created_at.isoformat() if item.created_at else None, item.derived_from,
+                    _dumps(list(item.tags)), item.split, _dumps(item.fixtures), sha, seq0 + n + 1,
+                )
+                for n, (_, item, sha) in enumerate(new)
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO constraints VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (
+                    item.id, c.id, k, c.text, c.type, c.severity,
+                    _dumps(c.check.model_dump(mode="json")) if c.check else None, _dumps(list(c.labels)),
+                )
+                for _, item, _ in new
+                for k, c in enumerate(item.constraints)
+            ],
+        )
+    return ImportSummary(inserted=len(new), unchanged=len(parsed.rows) - len(new))
+
+
+_RUN_COLUMNS = (
+    "id", "item_id", "model", "prompt_version", "run_id", "output", "trajectory", "tool_calls", "input_tokens",
+    "output_tokens", "latency_ms", "rounds", "error", "evalset_sha256", "created_at",
+)
+
+
+def _run_tuple(r: RunRecord, seq: int) -> tuple[Any, ...]:
+    return (
+        r.id, r.item_id, r.model, r.prompt_version, r.run_id, r.output,
+        _dumps([s.model_dump(mode="json", exclude_none=True) for s in r.trajectory]) if r.trajectory is not None else None,
+        _dumps([t.model_dump(mode="json", exclude_none=True) for t in r.tool_calls]) if r.tool_calls else None,
+        r.input_tokens, r.output_tokens, r.latency_ms, r.rounds, r.error, r.evalset_sha256,
+        r.created_at.isoformat() if r.created_at else None, seq,
+    )
+
+
+def import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
+    """Insert run records. Each must name an existing eval item; ids must be new (an identical re-import is a
+    no-op, a changed record under an old id is an error)."""
+    conn = db.conn
+    item_ids = {row[0] for row in conn.execute("SELECT id FROM eval_items")}
+    ids = [r.id for r in parsed.rows]
+    existing: dict[str, tuple[Any, ...]] = {}
+    # Look up only the ids in this file, in chunks (SQLite caps the number of bound parameters).
+    for start in range(0, len(ids), 900):
+        chunk = ids[start:start + 900]
+        marks = ",".join("?" * len(chunk))
+        for row in conn.execute(f"SELECT {','.join(_RUN_COLUMNS)} FROM run_records WHERE id IN ({marks})", chunk):
+            existing[row[0]] = tuple(row)
+    problems: list[Problem] = []
+    new: list[RunRecord] = []
+    for index, record in enumerate(parsed.rows):
+        if record.item_id not in item_ids:
+            problems.append(parsed.problem(index, "item_id", f"no eval item {record.item_id!r} in the project"))
+            continue
+        if record.id in existing:
+            if existing[record.id] != _run_tuple(record, 0)[:-1]:
+                problems.append(parsed.problem(index, "id", f"run record {record.id!r} already exists with different content"))
+            continue
+        new.append(record)
+    if problems:
+        raise InputError(problems)
+    with write(db):
+        seq0 = conn.execute("SELECT coalesce(max(seq), 0) FROM run_records").fetchone()[0]
+        conn.executemany(
+            f"INSERT INTO run_records ({','.join(_RUN_COLUMNS)}, seq) VALUES ({','.join('?' * (len(_RUN_COLUMNS) + 1))})",
+            (_run_tuple(r, seq0 + n + 1) for n, r in enumerate(new)),
+        )
+    return ImportSummary(inserted=len(new), unchanged=len(parsed.rows) - len(new))
+
+
+def _item_from_row(row: dict[str, Any], constraints: list[dict[str, Any]]) -> EvalItem:
+    return EvalItem.model_validate(
+        {
+            "id": row["id"], "instruction": row["instruction"], "input": _loads(row["input"]),
+            "reference": row["reference"], "source": row["source"], "scenario": row["scenario"],
+            "created_at": row["created_at"], "derived_from": row["derived_from"], "tags": _loads(row["tags"]),
+            "split": row["split"], "fixtures": _loads(row["fixtures"]),
+            "constraints": [
+                {
+                    "id": c["id"], "text": c["text"], "type": c["type"], "severity": c["severity"],
+                    "check": _loads(c["check_json"]), "labels": _loads(c["labels"]),
+                }
+                for c in constraints
+            ],
+        }
+    )
+
+
+def load_items(db: sqlite_utils.Database, ids: Iterable[str] | None = None) -> dict[str, EvalItem]:
+    """Eval items by id, in import order."""
+    where, params = "", []
+    if ids is not None:
+        params = list(ids)
+        where = f"WHERE id IN ({','.join('?' * len(params))})" if params else "WHERE 0"
+    rows = list(db.query(f"SELECT * FROM eval_items {where} ORDER BY seq", params))
+    by_item: dict[str, list[dict[str, Any]]] = {r["id"]: [] for r in rows}
+    cwhere = f"WHERE item_id IN ({','.join('?' * len(params))})" if ids is not None and params else ""
+    for c in db.query(f"SELECT * FROM constraints {cwhere} ORDER BY item_id, seq", params if cwhere else []):
+        if c["item_id"] in by_item:
+            by_item[c["item_id"]].append(c)
+    return {r["id"]: _item_from_row(r, by_item[r["id"]]) for r in rows}
+
+
+def _run_from_row(row: dict[str, Any]) -> RunRecord:
+    data = {k: row[k] for k in _RUN_COLUMNS if row[k] is not None}
+    for key in ("trajectory", "tool_calls"):
+        if key in data:
+            data[key] = json.loads(data[key])
+    return RunRecord.model_validate(data)
+
+
+def iter_runs(db: sqlite_utils.Database, *, where: str = "", params: Iterable[Any] = ()) -> Iterator[RunRecord]:
+    """Run records in import order, optionally filtered by a SQL condition on run_records."""
+    clause = f"WHERE {where}" if where else ""
+    for row in db.query(f"SELECT * FROM run_records {clause} ORDER BY seq", list(params)):
+        yield _run_from_row(row)
+
+
+def load_run(db: sqlite_utils.Database, run_record_id: str) -> RunRecord | None:
+    return next(iter_runs(db, where="id = ?", params=[run_record_id]), None)
+
+
+def project_evalset_sha256(db: sqlite_utils.Database) -> str:
+    return evalset_sha256(list(load_items(db).values()))
+
+
+def export_header(db: sqlite_utils.Database, kind: str) -> dict[str, Any]:
+    """Provenance carried by every export: what it is, the eval-set version and the rubric versions."""
+    rubrics = [
+        {"name": r["name"], "version": r["version"], "sha256": r["sha256"]}
+        for r in db.query("SELECT name, version, sha256 FROM rubrics ORDER BY name, version")
+    ]
+    return {"kind": kind, "evalset_sha256": project_evalset_sha256(db), "rubrics": rubrics}
+
+
+def item_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    for item in load_items(db).values():
+        yield item.model_dump(mode="json", exclude_none=True)
+
+
+def run_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    for record in iter_runs(db):
+        yield record.model_dump(mode="json", exclude_none=True, exclude_defaults=True) | {
+            "id": record.id, "item_id": record.item_id, "model": record.model
+        }
+
+
+def semantic_pairs(db: sqlite_utils.Database, *, constraint_id: str | None = None) -> Iterator[tuple[RunRecord, EvalItem, Constraint]]:
+    """Every (run record, semantic constraint) pair: what the judge and the reviewers score."""
+    items = load_items(db)
+    for record in iter_runs(db):
+        if record.error is not None and record.output is None and record.trajectory is None:
+            continue  # a failed run has no output to judge
+        item = items[record.item_id]
+        for c in item.constraints:
+            if c.check is None and (constraint_id is None or c.id == constraint_id):
+                yield record, item, c
+
+
+__all__ = [
+    "Check", "ImportSummary", "export_header", "import_items", "import_runs", "item_rows", "iter_runs",
+    "load_items", "load_run", "project_evalset_sha256", "run_rows", "semantic_pairs",
+]

@@ -1,0 +1,9 @@
+"""Streamlit entry point: settings -> services -> st.navigation. Nothing else lives here."""
+
+import streamlit as st
+
+from app_pages import PAGES, settings
+
+st.set_page_config(page_title="judgecal", layout="wide")
+settings()
+st.navigation(PAGES).run()

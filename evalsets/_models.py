@@ -1,0 +1,195 @@
+"""Pydantic models of the eval set and of run records.
+
+These are the shapes of the JSONL/CSV files a user imports and of the rows judgecal exports; the store
+keeps them field for field, so an export re-imports to the same rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ConstraintType = Literal["hard", "process", "format", "content"]
+Severity = Literal["must", "nice"]
+Split = Literal["tune", "heldout"]
+FailureMode = Literal["format", "process", "omission", "hallucination", "other"]
+StepType = Literal["thought", "action", "observation", "final_answer"]
+
+PASS_FAIL = ("pass", "fail")
+# Named label sets a constraint may refer to instead of spelling its labels out.
+LABEL_SETS: dict[str, tuple[str, ...]] = {
+    "pass_fail": PASS_FAIL,
+    "pairwise": ("output_1", "output_2"),
+    "refusal": ("hard_refusal", "soft_refusal", "degraded", "complied"),
+    "likert5": ("1", "2", "3", "4", "5"),
+}
+
+
+class _Strict(BaseModel):
+    # Unknown fields are an error: a typo in a field name must not silently drop data.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Check(_Strict):
+    """A mechanical check: a registered checker id and its arguments."""
+
+    id: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+    loose: bool = False
+
+    @model_validator(mode="after")
+    def _known_checker(self) -> Check:
+        from evalsets._registry import validate_check
+
+        validate_check(self.id, self.args)
+        return self
+
+
+class Constraint(_Strict):
+    """What must hold of an output. Without `check` it is semantic: the judge and humans score it."""
+
+    id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    type: ConstraintType
+    severity: Severity = "must"
+    check: Check | None = None
+    labels: tuple[str, ...] = PASS_FAIL
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _named_set(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            if v not in LABEL_SETS:
+                raise ValueError(f"unknown label set {v!r}; known: {', '.join(LABEL_SETS)}")
+            return LABEL_SETS[v]
+        return v
+
+    @model_validator(mode="after")
+    def _labels_ok(self) -> Constraint:
+        if len(self.labels) < 2:
+            raise ValueError("a label set needs at least two labels")
+        if len(set(self.labels)) != len(self.labels):
+            raise ValueError("labels must be distinct")
+        if self.check is not None and self.labels != PASS_FAIL:
+            raise ValueError("a mechanical check answers pass/fail; its constraint must use labels ['pass', 'fail']")
+        return self
+
+    @property
+    def semantic(self) -> bool:
+        return self.check is None
+
+
+class EvalItem(_Strict):
+    """One instruction with its input and the constraints its answer must meet."""
+
+    id: str = Field(min_length=1)
+    instruction: str
+    input: str | dict[str, Any] | list[Any] | None = None
+    constraints: tuple[Constraint, ...] = Field(min_length=1)
+    reference: str | None = None
+    source: str | None = None
+    scenario: str | None = None
+    created_at: datetime | None = None
+    derived_from: str | None = None
+    tags: tuple[str, ...] = ()
+    split: Split | None = None
+    # Tool fixtures for agent runs: tool name -> canned result, so runs are reproducible.
+    fixtures: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _unique_constraint_ids(self) -> EvalItem:
+        seen: set[str] = set()
+        for c in self.constraints:
+            if c.id in seen:
+                raise ValueError(f"duplicate constraint id {c.id!r}")
+            seen.add(c.id)
+        return self
+
+    def constraint(self, constraint_id: str) -> Constraint:
+        for c in self.constraints:
+            if c.id == constraint_id:
+                return c
+        raise KeyError(constraint_id)
+
+
+class Step(_Strict):
+    """One step of an agent trajectory."""
+
+    type: StepType
+    text: str | None = None
+    tool: str | None = None
+    args: dict[str, Any] | None = None
+    result: Any = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> Step:
+        if self.type == "action" and not self.tool:
+            raise ValueError("an action step needs 'tool'")
+        if self.type != "action" and self.text is None:
+            raise ValueError(f"a {self.type} step needs 'text'")
+        return self
+
+
+class ToolCall(_Strict):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+    error: str | None = None
+
+
+class RunRecord(_Strict):
+    """One model output for one eval item: plain text or an agent trajectory."""
+
+    id: str = Field(min_length=1)
+    item_id: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    prompt_version: str | None = None
+    run_id: str | None = None
+    output: str | None = None
+    trajectory: tuple[Step, ...] | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+    latency_ms: float | None = Field(default=None, ge=0)
+    rounds: int | None = Field(default=None, ge=0)
+    error: str | None = None
+    evalset_sha256: str | None = None
+    created_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _has_content(self) -> RunRecord:
+        if self.output is None and self.trajectory is None and self.error is None:
+            raise ValueError("a run record needs 'output', 'trajectory' or 'error'")
+        return self
+
+    @property
+    def final_text(self) -> str:
+        """The text the mechanical text checks and the judge look at: the output, else the final answer."""
+        if self.output is not None:
+            return self.output
+        for step in reversed(self.trajectory or ()):
+            if step.type == "final_answer":
+                return step.text or ""
+        return ""
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON that does not depend on key order or whitespace: the basis of content hashes."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def item_sha256(item: EvalItem) -> str:
+    return hashlib.sha256(canonical_json(item.model_dump(mode="json")).encode()).hexdigest()
+
+
+def evalset_sha256(items: list[EvalItem] | tuple[EvalItem, ...]) -> str:
+    """Version of an eval set: the hash of its items' canonical JSON, in id order (file order does not matter)."""
+    h = hashlib.sha256()
+    for item in sorted(items, key=lambda i: i.id):
+        h.update(canonical_json(item.model_dump(mode="json")).encode())
+        h.update(b"\n")
+    return h.hexdigest()

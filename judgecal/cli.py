@@ -1,0 +1,92 @@
+"""`judgecal` command line: parses arguments and calls one library function per command.
+
+Each command module registers its subcommands through `register(subparsers)`; `import` and `export` kinds are
+registered in IMPORTERS / EXPORTERS so every package's rows come in and go out the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+from evalsets import InputError
+
+# kind -> (help, function(db_path, file) -> message)
+IMPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
+# kind -> (help, function(db_path, out) -> message)
+EXPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed without a traceback, exit code 2."""
+
+
+def _command_modules() -> list:
+    from judgecal import _cmd_project
+
+    modules = [_cmd_project]
+    # Commands of packages that are present; each module registers what it owns.
+    for name in ("_cmd_judge", "_cmd_review", "_cmd_calibration", "_cmd_runner"):
+        try:
+            modules.append(__import__(f"judgecal.{name}", fromlist=["register"]))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"judgecal.{name}":
+                raise
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from annotations import default_db_path
+
+    parser = argparse.ArgumentParser(
+        prog="judgecal", description="LLM-as-judge annotation and calibration. Docs: README.md"
+    )
+    parser.add_argument(
+        "--db", type=Path, default=None,
+        help=f"project database (default: $JUDGECAL_DB, else {default_db_path()})",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in _command_modules():
+        module.register(sub)
+
+    imp = sub.add_parser("import", help="import rows from a JSONL/CSV file (one transaction; all or nothing)")
+    imp.add_argument("kind", choices=sorted(IMPORTERS), help="; ".join(f"{k}: {h}" for k, (h, _) in sorted(IMPORTERS.items())))
+    imp.add_argument("file", type=Path)
+    imp.set_defaults(func=lambda a: IMPORTERS[a.kind][1](a.db, a.file))
+
+    exp = sub.add_parser("export", help="export rows as JSONL (first line: provenance header)")
+    exp.add_argument("kind", choices=sorted(EXPORTERS), help="; ".join(f"{k}: {h}" for k, (h, _) in sorted(EXPORTERS.items())))
+    exp.add_argument("--out", type=Path, required=True)
+    exp.set_defaults(func=lambda a: EXPORTERS[a.kind][1](a.db, a.out))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from annotations import default_db_path
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.db is None:
+        args.db = default_db_path()
+    try:
+        result = args.func(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; everything committed so far is kept", file=sys.stderr)
+        return 130
+    if isinstance(result, int):
+        return result
+    if result:
+        print(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
