@@ -15,6 +15,7 @@ from evalsets._models import (
 )
 from evalsets._registry import CheckResult, CheckerSpec, checker, checkers, get_checker, run_check, validate_check
 from evalsets._io import InputError, Parsed, Problem, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
+from evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
 
 # Importing the checker modules fills the registry; nothing registers checkers after this point.
 from evalsets import _checks_text, _checks_trajectory, _ifeval  # noqa: E402,F401  (registration side effect)
@@ -23,5 +24,6 @@ __all__ = [
     "LABEL_SETS", "PASS_FAIL", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
     "canonical_json", "evalset_sha256", "item_sha256",
     "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
+    "CheckMetrics", "compute_metrics", "format_metrics",
     "InputError", "Parsed", "Problem", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
 ]
