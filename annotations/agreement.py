@@ -368,14 +368,18 @@ def _kappa_from_table(t: np.ndarray, weights: str | None, labels: tuple) -> Kapp
     # Rounding can push an exact-zero variance (perfect agreement) below 0.
     se = math.sqrt(max(float(var), 0.0))
     se0 = math.sqrt(max(float(var0), 0.0))
+    reason = None
     if se0 > 0:
         z = kap / se0
         pval = float(2.0 * ndtr(-abs(z)))
     else:
+        # Happens when the margins leave no room for chance variation (e.g.
+        # a single pair); kappa itself is still defined.
         z = pval = math.nan
+        reason = "z and p_value are undefined: the standard error under H0 is 0"
     return KappaResult(kappa=float(kap), se=se, se_h0=se0, z=float(z), p_value=pval,
                        ci_low=float(kap - Z_95 * se), ci_high=float(kap + Z_95 * se),
-                       reason=None, **common)
+                       reason=reason, **common)
 
 
 def cohen_kappa(
