@@ -155,7 +155,7 @@ def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> C
 
 # --- JSON ----------------------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\s*```", re.DOTALL | re.IGNORECASE)
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 
@@ -239,8 +239,9 @@ def _is_type(value: Any, json_type: str) -> bool:
 
 
 _FENCED_DOC = """
-    `fenced` (required): when true, the whole output may be wrapped in one Markdown fence — ```` ```json ````
-    (tag case-insensitive) or a bare ```` ``` ```` — which is stripped before parsing; unfenced JSON passes too.
+    `fenced` (required): when true, the whole output may be wrapped in one Markdown fence — an opening
+    ```` ```json ```` (tag case-insensitive) or bare ```` ``` ```` on its own line, closed by ```` ``` ```` — which
+    is stripped before parsing; unfenced JSON passes too. A fence with another language tag fails.
     When false, a fence fails the check. Surrounding whitespace is always ignored, but any other text outside the
     JSON (or outside the fence) fails. Parsing is strict JSON: `NaN` and `Infinity` are rejected; any JSON value
     (object, array, string, number, true, false, null) is valid at the top level."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import evalsets
 from evalsets import Step, run_check, validate_check
@@ -53,6 +55,8 @@ TEXT_CASES = [
     ("json-fence-not-allowed", "format:json", {"fenced": False}, FENCED, False, "fence"),
     ("json-fence-stripped", "format:json", {"fenced": True}, FENCED, True, ""),
     ("json-bare-fence", "format:json", {"fenced": True}, '```\n[1]\n```', True, ""),
+    ("json-fence-crlf", "format:json", {"fenced": True}, '```json\r\n{"a": 1}\r\n```', True, ""),
+    ("json-fence-one-line", "format:json", {"fenced": True}, '```json {"a": 1}```', False, "malformed fence"),
     ("json-fence-upper", "format:json", {"fenced": True}, '```JSON\n[1]\n```', True, ""),
     ("json-fenced-allows-bare", "format:json", {"fenced": True}, '{"a": 1}', True, ""),
     ("json-fence-other-lang", "format:json", {"fenced": True}, '```python\n[1]\n```', False, "malformed fence"),
@@ -349,3 +353,24 @@ def test_checker_reference_lists_every_checker_with_its_arguments():
         assert f"### `{checker_id}`" in doc
         for arg in spec.required:
             assert f"`{arg}` (required)" in doc
+
+
+_ascii_word = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789_", min_size=1, max_size=8)
+
+
+@given(words=st.lists(_ascii_word, max_size=20), sep=st.sampled_from([" ", ", ", "\n", " - ", "... "]))
+def test_word_count_of_separated_words(words, sep):
+    assert count_words(sep.join(words)) == len(words)
+
+
+@given(chars=st.text(alphabet="我们你他好天气北京东西日本語", max_size=30))
+def test_each_chinese_character_is_a_word(chars):
+    assert count_words(chars) == len(chars)
+    assert run_check("length:max_words", {"n": len(chars)}, text=chars).passed
+    assert run_check("length:min_words", {"n": len(chars) + 1}, text=chars).passed is False
+
+
+@given(word=_ascii_word, left=st.sampled_from(["", " ", "(", "x "]), right=st.sampled_from(["", " ", ".", "!"]))
+def test_forbidden_word_found_between_non_word_characters(word, left, right):
+    assert not run_check("keywords:forbidden", {"words": [word]}, text=f"{left}{word}{right}").passed
+    assert run_check("keywords:forbidden", {"words": [word]}, text=f"a{word}b").passed
