@@ -58,6 +58,16 @@ def _quote_list(values: list[str]) -> str:
     return ", ".join(repr(v) for v in values)
 
 
+def _with_doc(extra: str) -> Any:
+    """Append a shared paragraph to a checker's docstring (before registration reads it)."""
+
+    def add(func: Any) -> Any:
+        func.__doc__ = (func.__doc__ or "").rstrip() + "\n\n    " + extra
+        return func
+
+    return add
+
+
 # --- exact match and keywords --------------------------------------------------------------------------------------
 
 
@@ -238,31 +248,26 @@ def _is_type(value: Any, json_type: str) -> bool:
     return actual == json_type
 
 
-_FENCED_DOC = """
-    `fenced` (required): when true, the whole output may be wrapped in one Markdown fence — an opening
-    ```` ```json ```` (tag case-insensitive) or bare ```` ``` ```` on its own line, closed by ```` ``` ```` — which
-    is stripped before parsing; unfenced JSON passes too. A fence with another language tag fails.
-    When false, a fence fails the check. Surrounding whitespace is always ignored, but any other text outside the
-    JSON (or outside the fence) fails. Parsing is strict JSON: `NaN` and `Infinity` are rejected; any JSON value
-    (object, array, string, number, true, false, null) is valid at the top level."""
-
-
-def _with_fenced_doc(func: Any) -> Any:
-    func.__doc__ = (func.__doc__ or "").rstrip() + "\n" + _FENCED_DOC
-    return func
+FENCED_DOC = (
+    "`fenced` (required): when true, the whole output may be wrapped in one Markdown fence — an opening "
+    "```` ```json ```` (tag case-insensitive) or bare ```` ``` ```` on its own line, closed by ```` ``` ```` — which "
+    "is stripped before parsing; unfenced JSON passes too. A fence with another language tag fails. When false, a "
+    "fence fails the check. Surrounding whitespace is always ignored, but any other text outside the JSON (or "
+    "outside the fence) fails. Parsing is strict JSON: `NaN` and `Infinity` are rejected; any JSON value (object, "
+    "array, string, number, true, false, null) is valid at the top level."
+)
 
 
 @checker("format:json")
-@_with_fenced_doc
+@_with_doc(FENCED_DOC)
 def json_valid(text: str, *, fenced: bool) -> CheckResult:
-    """The output is valid JSON.
-    """
+    """The output is valid JSON."""
     _, error = _parse_json(text, fenced, "format:json")
     return CheckResult(False, error) if error else CheckResult(True)
 
 
 @checker("format:json_required_fields")
-@_with_fenced_doc
+@_with_doc(FENCED_DOC)
 def json_required_fields(text: str, *, fields: list[str], fenced: bool) -> CheckResult:
     """The output is JSON and every field in `fields` is present.
 
@@ -283,7 +288,7 @@ def json_required_fields(text: str, *, fields: list[str], fenced: bool) -> Check
 
 
 @checker("format:json_field_type")
-@_with_fenced_doc
+@_with_doc(FENCED_DOC)
 def json_field_type(text: str, *, field: str, type: str, fenced: bool) -> CheckResult:  # noqa: A002
     """The output is JSON and the value at `field` has JSON type `type`.
 
@@ -406,14 +411,6 @@ WORD_COUNT_DOC = (
 def count_words(text: str) -> int:
     """Number of words by the rule described in WORD_COUNT_DOC."""
     return len(_WORD.findall(text))
-
-
-def _with_doc(extra: str) -> Any:
-    def add(func: Any) -> Any:
-        func.__doc__ = (func.__doc__ or "").rstrip() + "\n\n    " + extra
-        return func
-
-    return add
 
 
 @checker("length:max_sentences")
