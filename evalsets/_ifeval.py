@@ -480,7 +480,7 @@ def format_constrained_response(text: str) -> CheckResult:
 
 @_ifeval("detectable_format:number_highlighted_sections")
 def format_number_highlighted_sections(text: str, *, num_highlights: int) -> CheckResult:
-    """At least `num_highlights` highlights: non-overlapping matches of `\*[^\n\*]*\*` that are not blank once
+    r"""At least `num_highlights` highlights: non-overlapping matches of `\*[^\n\*]*\*` that are not blank once
     their stars are stripped, plus non-blank matches of `\*\*[^\n\*]*\*\*` ("*a*" counts once through the first
     pattern, "**a**" once through the second, since the first then only finds the blank "**")."""
     n = _int("detectable_format:number_highlighted_sections", "num_highlights", num_highlights)
