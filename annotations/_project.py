@@ -101,8 +101,9 @@ def import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportS
     item_ids = {row[0] for row in conn.execute("SELECT id FROM eval_items")}
     ids = [r.id for r in parsed.rows]
     existing: dict[str, tuple[Any, ...]] = {}
+    has_runs = conn.execute("SELECT 1 FROM run_records LIMIT 1").fetchone() is not None
     # Look up only the ids in this file, in chunks (SQLite caps the number of bound parameters).
-    for start in range(0, len(ids), 900):
+    for start in range(0, len(ids) if has_runs else 0, 900):
         chunk = ids[start:start + 900]
         marks = ",".join("?" * len(chunk))
         for row in conn.execute(f"SELECT {','.join(_RUN_COLUMNS)} FROM run_records WHERE id IN ({marks})", chunk):

@@ -63,31 +63,20 @@ def _loc(err: dict[str, Any]) -> str:
     return ".".join(str(p) for p in err["loc"]) or "(row)"
 
 
-def _validation_problems(file: str, line: int, exc: ValidationError) -> list[Problem]:
-    return [Problem(file, line, _loc(e), e["msg"]) for e in exc.errors(include_url=False)]
-
-
 def parse_rows(text: str, model: type[M], *, file: str = "<string>", fmt: str = "jsonl",
                id_field: str | None = "id") -> Parsed[M]:
-    """Parse JSONL or CSV text into `model` rows. Raises InputError listing every bad row; duplicate ids are bad."""
-    raw_rows = _jsonl_rows(text, file) if fmt == "jsonl" else _csv_rows(text, file, model)
+    """Parse JSONL or CSV text into `model` rows. Raises InputError listing every bad row; duplicate ids are bad.
+
+    A first line carrying EXPORT_HEADER_KEY (judgecal's own exports) is provenance, kept in `header`."""
     parsed: Parsed[M] = Parsed(file)
     problems: list[Problem] = []
+    rows: Iterable[tuple[int, M | Problem]] = (
+        _jsonl_rows(text, file, model, parsed) if fmt == "jsonl" else _csv_rows(text, file, model)
+    )
     seen: dict[Any, int] = {}
-    for line, raw in raw_rows:
-        if isinstance(raw, Problem):
-            problems.append(raw)
-            continue
-        if not isinstance(raw, dict):
-            problems.append(Problem(file, line, "(row)", "expected a JSON object"))
-            continue
-        if EXPORT_HEADER_KEY in raw and not parsed.rows and not problems and parsed.header is None:
-            parsed.header = raw[EXPORT_HEADER_KEY]
-            continue
-        try:
-            row = model.model_validate(raw)
-        except ValidationError as exc:
-            problems.extend(_validation_problems(file, line, exc))
+    for line, row in rows:
+        if isinstance(row, Problem):
+            problems.append(row)
             continue
         if id_field:
             key = getattr(row, id_field)
@@ -102,17 +91,42 @@ def parse_rows(text: str, model: type[M], *, file: str = "<string>", fmt: str = 
     return parsed
 
 
-def _jsonl_rows(text: str, file: str) -> Iterable[tuple[int, Any]]:
+def _validate(model: type[M], file: str, line: int, raw: Any, *, as_json: bool) -> Iterable[tuple[int, M | Problem]]:
+    try:
+        yield line, (model.model_validate_json(raw) if as_json else model.model_validate(raw))
+    except ValidationError as exc:
+        for e in exc.errors(include_url=False):
+            if e["type"] == "json_invalid":
+                yield line, Problem(file, line, "(json)", f"invalid JSON: {e['msg']}")
+            elif e["type"] == "model_type" and not e["loc"]:
+                yield line, Problem(file, line, "(row)", "expected a JSON object")
+            else:
+                yield line, Problem(file, line, _loc(e), e["msg"])
+
+
+def _jsonl_rows(text: str, file: str, model: type[M], parsed: Parsed[M]) -> Iterable[tuple[int, M | Problem]]:
+    # pydantic parses and validates each line in one pass (json.loads + model_validate costs twice as much).
+    first = True
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if first and EXPORT_HEADER_KEY in line:
+            try:
+                head = json.loads(line)
+            except json.JSONDecodeError:
+                head = None
+            if isinstance(head, dict) and set(head) == {EXPORT_HEADER_KEY}:
+                parsed.header = head[EXPORT_HEADER_KEY]
+                first = False
+                continue
+        first = False
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield number, Problem(file, number, "(json)", f"invalid JSON: {exc.msg} at column {exc.colno}")
+            yield number, model.model_validate_json(line)
+        except ValidationError:
+            yield from _validate(model, file, number, line, as_json=True)
 
 
-def _csv_rows(text: str, file: str, model: type[BaseModel]) -> Iterable[tuple[int, Any]]:
+def _csv_rows(text: str, file: str, model: type[M]) -> Iterable[tuple[int, M | Problem]]:
     """CSV: one row per record; empty cells are absent; cells of list/object fields hold JSON."""
     reader = csv.DictReader(io.StringIO(text))
     json_fields = {name for name, f in model.model_fields.items() if _is_structured(f.annotation)}
@@ -137,7 +151,7 @@ def _csv_rows(text: str, file: str, model: type[BaseModel]) -> Iterable[tuple[in
             else:
                 row[key] = value
         if not bad:
-            yield line, row
+            yield from _validate(model, file, line, row, as_json=False)
 
 
 def _is_structured(annotation: Any) -> bool:
