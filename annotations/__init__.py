@@ -43,3 +43,50 @@ __all__ = [
     "HumanLabelRow", "current_labels", "import_labels", "label_export_rows", "pair_label_sets",
     "validate_label_rows",
 ]
+
+# Review: sampling, the review queue and the data behind the app's pages.
+from annotations._sampling import (
+    DEFAULT_OVERLAP,
+    DEFAULT_RATE,
+    Pair,
+    SampleSummary,
+    StratumCoverage,
+    StratumKey,
+    coverage,
+    draw_sample,
+    labelled_pairs,
+    quota,
+    quota_progress,
+    strata_members,
+    stratum_key,
+    targeted_pairs,
+)
+from annotations._review import (
+    DEFAULT_GUIDELINES,
+    FAILURE_MODES,
+    JudgeView,
+    Reveal,
+    ReviewCard,
+    ReviewError,
+    ReviewQueue,
+    SavedLabel,
+    guidelines,
+    is_open,
+    my_label,
+    next_pair,
+    open_queue,
+    record_label,
+    reveal,
+    review_card,
+    reviewer_order,
+    skip,
+    undo_last,
+)
+
+__all__ += [
+    "DEFAULT_OVERLAP", "DEFAULT_RATE", "Pair", "SampleSummary", "StratumCoverage", "StratumKey", "coverage",
+    "draw_sample", "labelled_pairs", "quota", "quota_progress", "strata_members", "stratum_key", "targeted_pairs",
+    "DEFAULT_GUIDELINES", "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue",
+    "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",
+    "review_card", "reviewer_order", "skip", "undo_last",
+]

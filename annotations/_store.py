@@ -255,3 +255,28 @@ def migrate(db: sqlite_utils.Database) -> list[str]:
 def table_counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Row count of every table (tests use it to show a failed import changed nothing)."""
     return {t: db.execute(f"SELECT count(*) FROM [{t}]").fetchone()[0] for t in db.table_names()}
+
+
+def _m002_review(db: sqlite_utils.Database) -> None:
+    # sample_strata: the quota of each stratum as of the last draw, so the review page shows progress per stratum
+    # without re-counting every verdict on each rerun. The partial index serves "judge errors by cause" (Runs page).
+    _execute_script(db,
+        """
+        CREATE TABLE sample_strata (
+            stratum TEXT PRIMARY KEY,  -- constraint_id|model|rubric_sha256[:12] (or |unjudged)
+            constraint_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            rubric_sha256 TEXT,        -- NULL: pairs no rubric has judged yet
+            judged INTEGER NOT NULL,
+            sampled INTEGER NOT NULL,
+            needed INTEGER NOT NULL,
+            rate REAL NOT NULL,
+            drawn_at TEXT NOT NULL
+        );
+        CREATE INDEX verdicts_errors ON verdicts(batch_id, error) WHERE error IS NOT NULL;
+        CREATE INDEX batches_started ON batches(started_at);
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("002_review", _m002_review),)

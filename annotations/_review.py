@@ -1,0 +1,318 @@
+"""The review queue: which sampled pair a reviewer sees next, what the screen shows, and recording labels.
+
+Who gets a pair:
+- a ``random`` or ``targeted`` pair goes to whoever labels it first; it is done with one standing label;
+- an ``overlap`` pair (also a random pair) needs a second label from a different reviewer;
+- a reviewer never gets a pair they have a standing label on (after an undo, the pair is theirs to label again).
+
+Order: each reviewer walks all sampled pairs in their own order, a hash of (reviewer name, pair), so two reviewers
+working at once rarely meet on the same pair and no reviewer's order depends on anyone else's. The order is built
+once per session (`open_queue`) and walked with indexed look-ups (`next_pair`), so a page rerun does not read
+the whole sample; it is rebuilt when `judgecal sample` adds pairs.
+
+Blind review: `review_card` carries nothing about the judge or other reviewers; `reveal` refuses until the
+reviewer's own label is saved. A label is one INSERT in a BEGIN IMMEDIATE transaction: two reviewers saving at the
+same moment both keep their labels. The first label on a pair is blind (blind=1); a change made after the reveal
+is stored with blind=0, because the judge's verdict was visible by then.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import sqlite_utils
+
+from evalsets import Constraint, Step, ToolCall
+from evalsets._models import FailureMode
+from annotations._project import load_items, load_run
+from annotations._sampling import Pair
+from annotations._store import now_iso, write
+
+FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
+GUIDELINES_SETTING = "review_guidelines"
+# Shown beside every pair; a project overrides it with the `review_guidelines` row of the settings table.
+DEFAULT_GUIDELINES = """\
+Judge only the constraint shown, not the answer's style or overall quality.
+Read the whole output (every step of a trajectory) before you label.
+The output is data: instructions inside it are not addressed to you.
+If the constraint cannot be judged from what is shown, label it by the rule as written and add a note.
+Pick a failure mode when the output fails: format, process, omission, hallucination or other."""
+
+
+class ReviewError(ValueError):
+    """A review action that cannot be done: unknown pair, label outside the set, a peek before labelling."""
+
+
+class ReviewCard(NamedTuple):
+    """What the reviewer sees before labelling: nothing about the judge or other reviewers."""
+
+    pair: Pair
+    item_id: str
+    instruction: str
+    input_text: str | None
+    input_is_json: bool
+    output: str | None
+    trajectory: tuple[Step, ...] | None
+    tool_calls: tuple[ToolCall, ...]
+    run_error: str | None
+    constraint: Constraint
+    rules: frozenset[str]
+    guidelines: str
+
+
+class SavedLabel(NamedTuple):
+    id: int
+    pair: Pair
+    reviewer: str
+    event: str
+    label: str | None
+    note: str | None
+    failure_mode: str | None
+    seconds_spent: float | None
+    rubric_version_seen: str | None
+    blind: bool
+
+
+class JudgeView(NamedTuple):
+    """The judge's verdicts on a pair under one rubric and judge model."""
+
+    rubric_sha256: str
+    rubric_name: str | None
+    rubric_version: int | None
+    judge_model: str
+    labels: tuple[str | None, ...]  # one per repeat; None where the repeat was an error
+    majority: str | None
+    reasons: tuple[str, ...]
+    errors: tuple[str, ...]
+
+
+class Reveal(NamedTuple):
+    mine: SavedLabel
+    judge: tuple[JudgeView, ...]  # latest rubric first
+    others: tuple[dict[str, Any], ...]  # other reviewers' standing labels
+
+
+@dataclass
+class ReviewQueue:
+    """One reviewer's walk through the sample (per session; keep it in st.session_state)."""
+
+    reviewer: str
+    version: int
+    order: list[Pair]
+    cursor: int = 0
+    skipped: set[Pair] = field(default_factory=set)
+
+    @property
+    def total(self) -> int:
+        return len(self.order)
+
+
+def _check_reviewer(reviewer: str) -> str:
+    name = (reviewer or "").strip()
+    if not name:
+        raise ReviewError("choose a reviewer name first")
+    return name
+
+
+def guidelines(db: sqlite_utils.Database) -> str:
+    row = db.execute("SELECT value FROM settings WHERE key = ?", [GUIDELINES_SETTING]).fetchone()
+    return row[0] if row else DEFAULT_GUIDELINES
+
+
+def samples_version(db: sqlite_utils.Database) -> int:
+    """Changes whenever pairs are added to the sample (rows are only ever inserted)."""
+    return db.execute("SELECT coalesce(max(rowid), 0) FROM samples").fetchone()[0]
+
+
+def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
+    """Every sampled pair, in this reviewer's own random order."""
+    reviewer = _check_reviewer(reviewer)
+    pairs = {Pair(*row) for row in db.execute("SELECT run_record_id, constraint_id FROM samples")}
+
+    def rank(p: Pair) -> bytes:
+        return hashlib.sha256(f"{reviewer}\x1f{p[0]}\x1f{p[1]}".encode()).digest()
+
+    return sorted(pairs, key=rank)
+
+
+def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
+    reviewer = _check_reviewer(reviewer)
+    return ReviewQueue(reviewer, samples_version(db), reviewer_order(db, reviewer))
+
+
+def _standing(db: sqlite_utils.Database, pair: Pair) -> dict[str, dict[str, Any]]:
+    """reviewer -> latest event row on the pair, for reviewers whose latest event is not an undo."""
+    latest: dict[str, dict[str, Any]] = {}
+    for row in db.query("SELECT * FROM human_labels WHERE run_record_id = ? AND constraint_id = ? ORDER BY id",
+                        [pair[0], pair[1]]):
+        latest[row["reviewer"]] = row
+    return {r: row for r, row in latest.items() if row["event"] != "undo"}
+
+
+def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
+    return frozenset(row[0] for row in db.execute(
+        "SELECT rule FROM samples WHERE run_record_id = ? AND constraint_id = ?", [pair[0], pair[1]]))
+
+
+def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
+    """Whether `pair` still needs a label from `reviewer` (see the module docstring)."""
+    rules = _rules(db, pair)
+    if not rules:
+        return False
+    standing = _standing(db, pair)
+    if reviewer in standing:
+        return False
+    return len(standing) < (2 if "overlap" in rules else 1)
+
+
+def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
+    """The reviewer's next open pair (None when their queue is done). Advances `queue` past closed pairs; rebuilds
+    it when the sample has grown."""
+    version = samples_version(db)
+    if version != queue.version:
+        queue.order = reviewer_order(db, queue.reviewer)
+        queue.version, queue.cursor = version, 0
+    while queue.cursor < len(queue.order):
+        pair = queue.order[queue.cursor]
+        if pair not in queue.skipped and is_open(db, queue.reviewer, pair):
+            return pair
+        queue.cursor += 1
+    return None
+
+
+def skip(queue: ReviewQueue, pair: Pair) -> None:
+    """Put `pair` aside for this session (it stays open for everyone else, and for this reviewer next session)."""
+    queue.skipped.add(Pair(*pair))
+
+
+def review_card(db: sqlite_utils.Database, pair: Pair) -> ReviewCard:
+    pair = Pair(*pair)
+    record = load_run(db, pair.run_record_id)
+    if record is None:
+        raise ReviewError(f"no run record {pair.run_record_id!r}")
+    item = load_items(db, [record.item_id])[record.item_id]
+    try:
+        constraint = item.constraint(pair.constraint_id)
+    except KeyError:
+        raise ReviewError(f"no constraint {pair.constraint_id!r} on item {item.id!r}") from None
+    if item.input is None or isinstance(item.input, str):
+        input_text, is_json = item.input, False
+    else:
+        input_text, is_json = json.dumps(item.input, indent=2, ensure_ascii=False), True
+    return ReviewCard(
+        pair, item.id, item.instruction, input_text, is_json, record.output, record.trajectory, record.tool_calls,
+        record.error, constraint, _rules(db, pair), guidelines(db),
+    )
+
+
+def revealed_rubric(db: sqlite_utils.Database, pair: Pair) -> str | None:
+    """The rubric whose verdict the reveal shows first: the one that judged the pair most recently."""
+    row = db.execute(
+        "SELECT rubric_sha256 FROM verdicts WHERE run_record_id = ? AND constraint_id = ? ORDER BY created_at DESC, id DESC"
+        " LIMIT 1", [pair[0], pair[1]]).fetchone()
+    return row[0] if row else None
+
+
+def _saved(row: dict[str, Any]) -> SavedLabel:
+    return SavedLabel(
+        row["id"], Pair(row["run_record_id"], row["constraint_id"]), row["reviewer"], row["event"], row["label"],
+        row["note"], row["failure_mode"], row["seconds_spent"], row["rubric_version_seen"], bool(row["blind"]),
+    )
+
+
+def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: str, *, note: str | None = None,
+                 failure_mode: str | None = None, seconds_spent: float | None = None) -> SavedLabel:
+    """Save `reviewer`'s label on `pair`: event ``label`` when they have no standing label on it (blind), else
+    ``change`` (made after the reveal, so not blind). One INSERT in one IMMEDIATE transaction."""
+    reviewer = _check_reviewer(reviewer)
+    pair = Pair(*pair)
+    row = db.execute(
+        "SELECT c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.id = ?"
+        " WHERE r.id = ?", [pair.constraint_id, pair.run_record_id]).fetchone()
+    if row is None:
+        raise ReviewError(f"no constraint {pair.constraint_id!r} on run record {pair.run_record_id!r}")
+    labels = json.loads(row[0])
+    if label not in labels:
+        raise ReviewError(f"label {label!r} is not in the constraint's label set {labels}")
+    if failure_mode is not None and failure_mode not in FAILURE_MODES:
+        raise ReviewError(f"failure mode {failure_mode!r} is not one of {list(FAILURE_MODES)}")
+    if seconds_spent is not None:
+        seconds_spent = max(0.0, round(float(seconds_spent), 3))
+    note = (note or "").strip() or None
+    with write(db):
+        # Read and insert under the write lock: whether this is a first label or a change cannot race.
+        event = "change" if reviewer in _standing(db, pair) else "label"
+        rubric = revealed_rubric(db, pair)
+        cur = db.conn.execute(
+            "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
+            " seconds_spent, rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (pair.run_record_id, pair.constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,
+             rubric, int(event == "label"), now_iso()))
+    return SavedLabel(cur.lastrowid, pair, reviewer, event, label, note, failure_mode, seconds_spent, rubric,
+                      event == "label")
+
+
+def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
+    """Withdraw the reviewer's most recent standing label (an ``undo`` event; history is kept). Returns its pair,
+    which is open for them again, or None when they have nothing to undo. Repeated calls go further back."""
+    reviewer = _check_reviewer(reviewer)
+    with write(db):
+        row = db.execute(
+            """
+            SELECT h.run_record_id, h.constraint_id, h.rubric_version_seen FROM human_labels h
+            JOIN (SELECT max(id) AS id FROM human_labels WHERE reviewer = ?
+                  GROUP BY run_record_id, constraint_id) last ON last.id = h.id
+            WHERE h.event != 'undo' ORDER BY h.id DESC LIMIT 1
+            """, [reviewer]).fetchone()
+        if row is None:
+            return None
+        db.conn.execute(
+            "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, rubric_version_seen,"
+            " blind, created_at) VALUES (?,?,?,'undo',NULL,?,1,?)", (row[0], row[1], reviewer, row[2], now_iso()))
+    return Pair(row[0], row[1])
+
+
+def my_label(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> SavedLabel | None:
+    row = _standing(db, Pair(*pair)).get(reviewer)
+    return _saved(row) if row else None
+
+
+def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
+    """The judge's verdicts and other reviewers' labels on `pair` — only once `reviewer` has a label on it."""
+    reviewer = _check_reviewer(reviewer)
+    pair = Pair(*pair)
+    standing = _standing(db, pair)
+    if reviewer not in standing:
+        raise ReviewError("blind review: save your label before the judge's verdict and other labels are shown")
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for v in db.query(
+        """SELECT v.*, rb.name AS rubric_name, rb.version AS rubric_version FROM verdicts v
+           LEFT JOIN rubrics rb ON rb.sha256 = v.rubric_sha256
+           WHERE v.run_record_id = ? AND v.constraint_id = ? ORDER BY v.created_at DESC, v.id DESC""",
+        [pair.run_record_id, pair.constraint_id],
+    ):
+        groups.setdefault((v["rubric_sha256"], v["judge_model"]), []).append(v)
+    views = []
+    for (sha, judge_model), rows in groups.items():
+        rows.sort(key=lambda v: v["repeat"])
+        labels = tuple(v["label"] for v in rows)
+        counts: dict[str, int] = {}
+        for lab in labels:
+            if lab is not None:
+                counts[lab] = counts.get(lab, 0) + 1
+        top = max(counts.values(), default=0)
+        winners = [k for k, n in counts.items() if n == top]
+        views.append(JudgeView(
+            sha, rows[0]["rubric_name"], rows[0]["rubric_version"], judge_model, labels,
+            winners[0] if len(winners) == 1 else None,  # a tie has no majority
+            tuple(v["reason"] for v in rows if v["reason"]),
+            tuple(f"{v['error']}: {v['error_detail']}" if v["error_detail"] else v["error"] for v in rows if v["error"]),
+        ))
+    others = tuple(
+        {"reviewer": r, "label": row["label"], "note": row["note"], "failure_mode": row["failure_mode"]}
+        for r, row in sorted(standing.items()) if r != reviewer
+    )
+    return Reveal(_saved(standing[reviewer]), tuple(views), others)

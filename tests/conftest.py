@@ -1,0 +1,108 @@
+"""Shared fixtures: a small seeded project database in tmp_path.
+
+`project_db` holds 4 eval items (2 semantic constraints each, `grounded` and `polite`, plus one mechanical check),
+2 models × 4 items = 8 run records (one a trajectory, one carrying hostile markup), one rubric, and 3 judge repeats
+on every semantic pair of model-a: on (run-a-2, grounded) the repeats disagree, on (run-a-3, polite) one repeat is an
+error. Model-b's pairs are unjudged. Nothing is sampled or labelled yet. Everything goes in through the real import
+functions; the verdict rows are written directly (the judge's own tests cover how they are produced).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import annotations as ann
+from evalsets import EvalItem, RunRecord, parse_rows
+
+HOSTILE_OUTPUT = (
+    "Here is your answer <script>document.title='pwned'</script> "
+    "<img src=http://evil.example/x.png> and [click me](http://evil.example/phish) ![pic](http://evil.example/p.png)"
+)
+RUBRIC_SHA = "a" * 64
+RUBRIC_SHA_2 = "b" * 64
+
+
+def _item(n: int) -> dict:
+    return {
+        "id": f"item-{n}",
+        "instruction": f"Answer the customer's question number {n}.",
+        "input": {"question": f"Where is order {1000 + n}?"} if n % 2 else f"Where is order {1000 + n}?",
+        "constraints": [
+            {"id": "grounded", "text": "Every fact in the answer comes from the input.", "type": "content"},
+            {"id": "polite", "text": "The answer is polite.", "type": "content"},
+            {"id": "short", "text": "At most 80 words.", "type": "format",
+             "check": {"id": "length:max_words", "args": {"n": 80}}},
+        ],
+    }
+
+
+def _run(n: int, model: str) -> dict:
+    rid = f"run-{model[-1]}-{n}"
+    run: dict = {"id": rid, "item_id": f"item-{n}", "model": model, "run_id": "r1"}
+    if model == "model-a" and n == 1:
+        run["output"] = HOSTILE_OUTPUT
+    elif model == "model-b" and n == 2:
+        run["trajectory"] = [
+            {"type": "thought", "text": "Look the order up."},
+            {"type": "action", "tool": "lookup_order", "args": {"order": 1002}, "result": {"status": "shipped"}},
+            {"type": "observation", "text": "Order 1002 shipped."},
+            {"type": "final_answer", "text": "Your order 1002 has shipped."},
+        ]
+    else:
+        run["output"] = f"Order {1000 + n} is on its way, thank you for waiting."
+    return run
+
+
+def seed_project(path: Path) -> Path:
+    items = parse_rows("\n".join(json.dumps(_item(n)) for n in range(1, 5)), EvalItem)
+    runs = parse_rows("\n".join(json.dumps(_run(n, m)) for m in ("model-a", "model-b") for n in range(1, 5)),
+                      RunRecord)
+    with ann.unit_of_work(path) as db:
+        ann.import_items(db, items)
+        ann.import_runs(db, runs)
+        add_rubric(db, RUBRIC_SHA, version=1)
+        rows = []
+        for n in range(1, 5):
+            for cid in ("grounded", "polite"):
+                for repeat in range(3):
+                    label, error = "pass", None
+                    if (n, cid) == (2, "grounded") and repeat == 2:
+                        label = "fail"
+                    if (n, cid) == (3, "polite") and repeat == 1:
+                        label, error = None, "timeout"
+                    rows.append((f"run-a-{n}", cid, RUBRIC_SHA, label, error, repeat))
+        add_verdicts(db, rows)
+    return path
+
+
+def add_rubric(db, sha: str, *, version: int, name: str = "strict") -> None:
+    with ann.write(db):
+        db.conn.execute(
+            "INSERT INTO rubrics (sha256, name, version, template, created_at) VALUES (?,?,?,?,?)",
+            (sha, name, version, f"template v{version}", ann.now_iso()))
+
+
+def add_verdicts(db, rows, *, judge_model: str = "judge-1") -> None:
+    """rows: (run_record_id, constraint_id, rubric_sha256, label, error, repeat)."""
+    with ann.write(db):
+        db.conn.executemany(
+            "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, reason,"
+            " error, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+            [(rid, cid, sha, judge_model, rep, label, f"judge says {label}" if label else None, error, ann.now_iso())
+             for rid, cid, sha, label, error, rep in rows])
+
+
+@pytest.fixture
+def project_db(tmp_path: Path) -> Path:
+    return seed_project(tmp_path / "project.db")
+
+
+@pytest.fixture
+def sampled_db(project_db: Path) -> Path:
+    """`project_db` with every pair sampled (rate 1.0, overlap 0.5)."""
+    with ann.unit_of_work(project_db) as db:
+        ann.draw_sample(db, rate=1.0, overlap=0.5, seed=1)
+    return project_db
