@@ -158,11 +158,15 @@ class BootstrapCI:
 # ---------------------------------------------------------------------------
 
 
-def _as_1d(x: Any, name: str) -> np.ndarray:
-    # Lists go through an object array so that numpy does not silently turn
-    # [1, "a", None] into the strings "1", "a", "None"; _factorize restores a
-    # fast native dtype afterwards.
-    arr = np.asarray(x, dtype=object) if isinstance(x, (list, tuple)) else np.asarray(x)
+def _as_1d(x: Any, name: str, exact: bool = False) -> np.ndarray:
+    # np.asarray(["a", 1]) silently gives the strings "a", "1". Lists are
+    # first converted the fast way; _pair_codes re-does the conversion with
+    # exact=True (object array, 1 and "1" distinct) if any resulting label
+    # looks like a stringified number.
+    if exact and isinstance(x, (list, tuple)):
+        arr = np.asarray(x, dtype=object)
+    else:
+        arr = np.asarray(x)
     if arr.ndim == 0:
         raise ValueError(f"{name} must be a sequence of labels, got a scalar")
     if arr.ndim != 1:
@@ -200,6 +204,70 @@ def _native(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+_HASH_MULT = np.uint64(0x100000001B3)  # FNV-1 64-bit prime
+_MAX_HASH_WIDTH = 64  # characters; longer labels just use np.unique
+
+
+def _factorize_uint64(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes for uint64 keys; O(n k) / O(n log k) when the key set is small."""
+    # A sample finds the candidate keys of typical label data (a handful of
+    # categories), so codes come without a full O(n log n) sort. Keys the
+    # sample missed (rare categories, periodic data) are added from the
+    # leftovers and the pass repeated; many distinct keys fall back to
+    # np.unique.
+    cand = np.unique(h[:: max(1, h.size // 4096)])
+    for _ in range(8):
+        if cand.size <= 16:
+            # Counting "greater than" over a few candidates beats a branchy
+            # binary search on unsorted keys.
+            pos = np.zeros(h.size, dtype=np.intp)
+            for c in cand[:-1]:  # loop over categories, not items
+                pos += h > c
+        elif cand.size <= 1024:
+            pos = np.minimum(np.searchsorted(cand, h), cand.size - 1)
+        else:
+            break
+        miss = cand[pos] != h
+        if not miss.any():
+            return cand, pos
+        left = h[miss]
+        cand = np.union1d(cand, left[:: max(1, left.size // 4096)])
+    uniq, codes = np.unique(h, return_inverse=True)
+    return uniq, codes.reshape(-1)
+
+
+def _factorize_strings(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sorted uniques and codes for a fixed-width str/bytes array, or None.
+
+    Sorting strings is the slow part of np.unique, so hash each label's
+    fixed-width code units column by column (vectorised over items), factorise
+    the integer hashes, and verify the result against the strings themselves;
+    on a hash collision return None and let the caller use np.unique.
+    """
+    arr = np.ascontiguousarray(arr)
+    unit = np.uint32 if arr.dtype.kind == "U" else np.uint8
+    width = arr.dtype.itemsize // np.dtype(unit).itemsize
+    if width == 0 or width > _MAX_HASH_WIDTH:
+        return None
+    cols = arr.view(unit).reshape(arr.size, width)
+    h = np.zeros(arr.size, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(width):  # loop over character positions, not items
+            h *= _HASH_MULT
+            h ^= cols[:, j]
+    _, hcodes = _factorize_uint64(h)
+    k = int(hcodes.max()) + 1
+    rep = np.empty(k, dtype=np.intp)
+    rep[hcodes] = np.arange(arr.size)  # any member of each hash class
+    reps = arr[rep]
+    if not np.array_equal(reps[hcodes], arr):
+        return None  # collision: two different labels share a hash
+    order = np.argsort(reps, kind="stable")
+    rank = np.empty(k, dtype=np.intp)
+    rank[order] = np.arange(k)
+    return reps[order], rank[hcodes]
+
+
 def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """Unique values, int codes and whether the uniques are sorted.
 
@@ -214,6 +282,10 @@ def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     if arr.dtype.kind == "O":
         arr = _native(arr)
     kind = arr.dtype.kind
+    if kind in "US":
+        fast = _factorize_strings(arr)
+        if fast is not None:
+            return fast[0], fast[1], True
     if kind in "biu":
         lo = int(arr.min())
         hi = int(arr.max())
@@ -236,12 +308,27 @@ def _factorize(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         return uniques, codes, False
 
 
+def _numberlike(s: Any) -> bool:
+    if not isinstance(s, str):
+        return False
+    if s in ("True", "False"):
+        return True
+    try:
+        complex(s)
+    except ValueError:
+        return False
+    return True
+
+
 def _pair_codes(
-    a: Any, b: Any, labels: Sequence | None
+    a: Any, b: Any, labels: Sequence | None, exact: bool = False
 ) -> tuple[np.ndarray, np.ndarray, tuple]:
     """Joint integer codes for two label sequences plus the category tuple."""
-    aa = _as_1d(a, "a")
-    bb = _as_1d(b, "b")
+    aa = _as_1d(a, "a", exact)
+    bb = _as_1d(b, "b", exact)
+    from_list = not exact and (
+        (isinstance(a, (list, tuple)) and aa.dtype.kind == "U")
+        or (isinstance(b, (list, tuple)) and bb.dtype.kind == "U"))
     if aa.shape[0] != bb.shape[0]:
         raise ValueError(
             f"a and b must have the same length, got {aa.shape[0]} and {bb.shape[0]}"
@@ -260,6 +347,10 @@ def _pair_codes(
     else:
         both = np.concatenate([aa, bb])
     uniques, codes, is_sorted = _factorize(both)
+    if from_list and any(_numberlike(u) for u in uniques.tolist()):
+        # A list may have mixed numbers and strings that numpy stringified;
+        # redo the conversion exactly (slower, object dtype).
+        return _pair_codes(a, b, labels, exact=True)
     if labels is None:
         if not is_sorted:
             raise ValueError(
@@ -362,12 +453,10 @@ def _kappa_from_table(t: np.ndarray, weights: str | None, labels: tuple) -> Kapp
     wi = w @ c  # \bar w_{i.} = sum_j p_.j w_ij
     wj = r @ w  # \bar w_{.j} = sum_i p_i. w_ij
     dev = w - (wi[:, None] + wj[None, :]) * (1.0 - kap)
-    var = ((p * dev * dev).sum() - (kap - pe * (1.0 - kap)) ** 2) / (n * (1.0 - pe) ** 2)
+    denom = n * (1.0 - pe) ** 2
+    se = _sqrt_var(float((p * dev * dev).sum()), (kap - pe * (1.0 - kap)) ** 2, denom)
     dev0 = w - (wi[:, None] + wj[None, :])
-    var0 = ((np.outer(r, c) * dev0 * dev0).sum() - pe * pe) / (n * (1.0 - pe) ** 2)
-    # Rounding can push an exact-zero variance (perfect agreement) below 0.
-    se = math.sqrt(max(float(var), 0.0))
-    se0 = math.sqrt(max(float(var0), 0.0))
+    se0 = _sqrt_var(float((np.outer(r, c) * dev0 * dev0).sum()), pe * pe, denom)
     reason = None
     if se0 > 0:
         z = kap / se0
@@ -443,6 +532,19 @@ def _pabak_batch(tables: np.ndarray) -> np.ndarray:
     return (q * pa - 1.0) / (q - 1)
 
 
+def _sqrt_var(pos: float, neg: float, denom: float) -> float:
+    """sqrt((pos - neg) / denom), treating cancellation noise as exactly 0.
+
+    Both terms are O(1) sums; at perfect agreement they are equal in exact
+    arithmetic, and a 1e-17 rounding residue would otherwise show up as a
+    spurious 3e-9 standard error.
+    """
+    diff = pos - neg
+    if diff <= 64.0 * np.finfo(float).eps * max(abs(pos), abs(neg), 1.0):
+        return 0.0
+    return math.sqrt(diff / denom)
+
+
 def _wald(value: float, se: float) -> tuple[float, float]:
     return value - Z_95 * se, value + Z_95 * se
 
@@ -479,8 +581,8 @@ def gwet_ac1(a: Sequence, b: Sequence, *, labels: Sequence | None = None) -> Agr
     ac1 = (pa - pe) / (1.0 - pe)
     # Gwet (2008), two-rater variance: each cell's linearised influence.
     term = np.eye(q) - 2.0 * (1.0 - ac1) * (1.0 - (pi[:, None] + pi[None, :]) / 2.0) / (q - 1)
-    var = ((p * term * term).sum() - (pa - 2.0 * (1.0 - ac1) * pe) ** 2) / (n * (1.0 - pe) ** 2)
-    se = math.sqrt(max(float(var), 0.0))
+    se = _sqrt_var(float((p * term * term).sum()), (pa - 2.0 * (1.0 - ac1) * pe) ** 2,
+                   n * (1.0 - pe) ** 2)
     lo, hi = _wald(ac1, se)
     return AgreementResult(value=float(ac1), n=int(n), se=se, ci_low=lo, ci_high=hi,
                            method="gwet_ac1", p_observed=pa, p_expected=pe)
