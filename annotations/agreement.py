@@ -84,7 +84,9 @@ class KappaResult:
     standard error under H0: kappa = 0, used for ``z`` and the two-sided
     ``p_value``. ``confusion`` is the count table, rows = rater A, columns =
     rater B, in ``labels`` order (read-only). When kappa is undefined every
-    derived field is NaN and ``reason`` says why. With perfect agreement the
+    derived field is NaN and ``reason`` says why; ``reason`` is also set when
+    only ``z``/``p_value`` are NaN (zero SE under H0, e.g. a single pair), and
+    is None when every field is defined. With perfect agreement the
     asymptotic ``se`` is exactly 0 (a degenerate, over-confident interval
     [1, 1]); use :func:`bootstrap_ci` if that matters.
     """

@@ -619,3 +619,40 @@ def test_result_types_are_frozen():
         r.kappa = 0.5  # type: ignore[misc]
     with pytest.raises(Exception):
         fleiss_kappa(WIKI_FLEISS).value = 1.0  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------
+# Factorisation fast paths (internal, but they decide every label mapping)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.array(["pass", "fail"] * 50_000),  # periodic: a strided sample sees one label
+        np.array(["pass"] * 99_999 + ["fail"]),  # rare label missed by the sample
+        np.array([f"label-{i % 3000}" for i in range(20_000)]),  # many categories
+        np.array(["x" * 70, "y" * 70, ""] * 10),  # longer than the hash width, empty string
+        np.array([b"yes", b"no", b"no"]),  # bytes
+        np.array(["é", "e", "É", "ß"]),  # non-ASCII code points
+    ],
+)
+def test_string_factorisation_matches_np_unique(arr):
+    from annotations.agreement import _factorize
+
+    uniq, codes, is_sorted = _factorize(arr)
+    ref_u, ref_c = np.unique(arr, return_inverse=True)
+    assert is_sorted
+    np.testing.assert_array_equal(uniq, ref_u)
+    np.testing.assert_array_equal(codes, ref_c.reshape(-1))
+
+
+def test_list_with_numbers_and_strings_is_not_stringified():
+    # numpy would turn ["a", 1] into the strings "a", "1"; 1 and "1" must
+    # stay different labels, so there is no sorted order without `labels`.
+    with pytest.raises(ValueError, match="comparable"):
+        cohen_kappa(["a", 1, "1"], ["a", "1", 1])
+    r = cohen_kappa(["a", 1, "1"], ["a", "1", 1], labels=["a", 1, "1"])
+    np.testing.assert_array_equal(r.confusion, [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
+    # Plain string lists that merely look numeric are fine.
+    assert cohen_kappa(["1", "2", "2"], ["1", "2", "1"]).labels == ("1", "2")
