@@ -1,0 +1,28 @@
+"""The judge: rubric versions, the verdict schema, backends (OpenAI-compatible endpoints, an offline demo model)
+and the batch runner. Imports only `evalsets`; storage comes in through a `VerdictSink`."""
+
+from judge._verdict import Verdict as VerdictSchema, parse_answer, verdict_json_schema, verdict_model
+from judge._rubric import DEFAULT_RUBRIC, SHIPPED, STRICT_TEMPLATE, Rubric, rubric_sha256, shipped_rubric
+from judge._backend import ENDPOINTS, KEY_HEADER, Answer, Backend, FatalBackendError, OpenAIBackend, verdict_key_header
+from judge._runner import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_REPEATS,
+    BatchSummary,
+    Pair,
+    Progress,
+    Verdict,
+    VerdictKey,
+    VerdictSink,
+    plan,
+    run_batch,
+)
+from judge._local import DEMO_QUALITY_WARNING, LocalBackend, find_local_model, local_backend_available
+
+__all__ = [
+    "VerdictSchema", "parse_answer", "verdict_json_schema", "verdict_model",
+    "DEFAULT_RUBRIC", "SHIPPED", "STRICT_TEMPLATE", "Rubric", "rubric_sha256", "shipped_rubric",
+    "ENDPOINTS", "KEY_HEADER", "Answer", "Backend", "FatalBackendError", "OpenAIBackend", "verdict_key_header",
+    "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
+    "VerdictSink", "plan", "run_batch",
+    "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "local_backend_available",
+]

@@ -1,0 +1,420 @@
+"""Judge verdicts in the project store: rubric versions, the SQLite verdict sink of the batch runner, import/export,
+batch records, model prices and self-consistency.
+
+This module does not import `judge` (dependencies point one way); the sink accepts any object with the verdict
+fields (judge.Verdict is one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import threading
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable, Iterator, NamedTuple
+
+import sqlite_utils
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from evalsets import InputError, Parsed, Problem
+from annotations._labels import pair_label_sets, validate_label_rows
+from annotations._store import connect, now_iso, write
+
+# --------------------------------------------------------------------------- rubric versions
+
+
+class RubricRow(NamedTuple):
+    sha256: str
+    name: str
+    version: int
+    template: str
+    parent_sha256: str | None
+    note: str | None
+    created_at: str
+
+
+def store_rubric(db: sqlite_utils.Database, name: str, template: str, sha256: str,
+                 note: str | None = None) -> RubricRow:
+    """The stored version of a rubric, creating it on first use: version = next for `name`, parent = the latest
+    version of that name. A rubric is immutable: the same sha256 always returns the stored row."""
+    with write(db):
+        row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [sha256]).fetchone()
+        if row is None:
+            parent = db.execute(
+                "SELECT sha256, version FROM rubrics WHERE name = ? ORDER BY version DESC LIMIT 1", [name]
+            ).fetchone()
+            version = parent[1] + 1 if parent else 1
+            db.execute("INSERT INTO rubrics VALUES (?,?,?,?,?,?,?)",
+                       [sha256, name, version, template, parent[0] if parent else None, note, now_iso()])
+            row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [sha256]).fetchone()
+    return RubricRow(*row)
+
+
+def get_rubric(db: sqlite_utils.Database, name_or_sha: str) -> RubricRow | None:
+    """A stored rubric by sha256 (or a unique prefix of 8+ characters), else the latest version of that name."""
+    row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [name_or_sha]).fetchone()
+    if row is None and len(name_or_sha) >= 8:
+        rows = db.execute("SELECT * FROM rubrics WHERE sha256 LIKE ?", [name_or_sha + "%"]).fetchall()
+        row = rows[0] if len(rows) == 1 else None
+    if row is None:
+        row = db.execute("SELECT * FROM rubrics WHERE name = ? ORDER BY version DESC LIMIT 1", [name_or_sha]).fetchone()
+    return RubricRow(*row) if row else None
+
+
+def list_rubrics(db: sqlite_utils.Database) -> list[RubricRow]:
+    return [RubricRow(*r) for r in db.execute("SELECT * FROM rubrics ORDER BY name, version")]
+
+
+# --------------------------------------------------------------------------- the verdict sink
+
+_VERDICT_FIELDS = (
+    "run_record_id", "constraint_id", "rubric_sha256", "judge_model", "repeat", "label", "reason", "error",
+    "error_detail", "raw", "input_tokens", "output_tokens", "latency_ms",
+)
+_UPSERT = f"""
+    INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at)
+    VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})
+    ON CONFLICT (run_record_id, constraint_id, rubric_sha256, judge_model, repeat) DO UPDATE SET
+        label = excluded.label, reason = excluded.reason, error = excluded.error,
+        error_detail = excluded.error_detail, raw = excluded.raw, input_tokens = excluded.input_tokens,
+        output_tokens = excluded.output_tokens, latency_ms = excluded.latency_ms, batch_id = excluded.batch_id,
+        created_at = excluded.created_at
+    WHERE verdicts.error IS NOT NULL
+"""
+# ^ an error row is replaced by the retry's answer; a stored label is never overwritten.
+
+
+def done_verdict_keys(db: sqlite_utils.Database, keys: Iterable[tuple[str, str, str, str, int]]) -> set[tuple[str, str, str, str, int]]:
+    """The keys among `keys` that have a label stored (error rows do not count: they are asked again)."""
+    wanted = {tuple(k) for k in keys}
+    groups = {(k[2], k[3]) for k in wanted}
+    out: set[tuple[str, str, str, str, int]] = set()
+    for sha, model in groups:
+        for rid, cid, rep in db.execute(
+            "SELECT run_record_id, constraint_id, repeat FROM verdicts"
+            " WHERE rubric_sha256 = ? AND judge_model = ? AND error IS NULL", [sha, model]):
+            key = (rid, cid, sha, model, rep)
+            if key in wanted:
+                out.add(key)
+    return out
+
+
+class SqliteVerdictSink:
+    """Stores verdicts from many worker threads through one writer thread with its own connection.
+
+    `save` only queues. The writer takes everything queued and commits it in one short transaction, then the next:
+    under load a group spans the time of one commit (about a millisecond), and a verdict is on disk within
+    milliseconds of arriving. A SIGKILL loses only what was queued and not yet committed — requests that a re-run
+    simply asks again — and the upsert never turns a stored label into a duplicate or overwrites it.
+    Use as a context manager (or call `close`), which drains the queue.
+    """
+
+    MAX_GROUP = 500
+
+    def __init__(self, db_path: str | Path, batch_id: str | None = None):
+        self.db_path = Path(db_path)
+        self.batch_id = batch_id
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._error: BaseException | None = None
+        self.committed = 0
+        self._thread = threading.Thread(target=self._writer, name="verdict-writer", daemon=True)
+        self._thread.start()
+
+    def done(self, keys: Iterable[tuple[str, str, str, str, int]]) -> set[tuple[str, str, str, str, int]]:
+        db = connect(self.db_path)
+        try:
+            return done_verdict_keys(db, keys)
+        finally:
+            db.close()
+
+    def save(self, verdict: Any) -> None:
+        if self._error is not None:
+            raise RuntimeError(f"verdict writer failed: {self._error}") from self._error
+        self._queue.put(verdict)
+
+    def _row(self, v: Any, stamp: str) -> tuple[Any, ...]:
+        if (v.label is None) == (v.error is None):
+            raise ValueError(f"a verdict needs exactly one of label and error: {v!r}")
+        return tuple(getattr(v, f) for f in _VERDICT_FIELDS) + (self.batch_id, stamp)
+
+    def _writer(self) -> None:
+        db = connect(self.db_path)
+        try:
+            while True:
+                first = self._queue.get()
+                group = [first]
+                while len(group) < self.MAX_GROUP:
+                    try:
+                        group.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                closing = any(v is None for v in group)
+                rows = [v for v in group if v is not None]
+                if rows:
+                    stamp = now_iso()
+                    with write(db):
+                        db.conn.executemany(_UPSERT, [self._row(v, stamp) for v in rows])
+                    self.committed += len(rows)
+                if closing:
+                    return
+        except BaseException as exc:  # noqa: BLE001 — reported by the next save() and by close()
+            self._error = exc
+        finally:
+            db.close()
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise RuntimeError(f"verdict writer failed: {self._error}") from self._error
+
+    def __enter__(self) -> SqliteVerdictSink:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- batches and prices
+
+
+def start_batch(db: sqlite_utils.Database, settings: dict[str, Any], kind: str = "judge") -> str:
+    """Record a batch as running. `settings` must not contain secrets (it is stored as given, minus any key-like
+    entries, which are dropped as a second line of defence)."""
+    clean = {k: v for k, v in settings.items() if "key" not in k.lower() and "secret" not in k.lower()}
+    batch_id = f"{kind}-{now_iso()}-{uuid.uuid4().hex[:6]}"
+    with write(db):
+        db.execute("INSERT INTO batches (id, kind, settings, status, started_at) VALUES (?,?,?,?,?)",
+                   [batch_id, kind, json.dumps(clean, sort_keys=True), "running", now_iso()])
+    return batch_id
+
+
+def finish_batch(db: sqlite_utils.Database, batch_id: str, status: str, summary: dict[str, Any]) -> None:
+    if status not in ("done", "interrupted"):
+        raise ValueError(f"unknown batch status {status!r}")
+    with write(db):
+        db.execute("UPDATE batches SET status = ?, finished_at = ?, summary = ? WHERE id = ?",
+                   [status, now_iso(), json.dumps(summary, sort_keys=True), batch_id])
+
+
+class Price(NamedTuple):
+    input_per_million: float
+    output_per_million: float
+
+
+def set_price(db: sqlite_utils.Database, model: str, input_per_million: float, output_per_million: float) -> None:
+    """Store the price of a judge model (settings key `price:<model>`)."""
+    if input_per_million < 0 or output_per_million < 0:
+        raise ValueError("prices cannot be negative")
+    value = json.dumps({"input_per_million": input_per_million, "output_per_million": output_per_million})
+    with write(db):
+        db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   [f"price:{model}", value])
+
+
+def get_price(db: sqlite_utils.Database, model: str) -> Price | None:
+    row = db.execute("SELECT value FROM settings WHERE key = ?", [f"price:{model}"]).fetchone()
+    if row is None:
+        return None
+    data = json.loads(row[0])
+    return Price(float(data["input_per_million"]), float(data["output_per_million"]))
+
+
+def list_prices(db: sqlite_utils.Database) -> dict[str, Price]:
+    out = {}
+    for key, value in db.execute("SELECT key, value FROM settings WHERE key LIKE 'price:%' ORDER BY key"):
+        data = json.loads(value)
+        out[key[len("price:"):]] = Price(float(data["input_per_million"]), float(data["output_per_million"]))
+    return out
+
+
+# --------------------------------------------------------------------------- import / export
+
+
+class VerdictImportRow(BaseModel):
+    """A verdict as exported and imported (`judgecal import verdicts` / `export verdicts`), so a team can bring in
+    the verdicts of a judge it runs elsewhere. Give `rubric` (name) and/or `rubric_sha256`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_record_id: str = Field(min_length=1)
+    constraint_id: str = Field(min_length=1)
+    rubric: str | None = Field(default=None, min_length=1)
+    rubric_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    judge_model: str = Field(min_length=1)
+    repeat: int = Field(default=0, ge=0)
+    label: str | None = None
+    reason: str | None = None
+    error: str | None = None
+    error_detail: str | None = None
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+    latency_ms: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _shape(self) -> VerdictImportRow:
+        if self.rubric is None and self.rubric_sha256 is None:
+            raise ValueError("give 'rubric' (name) and/or 'rubric_sha256'")
+        if (self.label is None) == (self.error is None):
+            raise ValueError("give exactly one of 'label' and 'error' (an error is never a label)")
+        return self
+
+
+def unknown_rubric_sha256(name: str) -> str:
+    """Stand-in version id of a rubric known only by name (its template was not imported)."""
+    return hashlib.sha256(f"judgecal:unknown-template:{name}".encode()).hexdigest()
+
+
+def import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]) -> dict[str, int]:
+    """Insert imported verdicts in one transaction: all or nothing. A row identical to a stored verdict is skipped;
+    one that differs from it is an error. Rubrics unknown to the project are created (template not known)."""
+    label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
+    problems: list[Problem] = validate_label_rows(parsed, label_sets, allow_missing_label=True)
+    known = {r.sha256: r for r in list_rubrics(db)}
+    latest_by_name: dict[str, RubricRow] = {}
+    for r in known.values():
+        if r.name not in latest_by_name or r.version > latest_by_name[r.name].version:
+            latest_by_name[r.name] = r
+    to_create: dict[str, str] = {}  # sha -> name
+    shas: list[str] = []
+    for index, row in enumerate(parsed.rows):
+        sha = row.rubric_sha256
+        if sha is None:
+            sha = latest_by_name[row.rubric].sha256 if row.rubric in latest_by_name else unknown_rubric_sha256(row.rubric)
+        if sha in known and row.rubric is not None and known[sha].name != row.rubric:
+            problems.append(parsed.problem(index, "rubric", f"rubric {sha[:12]} is named {known[sha].name!r} in the project, not {row.rubric!r}"))
+        if sha not in known:
+            name = row.rubric or f"imported-{sha[:8]}"
+            if to_create.setdefault(sha, name) != name:
+                problems.append(parsed.problem(index, "rubric", f"rubric {sha[:12]} is given two names: {to_create[sha]!r} and {name!r}"))
+        shas.append(sha)
+    seen: dict[tuple[Any, ...], int] = {}
+    for index, (row, sha) in enumerate(zip(parsed.rows, shas)):
+        key = (row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat)
+        if key in seen:
+            problems.append(parsed.problem(index, "repeat", f"duplicate verdict (same pair, rubric, model and repeat as line {parsed.lines[seen[key]]})"))
+        seen.setdefault(key, index)
+    if problems:
+        raise InputError(problems)
+    inserted = unchanged = 0
+    stamp = now_iso()
+    with write(db):
+        for sha, name in to_create.items():
+            store_rubric(db, name, "", sha, note="imported: the template of this rubric is not known to the project")
+        for index, (row, sha) in enumerate(zip(parsed.rows, shas)):
+            values = (row.label, row.reason, row.error, row.error_detail, row.input_tokens, row.output_tokens, row.latency_ms)
+            existing = db.execute(
+                "SELECT label, reason, error, error_detail, input_tokens, output_tokens, latency_ms FROM verdicts"
+                " WHERE run_record_id = ? AND constraint_id = ? AND rubric_sha256 = ? AND judge_model = ? AND repeat = ?",
+                [row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat]).fetchone()
+            if existing is not None:
+                if tuple(existing) == values:
+                    unchanged += 1
+                    continue
+                raise InputError([parsed.problem(index, "label", "a different verdict for this pair, rubric, model and repeat is already stored")])
+            db.execute(
+                f"INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at) VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})",
+                [row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat, row.label, row.reason,
+                 row.error, row.error_detail, None, row.input_tokens, row.output_tokens, row.latency_ms,
+                 f"import:{parsed.file}", stamp])
+            inserted += 1
+    return {"inserted": inserted, "unchanged": unchanged}
+
+
+EXPORT_FIELDS = (
+    "run_record_id", "constraint_id", "rubric", "rubric_sha256", "judge_model", "repeat", "label", "reason", "error",
+    "error_detail", "input_tokens", "output_tokens", "latency_ms",
+)
+
+
+def verdict_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    """Every verdict (and error row) in the import format, in a stable order."""
+    sql = """
+        SELECT v.*, r.name AS rubric FROM verdicts v JOIN rubrics r ON r.sha256 = v.rubric_sha256
+        LEFT JOIN run_records rr ON rr.id = v.run_record_id
+        ORDER BY rr.seq, v.constraint_id, r.name, r.version, v.judge_model, v.repeat
+    """
+    for row in db.query(sql):
+        yield {k: row[k] for k in EXPORT_FIELDS if row[k] is not None}
+
+
+# --------------------------------------------------------------------------- self-consistency
+
+
+class ConsistencyRow(NamedTuple):
+    """Self-consistency of one pair under one rubric version and judge model.
+
+    `majority` is None when no label is strictly the most frequent (a tie) or when every repeat failed. `flip_rate` = share of labelled repeats that disagree with the modal label.
+    """
+
+    run_record_id: str
+    constraint_id: str
+    rubric_sha256: str
+    judge_model: str
+    majority: str | None
+    n_repeats: int
+    n_errors: int
+    flipped: bool
+    tie: bool
+    flip_rate: float
+    labels: tuple[str, ...]
+
+
+def judge_consistency(db: sqlite_utils.Database, rubric_sha256: str | None = None,
+                      judge_model: str | None = None) -> list[ConsistencyRow]:
+    """One row per (pair, rubric version, judge model): the majority label over the repeats (a tie gives no
+    majority and is flagged), error count, and whether the repeats disagree (`flipped`: review these first)."""
+    where, params = [], []
+    if rubric_sha256 is not None:
+        where.append("rubric_sha256 = ?")
+        params.append(rubric_sha256)
+    if judge_model is not None:
+        where.append("judge_model = ?")
+        params.append(judge_model)
+    sql = ("SELECT run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, error FROM verdicts"
+           + (" WHERE " + " AND ".join(where) if where else "")
+           + " ORDER BY run_record_id, constraint_id, rubric_sha256, judge_model, repeat")
+    groups: dict[tuple[str, str, str, str], list[tuple[str | None, str | None]]] = {}
+    for rid, cid, sha, model, _rep, label, error in db.execute(sql, params):
+        groups.setdefault((rid, cid, sha, model), []).append((label, error))
+    rows = []
+    for (rid, cid, sha, model), answers in groups.items():
+        labels = tuple(a[0] for a in answers if a[0] is not None)
+        n_errors = sum(1 for a in answers if a[0] is None)
+        counts = Counter(labels).most_common()
+        tie = len(counts) > 1 and counts[0][1] == counts[1][1]
+        majority = counts[0][0] if counts and not tie else None
+        flip_rate = 1 - counts[0][1] / len(labels) if labels else 0.0
+        rows.append(ConsistencyRow(rid, cid, sha, model, majority, len(labels), n_errors, len(counts) > 1, tie,
+                                   flip_rate, labels))
+    return rows
+
+
+class ConstraintFlipRate(NamedTuple):
+    constraint_id: str
+    pairs: int
+    flipped: int
+    flip_rate: float  # share of pairs whose repeats disagree
+
+
+def flip_rates(rows: Iterable[ConsistencyRow]) -> list[ConstraintFlipRate]:
+    """Per constraint id: how many pairs (with at least two labelled repeats) flipped between repeats."""
+    acc: dict[str, list[int]] = {}
+    for r in rows:
+        if r.n_repeats < 2:
+            continue
+        a = acc.setdefault(r.constraint_id, [0, 0])
+        a[0] += 1
+        a[1] += int(r.flipped)
+    return [ConstraintFlipRate(cid, n, f, f / n) for cid, (n, f) in sorted(acc.items())]
+
+
+__all__ = [
+    "ConsistencyRow", "ConstraintFlipRate", "EXPORT_FIELDS", "Price", "RubricRow", "SqliteVerdictSink",
+    "VerdictImportRow", "done_verdict_keys", "finish_batch", "flip_rates", "get_price", "get_rubric",
+    "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "set_price", "start_batch",
+    "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+]

@@ -1,0 +1,267 @@
+"""The batch runner: every (run record, semantic constraint) pair x k repeats, bounded concurrency, cache, resume.
+
+The runner knows nothing of storage: it asks a `VerdictSink` which verdicts are already done (the cache) and hands
+it each verdict as it arrives. The project's SQLite sink (annotations) commits each verdict within milliseconds and
+never overwrites a stored label, so a batch killed at any moment resumes with nothing lost and nothing duplicated:
+what was committed is skipped, what was in flight is asked again.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import IO, Any, Iterable, NamedTuple, Protocol, Sequence
+
+from evalsets import Constraint, EvalItem, RunRecord
+
+from judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
+from judge._rubric import Rubric
+
+DEFAULT_REPEATS = 3
+DEFAULT_CONCURRENCY = 8
+
+
+class VerdictKey(NamedTuple):
+    """The cache key: one verdict per (run record, constraint, rubric version, judge model, repeat)."""
+
+    run_record_id: str
+    constraint_id: str
+    rubric_sha256: str
+    judge_model: str
+    repeat: int
+
+
+class Verdict(NamedTuple):
+    """One judge verdict (or error) as the sink stores it. `label` and `error` are never both set."""
+
+    run_record_id: str
+    constraint_id: str
+    rubric_sha256: str
+    judge_model: str
+    repeat: int
+    label: str | None
+    reason: str | None
+    error: str | None
+    error_detail: str | None
+    raw: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_ms: float | None
+
+    @property
+    def key(self) -> VerdictKey:
+        return VerdictKey(*self[:5])
+
+
+class VerdictSink(Protocol):
+    def done(self, keys: Iterable[VerdictKey]) -> set[tuple[str, str, str, str, int]]:
+        """The keys among `keys` that already have a verdict (a label; error rows are asked again)."""
+        ...
+
+    def save(self, verdict: Verdict) -> None:
+        """Store one verdict durably soon (the SQLite sink: within one short transaction, milliseconds later)."""
+        ...
+
+
+class Pair(NamedTuple):
+    record: RunRecord
+    item: EvalItem
+    constraint: Constraint
+
+
+@dataclass
+class BatchSummary:
+    """Totals of one batch. `cost` is None when no price is known for the model."""
+
+    planned: int = 0
+    cached: int = 0
+    sent: int = 0
+    verdicts: int = 0
+    errors: Counter = field(default_factory=Counter)
+    labels: Counter = field(default_factory=Counter)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms_total: float = 0.0
+    wall_s: float = 0.0
+    cost: float | None = None
+    interrupted: bool = False
+
+    def add(self, answer: Answer | Verdict) -> None:
+        self.sent += 1
+        if answer.error:
+            self.errors[answer.error] += 1
+        else:
+            self.verdicts += 1
+            self.labels[answer.label] += 1
+        self.input_tokens += answer.input_tokens or 0
+        self.output_tokens += answer.output_tokens or 0
+        self.latency_ms_total += answer.latency_ms or 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "planned": self.planned, "cached": self.cached, "sent": self.sent, "verdicts": self.verdicts,
+            "errors": dict(self.errors), "labels": dict(self.labels), "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens, "latency_ms_total": round(self.latency_ms_total, 1),
+            "mean_latency_ms": round(self.latency_ms_total / self.sent, 1) if self.sent else None,
+            "wall_s": round(self.wall_s, 3), "cost": self.cost, "interrupted": self.interrupted,
+        }
+
+    def format(self) -> str:
+        lines = [
+            f"planned {self.planned} verdicts: {self.cached} already stored (no request), {self.sent} requested"
+            + (" — INTERRUPTED" if self.interrupted else ""),
+            f"verdicts: {self.verdicts}" + (f"  ({', '.join(f'{k}: {v}' for k, v in self.labels.most_common())})" if self.labels else ""),
+            f"errors:   {sum(self.errors.values())}" + (f"  by cause: {', '.join(f'{k}: {v}' for k, v in self.errors.most_common())}" if self.errors else ""),
+            f"tokens:   {self.input_tokens} in, {self.output_tokens} out",
+            f"latency:  mean {self.latency_ms_total / self.sent:.0f} ms per request" if self.sent else "latency:  -",
+            f"time:     {self.wall_s:.1f} s" + (f" ({self.sent / self.wall_s:.1f} requests/s)" if self.wall_s > 0 and self.sent else ""),
+            f"cost:     {self.cost:.4f} (prices from the project settings)" if self.cost is not None
+            else "cost:     unknown (set a price: judgecal price MODEL INPUT_PER_MILLION OUTPUT_PER_MILLION)",
+        ]
+        return "\n".join(lines)
+
+
+class Progress:
+    """A plain progress bar on a stream (stderr): done/total, rate, ETA, errors. Redraws at most 5 times a second
+    on a terminal; elsewhere prints a line every 5 seconds."""
+
+    def __init__(self, total: int, stream: IO[str] | None = None, width: int = 30):
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.monotonic()
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def update(self, done: int, errors: int, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last < (0.2 if self.tty else 5.0):
+            return
+        with self._lock:
+            self._last = now
+            elapsed = max(now - self.start, 1e-9)
+            rate = done / elapsed
+            eta = (self.total - done) / rate if rate > 0 else float("inf")
+            filled = int(self.width * done / self.total) if self.total else self.width
+            bar = "#" * filled + "." * (self.width - filled)
+            eta_s = "--" if eta == float("inf") else _duration(eta)
+            line = f"judge [{bar}] {done}/{self.total} {rate:.1f}/s ETA {eta_s} errors {errors}"
+            if self.tty:
+                self.stream.write("\r" + line + "\x1b[K")
+            else:
+                self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def close(self, done: int, errors: int) -> None:
+        self.update(done, errors, force=True)
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class _Task(NamedTuple):
+    key: VerdictKey
+    prompt: str
+    labels: tuple[str, ...]
+
+
+def plan(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric: Rubric, model: str,
+         repeats: int = DEFAULT_REPEATS) -> list[_Task]:
+    """Every verdict of the batch, pair by pair, repeats together. The prompt is rendered once per pair."""
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    tasks = []
+    for record, item, constraint in pairs:
+        prompt = rubric.render(record, item, constraint)
+        for r in range(repeats):
+            tasks.append(_Task(VerdictKey(record.id, constraint.id, rubric.sha256, model, r), prompt, constraint.labels))
+    return tasks
+
+
+def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric: Rubric, backend: Backend,
+              sink: VerdictSink, *, repeats: int = DEFAULT_REPEATS, concurrency: int = DEFAULT_CONCURRENCY,
+              price: tuple[float, float] | None = None, progress: Progress | bool | None = None) -> BatchSummary:
+    """Judge every pair `repeats` times with at most `concurrency` requests in flight; skip verdicts the sink
+    already has. A failed request is a verdict with an error (stored, counted by cause) and the batch goes on.
+
+    `price` = (input, output) per million tokens. `progress`: True for a bar on stderr, or a Progress.
+    On KeyboardInterrupt the workers finish their current request (it is saved), then the summary is returned with
+    `interrupted=True`. A FatalBackendError (bad key, unknown model) stops the batch and is raised.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    start = time.monotonic()
+    tasks = plan(pairs, rubric, backend.model, repeats)
+    summary = BatchSummary(planned=len(tasks))
+    done = sink.done(t.key for t in tasks)
+    todo: Sequence[_Task] = [t for t in tasks if tuple(t.key) not in done]
+    summary.cached = len(tasks) - len(todo)
+    bar = Progress(len(todo)) if progress is True else (progress or None)
+
+    lock = threading.Lock()
+    stop = threading.Event()
+    position = [0]
+    failure: list[BaseException] = []
+
+    def next_task() -> _Task | None:
+        with lock:
+            if stop.is_set() or position[0] >= len(todo):
+                return None
+            task = todo[position[0]]
+            position[0] += 1
+            return task
+
+    def worker() -> None:
+        try:
+            while (task := next_task()) is not None:
+                k = task.key
+                answer = backend.judge(task.prompt, task.labels, verdict_key_header(k.run_record_id, k.constraint_id, k.repeat))
+                sink.save(Verdict(*k, *answer[:5], *answer[5:]))
+                with lock:
+                    summary.add(answer)
+                    sent, errors = summary.sent, sum(summary.errors.values())
+                if bar is not None:
+                    bar.update(sent, errors)
+        except BaseException as exc:  # noqa: BLE001 — handed to the main thread, which re-raises
+            with lock:
+                failure.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=worker, name=f"judge-{n}", daemon=True) for n in range(min(concurrency, len(todo)))]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.5)
+    except KeyboardInterrupt:
+        stop.set()
+        summary.interrupted = True
+        for t in threads:
+            t.join()
+    summary.wall_s = time.monotonic() - start
+    if price is not None:
+        summary.cost = (summary.input_tokens * price[0] + summary.output_tokens * price[1]) / 1_000_000
+    if bar is not None:
+        bar.close(summary.sent, sum(summary.errors.values()))
+    if failure:
+        summary.interrupted = True
+        exc = failure[0]
+        if isinstance(exc, FatalBackendError):
+            exc.summary = summary  # type: ignore[attr-defined]  — so the caller can record the partial batch
+            raise exc
+        raise RuntimeError(f"judge batch stopped: {type(exc).__name__}: {exc}") from exc
+    return summary
