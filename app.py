@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from app_pages import PAGES, settings
+from app_pages import pages, settings
 
 st.set_page_config(page_title="judgecal", layout="wide")
 settings()
-st.navigation(PAGES).run()
+st.navigation(pages()).run()

@@ -80,6 +80,7 @@ from annotations._review import (
     review_card,
     reviewer_order,
     skip,
+    undo,
     undo_last,
 )
 
@@ -88,5 +89,20 @@ __all__ += [
     "draw_sample", "labelled_pairs", "quota", "quota_progress", "strata_members", "stratum_key", "targeted_pairs",
     "DEFAULT_GUIDELINES", "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue",
     "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",
-    "review_card", "reviewer_order", "skip", "undo_last",
+    "review_card", "reviewer_order", "skip", "undo", "undo_last",
+]
+from annotations._browse import (
+    BatchRow,
+    batches,
+    check_results_of_run,
+    data_version,
+    errors_by_cause,
+    item_ids,
+    project_counts,
+    run_ids_of_item,
+)
+
+__all__ += [
+    "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "item_ids",
+    "project_counts", "run_ids_of_item",
 ]

@@ -104,6 +104,7 @@ class ReviewQueue:
     order: list[Pair]
     cursor: int = 0
     skipped: set[Pair] = field(default_factory=set)
+    reopened: list[Pair] = field(default_factory=list)  # undone pairs, served again before the rest (newest first)
 
     @property
     def total(self) -> int:
@@ -171,6 +172,11 @@ def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
 def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
     """The reviewer's next open pair (None when their queue is done). Advances `queue` past closed pairs; rebuilds
     it when the sample has grown."""
+    while queue.reopened:
+        pair = queue.reopened[-1]
+        if is_open(db, queue.reviewer, pair):
+            return pair
+        queue.reopened.pop()
     version = samples_version(db)
     if version != queue.version:
         queue.order = reviewer_order(db, queue.reviewer)
@@ -273,6 +279,14 @@ def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, rubric_version_seen,"
             " blind, created_at) VALUES (?,?,?,'undo',NULL,?,1,?)", (row[0], row[1], reviewer, row[2], now_iso()))
     return Pair(row[0], row[1])
+
+
+def undo(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
+    """`undo_last` for the queue's reviewer; the withdrawn pair is served next."""
+    pair = undo_last(db, queue.reviewer)
+    if pair is not None:
+        queue.reopened.append(pair)
+    return pair
 
 
 def my_label(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> SavedLabel | None:

@@ -1,0 +1,92 @@
+"""Read-only views behind the app's Eval set and Runs screens: paged item lists, a run's check results, judge batches.
+
+Every query here is bounded (a page of ids, one item's runs, one run's results) or reads a small table (batches),
+so a page rerun never reads whole tables.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+import sqlite_utils
+
+
+class BatchRow(NamedTuple):
+    """A judge (or runner) batch with the totals its summary recorded."""
+
+    id: str
+    kind: str
+    status: str
+    started_at: str
+    finished_at: str | None
+    planned: int | None
+    sent: int | None
+    verdicts: int | None
+    errors: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+    settings: dict[str, Any]
+
+
+def item_ids(db: sqlite_utils.Database, *, search: str = "", limit: int = 200, offset: int = 0) -> list[str]:
+    """Eval item ids in import order, optionally those containing `search`, one page at a time."""
+    where, params = "", []
+    if search:
+        where, params = "WHERE instr(lower(id), lower(?)) > 0", [search]
+    return [r[0] for r in db.execute(f"SELECT id FROM eval_items {where} ORDER BY seq LIMIT ? OFFSET ?",
+                                     [*params, limit, offset])]
+
+
+def project_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Sizes shown on the Eval set screen (counts use the tables' indexes)."""
+    one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+    return {
+        "items": one("SELECT count(*) FROM eval_items"),
+        "semantic constraints": one("SELECT count(*) FROM constraints WHERE check_json IS NULL"),
+        "checked constraints": one("SELECT count(*) FROM constraints WHERE check_json IS NOT NULL"),
+        "run records": one("SELECT count(*) FROM run_records"),
+        "check results": one("SELECT count(*) FROM check_results"),
+    }
+
+
+def data_version(db: sqlite_utils.Database) -> tuple[int, int]:
+    """Changes when run records or check results change: a cache key for derived tables such as metrics."""
+    return (db.execute("SELECT coalesce(max(rowid), 0) FROM run_records").fetchone()[0],
+            db.execute("SELECT count(*), max(checked_at) FROM check_results").fetchone()[0])
+
+
+def run_ids_of_item(db: sqlite_utils.Database, item_id: str) -> list[tuple[str, str]]:
+    """(run record id, model) of an item's run records, in import order."""
+    return [tuple(r) for r in db.execute("SELECT id, model FROM run_records WHERE item_id = ? ORDER BY seq", [item_id])]
+
+
+def check_results_of_run(db: sqlite_utils.Database, run_record_id: str) -> list[dict[str, Any]]:
+    return [
+        {"constraint": r["constraint_id"], "checker": r["checker"], "passed": bool(r["passed"]), "detail": r["detail"],
+         "bad steps": r["bad_steps"]}
+        for r in db.query("SELECT * FROM check_results WHERE run_record_id = ? ORDER BY constraint_id",
+                          [run_record_id])
+    ]
+
+
+def batches(db: sqlite_utils.Database, *, limit: int = 200) -> list[BatchRow]:
+    """The latest batches, newest first, with the totals from their JSON summary (None while still running)."""
+    out = []
+    for r in db.query("SELECT * FROM batches ORDER BY started_at DESC LIMIT ?", [limit]):
+        s = json.loads(r["summary"]) if r["summary"] else {}
+        errors = s.get("errors")
+        out.append(BatchRow(
+            r["id"], r["kind"], r["status"], r["started_at"], r["finished_at"], s.get("planned"), s.get("sent"),
+            s.get("verdicts"), sum(errors.values()) if isinstance(errors, dict) else errors,
+            s.get("input_tokens"), s.get("output_tokens"), s.get("cost"), json.loads(r["settings"] or "{}"),
+        ))
+    return out
+
+
+def errors_by_cause(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Judge errors stored in the verdicts, per batch and cause (an error is never a label)."""
+    sql = """SELECT coalesce(batch_id, '(no batch)') AS batch, error AS cause, count(*) AS n
+             FROM verdicts WHERE error IS NOT NULL GROUP BY batch_id, error ORDER BY batch_id, n DESC"""
+    return list(db.query(sql))

@@ -1,0 +1,54 @@
+"""What every screen needs: the project database path, the reviewer's name, and inert rendering of user data.
+
+Only the database *path* is cached: sqlite connections must not cross Streamlit's threads, so each unit of work
+opens its own (`annotations.unit_of_work`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import streamlit as st
+
+import annotations as ann
+
+REVIEWER_ENV = "JUDGECAL_REVIEWER"
+REVIEWER_KEY = "reviewer"
+
+
+@st.cache_resource(show_spinner=False)
+def _migrated(path: str) -> Path:
+    # Bring the schema up to date once per process and path, not on every rerun.
+    with ann.unit_of_work(path):
+        pass
+    return Path(path)
+
+
+def db_path() -> Path:
+    """$JUDGECAL_DB (set by `judgecal app`), else data/judgecal.db."""
+    return _migrated(str(ann.default_db_path().resolve()))
+
+
+def reviewer(*, widget: bool = False) -> str | None:
+    """The reviewer's name: fixed by the deployment ($JUDGECAL_REVIEWER) or chosen in the sidebar (kept in
+    the session). `widget=True` draws the sidebar field (the router does, on every screen)."""
+    fixed = os.environ.get(REVIEWER_ENV, "").strip()
+    if fixed:
+        if widget:
+            st.sidebar.caption("Reviewer (set by the deployment)")
+            st.sidebar.text(fixed)
+        return fixed
+    if widget:
+        st.sidebar.text_input("Your reviewer name", key=REVIEWER_KEY, placeholder="e.g. alice")
+    return (st.session_state.get(REVIEWER_KEY) or "").strip() or None
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
+
+
+def md_escape(text: object) -> str:
+    """User data placed where Streamlit renders markdown (button labels, progress text, expander labels):
+    every markdown character escaped, so a link, image or emphasis stays literal text."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")

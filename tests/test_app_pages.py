@@ -1,0 +1,157 @@
+"""Every screen through Streamlit's AppTest on a seeded project database (JUDGECAL_DB): no exception, widgets by key,
+a label saved by pressing its button, the judge's verdict hidden before and shown after, user data rendered inert."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import annotations as ann
+from conftest import HOSTILE_OUTPUT, RUBRIC_SHA
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _app(db: Path, monkeypatch, reviewer: str | None = "ann") -> AppTest:
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    monkeypatch.delenv("JUDGECAL_REVIEWER", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60)
+    if reviewer:
+        at.session_state["reviewer"] = reviewer
+    return at.run()
+
+
+def _sample_only(db_path: Path, *pairs: tuple[str, str]) -> None:
+    with ann.unit_of_work(db_path) as db, ann.write(db):
+        db.conn.executemany(
+            "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, seed, drawn_at) VALUES (?,?,?,?,?,?)",
+            [(rid, cid, "random", f"{cid}|test", 0, ann.now_iso()) for rid, cid in pairs])
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [t.value for t in at.text] + [c.value for c in at.code]
+
+
+def _rendered_markup(at: AppTest) -> str:
+    """Everything Streamlit renders as markdown or HTML (including captions, headers and button labels)."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [h.value for h in at.get("html")]
+    parts += [b.label for b in at.button] + [p.proto.text for p in at.get("progress")]
+    parts += [e.proto.label for e in at.get("expandable")]
+    return "\n".join(parts)
+
+
+def test_review_without_name_asks_for_one(project_db, monkeypatch):
+    at = _app(project_db, monkeypatch, reviewer=None)
+    assert not at.exception
+    assert "reviewer name" in at.info[0].value
+    at.sidebar.text_input(key="reviewer").input("ann").run()
+    assert not at.exception
+    assert "Nothing is sampled for review yet" in at.info[0].value  # no samples in this project yet
+
+
+def test_review_labels_by_button_blind_then_revealed(project_db, monkeypatch):
+    _sample_only(project_db, ("run-a-2", "grounded"), ("run-a-4", "grounded"))
+    at = _app(project_db, monkeypatch)
+    assert not at.exception
+    before = "\n".join(_texts(at)) + _rendered_markup(at)
+    assert "judge says" not in before and "Judge:" not in before  # blind: no verdict, no reason
+    assert "Every fact in the answer comes from the input." in _texts(at)
+    assert at.button(key="label_1").label == "pass" and at.button(key="label_2").label == "fail"
+    at.button(key="label_2").click().run()
+    assert not at.exception
+    with ann.unit_of_work(project_db) as db:
+        rows = list(db.query("SELECT * FROM human_labels"))
+    assert len(rows) == 1
+    saved = rows[0]
+    assert (saved["reviewer"], saved["event"], saved["label"], saved["blind"]) == ("ann", "label", "fail", 1)
+    assert saved["rubric_version_seen"] == RUBRIC_SHA and saved["seconds_spent"] >= 0
+    after = "\n".join(_texts(at))
+    assert "Judge: pass" in after and "Reason: judge says pass" in after
+    # the next pair is served, still blind
+    assert at.button(key="label_1") is not None
+    # change the revealed label: a second event, history kept
+    at.button(key="change_1").click().run()
+    with ann.unit_of_work(project_db) as db:
+        events = [tuple(r) for r in db.execute("SELECT event, label, blind FROM human_labels ORDER BY id")]
+    assert events == [("label", "fail", 1), ("change", "pass", 0)]
+
+
+def test_review_undo_reopens_the_pair(project_db, monkeypatch):
+    _sample_only(project_db, ("run-a-2", "grounded"), ("run-a-4", "grounded"))
+    at = _app(project_db, monkeypatch)
+    first = at.text[0].value, _texts(at)
+    at.button(key="label_1").click().run()
+    at.button(key="undo").click().run()
+    assert not at.exception
+    with ann.unit_of_work(project_db) as db:
+        assert [r[0] for r in db.execute("SELECT event FROM human_labels ORDER BY id")] == ["label", "undo"]
+    assert _texts(at) == first[1]  # the undone pair is shown again
+    assert "Your last label" not in _rendered_markup(at)
+
+
+def test_review_progress_moves(sampled_db, monkeypatch):
+    at = _app(sampled_db, monkeypatch)
+    bar = at.get("progress")[0]
+    assert "Quota: 0 of 16" in bar.proto.text
+    at.button(key="label_1").click().run()
+    assert "Quota: 1 of 16" in at.get("progress")[0].proto.text
+
+
+def test_hostile_output_is_inert_text(project_db, monkeypatch):
+    _sample_only(project_db, ("run-a-1", "polite"))
+    at = _app(project_db, monkeypatch)
+    assert not at.exception
+    assert HOSTILE_OUTPUT in _texts(at)  # shown verbatim as plain text
+    markup = _rendered_markup(at)
+    for fragment in ("<script", "<img", "evil.example", "](http"):
+        assert fragment not in markup, fragment
+    assert not at.get("html")
+
+
+def test_trajectory_steps_and_tool_calls(project_db, monkeypatch):
+    _sample_only(project_db, ("run-b-2", "polite"))
+    at = _app(project_db, monkeypatch)
+    assert not at.exception
+    assert "Your order 1002 has shipped." in _texts(at)
+    tool = [c.value for c in at.code if "lookup_order" in c.value]
+    assert tool and json.loads(tool[0])["result"] == {"status": "shipped"}
+
+
+def test_reviewer_fixed_by_deployment(project_db, monkeypatch):
+    _sample_only(project_db, ("run-a-2", "grounded"))
+    monkeypatch.setenv("JUDGECAL_DB", str(project_db))
+    monkeypatch.setenv("JUDGECAL_REVIEWER", "deployed-reviewer")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception and not at.sidebar.text_input
+    at.button(key="label_1").click().run()
+    with ann.unit_of_work(project_db) as db:
+        assert db.execute("SELECT reviewer FROM human_labels").fetchone()[0] == "deployed-reviewer"
+
+
+@pytest.mark.parametrize("page", ["app_pages/calibration.py", "app_pages/evalset.py", "app_pages/runs.py"])
+def test_other_pages_render(project_db, monkeypatch, page):
+    with ann.unit_of_work(project_db) as db:
+        ann.run_checks(db)
+        with ann.write(db):
+            db.conn.execute(
+                "INSERT INTO batches (id, kind, settings, status, started_at, summary) VALUES (?,?,?,?,?,?)",
+                ("judge-1", "judge", json.dumps({"model": "judge-1"}), "done", ann.now_iso(),
+                 json.dumps({"planned": 24, "sent": 24, "verdicts": 23, "errors": {"timeout": 1},
+                             "input_tokens": 1000, "output_tokens": 100, "cost": 0.0123})))
+            db.conn.execute("UPDATE verdicts SET batch_id = 'judge-1'")
+    at = _app(project_db, monkeypatch)
+    at.switch_page(page).run()
+    assert not at.exception
+    if page.endswith("runs.py"):
+        batches, errors = at.dataframe
+        assert batches.value.iloc[0]["errors"] == 1 and batches.value.iloc[0]["cost"] == 0.0123
+        assert errors.value.to_dict("records") == [{"batch": "judge-1", "cause": "timeout", "n": 1}]
+    if page.endswith("evalset.py"):
+        assert any("pass rate" in c.value.lower() for c in at.code)
+        at.selectbox(key="evalset_item").select("item-1").run()
+        at.selectbox(key="evalset_run").select("run-a-1").run()
+        assert not at.exception
+        assert HOSTILE_OUTPUT in _texts(at) and "evil.example" not in _rendered_markup(at)
