@@ -72,8 +72,7 @@ def get_checker(checker_id: str) -> CheckerSpec:
         raise ValueError(f"unknown checker {checker_id!r}") from None
 
 
-def validate_check(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
-    """Raise ValueError naming the problem when `args` do not fit the checker's signature."""
+def _check_signature(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
     spec = get_checker(checker_id)
     missing = sorted(spec.required - set(args))
     if missing:
@@ -81,6 +80,18 @@ def validate_check(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
     unknown = sorted(set(args) - spec.required - spec.optional)
     if unknown:
         raise ValueError(f"checker {checker_id!r} has no argument(s): {', '.join(unknown)}")
+    return spec
+
+
+def validate_check(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
+    """Raise ValueError naming the problem when `args` do not fit the checker (names or values)."""
+    spec = _check_signature(checker_id, args)
+    # Checkers are pure and check their arguments first: a dry run surfaces bad values (a negative count, a bad
+    # regex) when the eval set is read, not halfway through a check batch.
+    try:
+        spec.func("x" if spec.target == "text" else (), **args)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"checker {checker_id!r}: {exc}") from None
     return spec
 
 
@@ -108,7 +119,7 @@ def run_check(check_id: str, args: dict[str, Any], *, text: str, trajectory: Any
               loose: bool = False) -> CheckResult:
     """Run one check. `loose` applies IFEval's loose mode to text checkers (any variant passing passes);
     trajectory checkers ignore it."""
-    spec = validate_check(check_id, args)
+    spec = _check_signature(check_id, args)
     call_args = args
     if spec.target == "trajectory":
         return _as_result(spec.func(tuple(trajectory or ()), **call_args))

@@ -243,3 +243,14 @@ def test_eight_concurrent_writers_lose_nothing(project: Path) -> None:
     with ann.unit_of_work(project) as db:
         per_worker = dict(db.execute("SELECT reviewer, count(*) FROM human_labels GROUP BY reviewer").fetchall())
     assert per_worker == {f"w{w}": 500 for w in range(8)}
+
+
+def test_bad_checker_argument_value_is_rejected_at_import(project: Path, tmp_path: Path, capsys) -> None:
+    row = {"id": "x", "instruction": "a", "constraints": [
+        {"id": "c", "text": "t", "type": "format", "check": {"id": "length:max_words", "args": {"n": -3}}}]}
+    path = write_jsonl(tmp_path / "bad_arg.jsonl", [row])
+    before = counts(project)
+    assert main(["--db", str(project), "import", "evalset", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:1" in err and "length:max_words" in err
+    assert counts(project) == before
