@@ -1,0 +1,570 @@
+"""Calibration report: can the judge be trusted, with numbers.
+
+One function, `calibration_report`, feeds the page, the CLI (`judgecal report`) and the CI gate. For each judge
+model × rubric version it compares the judge with the humans on the pairs of the RANDOM review sample only (targeted
+pairs were chosen because the judge looked unreliable, so their agreement is biased low; it is shown apart), overall,
+per constraint id and per constraint type.
+
+Conventions (stated once, used everywhere):
+
+- Judge label of a pair = the majority over its repeats' labels (error rows are not labels). A tie (e.g. 1 × pass,
+  1 × fail with two repeats) or a pair whose repeats all failed has no judge label: it is excluded from the majority
+  statistics and counted (`excluded_tie`, `excluded_no_valid`). With two repeats the majority therefore exists only
+  where both repeats agree (or one failed): the per-repeat rows show every pair.
+- Human label of a pair = a reviewer's standing label (latest event, not undone). Where several reviewers labelled
+  a pair, the reviewer who labelled it first gives the judge-vs-human label; the first two feed human-vs-human
+  agreement on the overlap pairs.
+- Confusion matrices: rows = judge (or the first reviewer), columns = human (second reviewer), in label-set order.
+- TPR / TNR are given only for pass/fail sets, with fail as the positive class: TPR = share of human-fail pairs the
+  judge calls fail, TNR = share of human-pass pairs the judge calls pass.
+- Gwet's AC1 and PABAK are always computed; `prevalence_dominant` says one label exceeds 80% of all labels given, the
+  situation where kappa is low despite high agreement and these two are the numbers to read.
+- Undefined numbers are None in `to_dict()` (NaN in the dataclasses) with the reason beside them.
+- Human labels stay valid across rubric versions (humans label the constraint, not the rubric); `rubric_seen` keeps
+  only labels made while the reviewer was shown that rubric's verdict (criteria drift).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, fields, is_dataclass
+from typing import Any, Iterable, Sequence
+
+import sqlite_utils
+
+from annotations import agreement as agr
+from annotations._labels import current_labels
+from annotations._sampling import DEFAULT_RATE, coverage as stratum_coverage
+
+PASS_FAIL = ("pass", "fail")
+DOMINANCE = 0.80
+TARGET_HALF_WIDTH = 0.10
+MAJORITY_RULE = (
+    "judge label = strict majority over the repeats' labels; ties and pairs without a valid repeat are excluded from "
+    "the majority statistics and counted"
+)
+
+Pair = tuple[str, str]
+
+
+# --------------------------------------------------------------------------- result types
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Agreement of rater A (rows) with rater B (columns) on `n` pairs."""
+
+    n: int
+    agree: int
+    pct_agreement: float
+    kappa: float
+    kappa_ci_low: float
+    kappa_ci_high: float
+    kappa_reason: str | None
+    interpretation: str
+    labels: tuple[str, ...]
+    confusion: tuple[tuple[int, ...], ...]
+    tpr: float | None
+    tnr: float | None
+    gwet_ac1: float
+    pabak: float
+    dominant_label: str | None
+    prevalence: float
+    prevalence_dominant: bool
+    labels_needed: int | None
+    labels_needed_reason: str | None
+
+
+@dataclass(frozen=True)
+class RepeatAgreement:
+    repeat: int
+    vs_human: Agreement | None
+
+
+@dataclass(frozen=True)
+class RepeatPairAgreement:
+    """Repeat i vs repeat j of the judge on every judged pair of the slice (position bias when repeats differ in
+    order). `agree` counts pairs where both repeats gave a label and it was the same; `both_error` pairs where both
+    failed (LLMBar counts those as agreeing), `one_error` where only one did."""
+
+    repeat_a: int
+    repeat_b: int
+    both_labelled: int
+    agree: int
+    both_error: int
+    one_error: int
+    agreement: Agreement | None
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Judge self-consistency over the pairs of the slice with at least two labelled repeats."""
+
+    pairs: int
+    flipped: int
+    flip_rate: float  # share of those pairs whose repeats disagree
+    mean_minority_share: float  # mean share of repeats disagreeing with the modal label
+
+
+@dataclass(frozen=True)
+class SliceStats:
+    """Judge vs human for one slice: 'overall', 'constraint:<id>' or 'type:<type>'."""
+
+    slice: str
+    pairs_judged: int
+    random_labelled: int
+    excluded_tie: int
+    excluded_no_valid: int
+    majority: Agreement | None
+    per_repeat: tuple[RepeatAgreement, ...]
+    all_repeats_correct: int  # random labelled pairs where every repeat gave the human's label
+    targeted_labelled: int
+    targeted: Agreement | None  # targeted-only pairs: biased, shown apart
+    repeat_vs_repeat: tuple[RepeatPairAgreement, ...]
+    consistency: Consistency
+
+
+@dataclass(frozen=True)
+class PassRate:
+    """Pass rate of a model under test: raw judge rate and the prediction-powered estimate (Angelopoulos et al.
+    2023): theta = mean(judge on all N) + mean(human - judge on the n random labelled pairs), variance
+    var(judge)/N + var(human - judge)/n (sample variances, ddof=1), 95% normal CI."""
+
+    model: str
+    n_judged: int
+    judge_pass_rate: float
+    n_labelled: int
+    human_pass_rate: float
+    ppi_estimate: float
+    ppi_se: float
+    ppi_ci_low: float
+    ppi_ci_high: float
+    reason: str | None
+
+    @property
+    def estimate(self) -> float | None:
+        """The corrected pass rate, None when undefined."""
+        return None if math.isnan(self.ppi_estimate) else self.ppi_estimate
+
+
+@dataclass(frozen=True)
+class JudgeGroup:
+    judge_model: str
+    rubric_sha256: str
+    rubric_name: str
+    rubric_version: int
+    rubric_created_at: str
+    overall: SliceStats
+    by_constraint: tuple[SliceStats, ...]
+    by_type: tuple[SliceStats, ...]
+    pass_rates: tuple[PassRate, ...]
+
+
+@dataclass(frozen=True)
+class HumanAgreement:
+    slice: str
+    agreement: Agreement | None
+    overlap_pairs: int  # overlap pairs with labels from at least two reviewers
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    stratum: str
+    constraint_id: str
+    model: str
+    rubric_sha256: str | None
+    judged: int
+    labelled: int
+    needed: int
+    rate: float
+    ok: bool
+
+
+@dataclass(frozen=True)
+class CalibrationReport:
+    filters: dict[str, Any]
+    rate: float
+    majority_rule: str
+    groups: tuple[JudgeGroup, ...]
+    human_human: tuple[HumanAgreement, ...]
+    coverage: tuple[CoverageRow, ...]
+
+    @property
+    def below_quota(self) -> tuple[CoverageRow, ...]:
+        return tuple(c for c in self.coverage if not c.ok)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types; NaN becomes None."""
+        return _clean(asdict(self))
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False, **kw)
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if is_dataclass(value):
+        return _clean(asdict(value))
+    return value
+
+
+# --------------------------------------------------------------------------- statistics on label lists
+
+
+def _order(labels: Iterable[str], label_order: Sequence[str]) -> tuple[str, ...]:
+    # The whole label set, so a label nobody used still has its row and column.
+    return tuple(label_order) + tuple(sorted(set(labels) - set(label_order)))
+
+
+def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str]) -> Agreement | None:
+    """Agreement of labels `a` (rows) with `b` (columns); None when there are no pairs. Uses annotations.agreement."""
+    if not a:
+        return None
+    labels = _order(list(a) + list(b), label_order)
+    k = agr.cohen_kappa(a, b, labels=labels)
+    confusion = tuple(tuple(int(x) for x in row) for row in k.confusion)
+    n = len(a)
+    agree = sum(x == y for x, y in zip(a, b))
+    tpr = tnr = None
+    if set(labels) == set(PASS_FAIL):
+        human_fail = [x for x, y in zip(a, b) if y == "fail"]
+        human_pass = [x for x, y in zip(a, b) if y == "pass"]
+        tpr = sum(x == "fail" for x in human_fail) / len(human_fail) if human_fail else math.nan
+        tnr = sum(x == "pass" for x in human_pass) / len(human_pass) if human_pass else math.nan
+    pooled = Counter(a) + Counter(b)
+    dominant, count = pooled.most_common(1)[0]
+    prevalence = count / (2 * n)
+    ac1 = agr.gwet_ac1(a, b, labels=labels).value
+    pab = agr.pabak(a, b, labels=labels).value
+    try:
+        needed, needed_reason = agr.labels_needed(a, b, TARGET_HALF_WIDTH, labels=labels), None
+    except ValueError as exc:
+        needed, needed_reason = None, str(exc)
+    return Agreement(
+        n=n, agree=agree, pct_agreement=agree / n, kappa=k.kappa, kappa_ci_low=k.ci_low, kappa_ci_high=k.ci_high,
+        kappa_reason=k.reason if math.isnan(k.kappa) or math.isnan(k.ci_low) else None,
+        interpretation=agr.interpret_kappa(k.kappa), labels=labels, confusion=confusion, tpr=tpr, tnr=tnr,
+        gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
+        prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
+    )
+
+
+def majority_label(labels: Sequence[str]) -> str | None:
+    """The strictly most frequent label; None on a tie or with no labels."""
+    counts = Counter(labels).most_common(2)
+    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int], human_lab: Sequence[int]) -> PassRate:
+    """Prediction-powered estimate of a pass rate (1 = pass): judge labels on all N pairs, judge and human labels on
+    the n random labelled pairs. With n < 2 the variance of the correction is unknown: NaN CI with a reason."""
+    n_all, n_lab = len(judge_all), len(judge_lab)
+    raw = sum(judge_all) / n_all if n_all else math.nan
+    human = sum(human_lab) / n_lab if n_lab else math.nan
+    reason = None
+    if n_all == 0:
+        return PassRate(model, 0, math.nan, n_lab, human, math.nan, math.nan, math.nan, math.nan,
+                        "no judged pairs with a judge label")
+    if n_lab == 0:
+        return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
+                        "no human labels on the random sample: the judge's pass rate cannot be corrected")
+    rect = [h - j for h, j in zip(human_lab, judge_lab)]
+    estimate = raw + sum(rect) / n_lab
+    if n_lab < 2 or n_all < 2:
+        se = math.nan
+        reason = "at least two judged and two labelled pairs are needed for a CI"
+    else:
+        se = math.sqrt(statistics.variance(judge_all) / n_all + statistics.variance(rect) / n_lab)
+    return PassRate(model, n_all, raw, n_lab, human, estimate, se, estimate - agr.Z_95 * se,
+                    estimate + agr.Z_95 * se, reason)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def match_rubrics(db: sqlite_utils.Database, spec: str | None) -> set[str] | None:
+    """Rubric shas matching `spec`: a sha256, a unique prefix of 8+ hex characters, `name@version`, or a name (all
+    its versions). None for no filter. An unknown spec raises ValueError."""
+    if spec is None:
+        return None
+    rows = list(db.execute("SELECT sha256, name, version FROM rubrics"))
+    if "@" in spec:
+        name, _, version = spec.rpartition("@")
+        found = {s for s, n, v in rows if n == name and str(v) == version}
+    else:
+        found = {s for s, _n, _v in rows if s == spec}
+        if not found and len(spec) >= 8:
+            prefixed = {s for s, _n, _v in rows if s.startswith(spec)}
+            found = prefixed if len(prefixed) == 1 else set()
+        if not found:
+            found = {s for s, n, _v in rows if n == spec}
+    if not found:
+        raise ValueError(f"no rubric matches {spec!r} (give a sha256, an 8+ character prefix, a name or name@version)")
+    return found
+
+
+def _as_set(value: str | Sequence[str] | None) -> set[str] | None:
+    if value is None:
+        return None
+    return {value} if isinstance(value, str) else set(value)
+
+
+@dataclass
+class _Verdicts:
+    labels: dict[int, str | None]  # repeat -> label (None = error)
+    reason: dict[int, str | None]
+
+
+def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None, model: str | None = None,
+                  constraints: set[str] | None = None) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
+    """(judge model, rubric sha) -> pair -> repeats."""
+    where, params = [], []
+    if model is not None:
+        where.append("judge_model = ?")
+        params.append(model)
+    sql = ("SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label, reason FROM verdicts"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
+    out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
+    for jm, sha, rid, cid, rep, label, reason in db.execute(sql, params):
+        if (rubrics is not None and sha not in rubrics) or (constraints is not None and cid not in constraints):
+            continue
+        v = out[(jm, sha)].setdefault((rid, cid), _Verdicts({}, {}))
+        v.labels[rep] = label
+        v.reason[rep] = reason
+    return out
+
+
+@dataclass(frozen=True)
+class PairInfo:
+    model: str
+    item_id: str
+    type: str
+    labels: tuple[str, ...]
+
+
+def pair_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
+    sql = """SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
+             FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL"""
+    return {(rid, cid): PairInfo(m, item, t, tuple(json.loads(ls))) for rid, cid, m, item, t, ls in db.execute(sql)}
+
+
+def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None) -> dict[Pair, list[dict[str, Any]]]:
+    """Standing human labels per pair, the reviewer who labelled the pair first coming first."""
+    first = {(r, c, who): i for r, c, who, i in db.execute(
+        "SELECT run_record_id, constraint_id, reviewer, min(id) FROM human_labels GROUP BY 1, 2, 3")}
+    out: dict[Pair, list[dict[str, Any]]] = defaultdict(list)
+    for row in current_labels(db):
+        if rubric_seen is not None and row["rubric_version_seen"] not in rubric_seen:
+            continue
+        out[(row["run_record_id"], row["constraint_id"])].append(row)
+    for pair, rows in out.items():
+        rows.sort(key=lambda r: first[(pair[0], pair[1], r["reviewer"])])
+    return dict(out)
+
+
+def sample_rules(db: sqlite_utils.Database) -> dict[Pair, set[str]]:
+    out: dict[Pair, set[str]] = defaultdict(set)
+    for rid, cid, rule in db.execute("SELECT run_record_id, constraint_id, rule FROM samples"):
+        out[(rid, cid)].add(rule)
+    return dict(out)
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int]) -> SliceStats:
+    order = _label_order(info[p].labels for p in pairs)
+    random_pairs = [p for p in pairs if p in humans and "random" in rules.get(p, ())]
+    targeted_pairs = [p for p in pairs if p in humans and "targeted" in rules.get(p, ())
+                      and "random" not in rules.get(p, ())]
+    tie = no_valid = 0
+    maj_j, maj_h, tgt_j, tgt_h = [], [], [], []
+    all_correct = 0
+    for p in random_pairs:
+        valid = [l for l in verdicts[p].labels.values() if l is not None]
+        m = majority_label(valid)
+        if not valid:
+            no_valid += 1
+        elif m is None:
+            tie += 1
+        else:
+            maj_j.append(m)
+            maj_h.append(humans[p])
+        if valid and len(valid) == len(verdicts[p].labels) and all(l == humans[p] for l in valid):
+            all_correct += 1
+    for p in targeted_pairs:
+        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
+        if m is not None:
+            tgt_j.append(m)
+            tgt_h.append(humans[p])
+    per_repeat = []
+    for r in repeats:
+        js = [(verdicts[p].labels[r], humans[p]) for p in random_pairs if verdicts[p].labels.get(r) is not None]
+        per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order)))
+    rvr = []
+    for i, a in enumerate(repeats):
+        for b in repeats[i + 1:]:
+            both, both_err, one_err = [], 0, 0
+            for p in pairs:
+                la, lb = verdicts[p].labels.get(a, "<missing>"), verdicts[p].labels.get(b, "<missing>")
+                if la == "<missing>" or lb == "<missing>":
+                    continue
+                if la is None and lb is None:
+                    both_err += 1
+                elif la is None or lb is None:
+                    one_err += 1
+                else:
+                    both.append((la, lb))
+            ag = agreement([x for x, _ in both], [y for _, y in both], order)
+            rvr.append(RepeatPairAgreement(a, b, len(both), sum(x == y for x, y in both), both_err, one_err, ag))
+    multi = [[l for l in verdicts[p].labels.values() if l is not None] for p in pairs]
+    multi = [ls for ls in multi if len(ls) >= 2]
+    flipped = sum(len(set(ls)) > 1 for ls in multi)
+    minority = [1 - Counter(ls).most_common(1)[0][1] / len(ls) for ls in multi]
+    consistency = Consistency(len(multi), flipped, flipped / len(multi) if multi else math.nan,
+                              sum(minority) / len(minority) if minority else math.nan)
+    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order),
+                      tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
+                      tuple(rvr), consistency)
+
+
+def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    out: list[str] = []
+    for ls in label_sets:
+        out += [l for l in ls if l not in out]
+    return tuple(out)
+
+
+def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[PassRate, ...]:
+    by_model: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        if set(info[p].labels) == set(PASS_FAIL):
+            by_model[info[p].model].append(p)
+    return tuple(_ppi(model, by_model[model], verdicts, humans, rules) for model in sorted(by_model))
+
+
+def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+         rules: dict[Pair, set[str]]) -> PassRate:
+    judge_all, judge_lab, human_lab = [], [], []
+    for p in pairs:
+        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
+        if m is None:
+            continue
+        judge_all.append(int(m == "pass"))
+        if p in humans and "random" in rules.get(p, ()):
+            judge_lab.append(int(m == "pass"))
+            human_lab.append(int(humans[p] == "pass"))
+    return ppi_pass_rate(model, judge_all, judge_lab, human_lab)
+
+
+def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric: str | None = None,
+                              model: str | None = None) -> PassRate | None:
+    """The prediction-powered pass rate of one run (run_records.run_id) over its pass/fail semantic pairs.
+
+    The judge labels come from one judge model × rubric version: among the latest version of each rubric name, the
+    one that judged most of the run's pairs (`rubric` / `model` narrow the choice). None when nothing of the run
+    has been judged. The `model` of the result is the run id."""
+    info = pair_info(db)
+    run_pairs = {(rid, cid) for rid, cid in db.execute(
+        "SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL"
+        " WHERE r.run_id = ?", [run_id]) if set(info[(rid, cid)].labels) == set(PASS_FAIL)}
+    rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
+    best: dict[tuple[str, str], tuple[int, dict[Pair, _Verdicts]]] = {}
+    for (jm, sha), verdicts in load_verdicts(db, rubrics=match_rubrics(db, rubric), model=model).items():
+        mine = {p: v for p, v in verdicts.items() if p in run_pairs}
+        key = (jm, rubric_rows[sha][1])
+        if mine and (key not in best or rubric_rows[sha][2] > best[key][0]):
+            best[key] = (rubric_rows[sha][2], mine)
+    if not best:
+        return None
+    _, verdicts = max(best.values(), key=lambda b: len(b[1]))
+    labels = human_labels_by_pair(db)
+    humans = {p: rows[0]["label"] for p, rows in labels.items()}
+    return _ppi(run_id, verdicts, verdicts, humans, sample_rules(db))
+
+
+def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
+                       constraint: str | Sequence[str] | None = None, rubric_seen: str | None = None,
+                       rate: float = DEFAULT_RATE) -> CalibrationReport:
+    """The calibration report (see the module docstring for every convention).
+
+    `rubric` filters rubric versions (sha256, 8+ prefix, name = all versions, or name@version); `model` is the judge
+    model; `constraint` one or more constraint ids; `rubric_seen` keeps human labels made while that rubric was shown;
+    `rate` is the review quota per stratum (constraint × model under test × rubric version). Unknown rubric specs
+    raise ValueError.
+    """
+    shas = match_rubrics(db, rubric)
+    seen = match_rubrics(db, rubric_seen)
+    constraints = _as_set(constraint)
+    info = pair_info(db)
+    rules = sample_rules(db)
+    labels_by_pair = human_labels_by_pair(db, rubric_seen=seen)
+    humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
+    rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
+    groups = []
+    for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
+                                      key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
+        verdicts = {p: v for p, v in verdicts.items() if p in info}
+        pairs = list(verdicts)
+        repeats = sorted({r for v in verdicts.values() for r in v.labels})
+        by_c: dict[str, list[Pair]] = defaultdict(list)
+        by_t: dict[str, list[Pair]] = defaultdict(list)
+        for p in pairs:
+            by_c[p[1]].append(p)
+            by_t[info[p].type].append(p)
+        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats)  # noqa: E731
+        _, name, version, created = rubric_rows[sha]
+        groups.append(JudgeGroup(
+            jm, sha, name, version, created, stats("overall", pairs),
+            tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
+            tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
+            _pass_rates(pairs, verdicts, humans, rules, info),
+        ))
+    human_human = _human_human(labels_by_pair, rules, info, constraints)
+    judged_shas = {g.rubric_sha256 for g in groups}
+    cov = tuple(
+        CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok)
+        for c in stratum_coverage(db, rate)
+        if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
+    )
+    filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,
+               "rubric_seen": rubric_seen}
+    return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
+
+
+def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[Pair, set[str]],
+                 info: dict[Pair, PairInfo], constraints: set[str] | None) -> tuple[HumanAgreement, ...]:
+    pairs = [p for p, rows in labels_by_pair.items() if len(rows) >= 2 and "overlap" in rules.get(p, ())
+             and p in info and (constraints is None or p[1] in constraints)]
+    if not pairs:
+        return ()
+
+    def one(name: str, ps: list[Pair]) -> HumanAgreement:
+        a = [labels_by_pair[p][0]["label"] for p in ps]
+        b = [labels_by_pair[p][1]["label"] for p in ps]
+        return HumanAgreement(name, agreement(a, b, _label_order(info[p].labels for p in ps)), len(ps))
+
+    by_c: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        by_c[p[1]].append(p)
+    return (one("overall", pairs),) + tuple(one(f"constraint:{c}", by_c[c]) for c in sorted(by_c))
+
+
+__all__ = [
+    "Agreement", "CalibrationReport", "Consistency", "CoverageRow", "HumanAgreement", "JudgeGroup", "PassRate",
+    "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
+    "judge_corrected_pass_rate", "majority_label",
+    "match_rubrics", "ppi_pass_rate",
+]

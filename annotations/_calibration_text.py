@@ -1,0 +1,183 @@
+"""The calibration report as text, Markdown or HTML (for the terminal and for sharing).
+
+One layout (headings, paragraphs, tables) rendered three ways. HTML escapes every value; Markdown escapes the
+characters that would break a table cell or inject markup.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Sequence
+
+from annotations._calibration import Agreement, CalibrationReport, SliceStats
+
+Block = tuple  # ("h", level, text) | ("p", text) | ("table", headers, rows)
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None or math.isnan(x) else f"{100 * x:.1f}%"
+
+
+def _kappa(a: Agreement | None) -> str:
+    if a is None:
+        return "–"
+    if math.isnan(a.kappa):
+        return "undefined"
+    ci = "" if math.isnan(a.kappa_ci_low) else f" [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
+    return f"{a.kappa:.3f}{ci}"
+
+
+def _slice_row(s: SliceStats) -> list[str]:
+    a = s.majority
+    if a is None:
+        return [s.slice, "0", "–", "–", "–", "–", "–", "–", "–", f"{s.excluded_tie}/{s.excluded_no_valid}", "–"]
+    robust = a.prevalence_dominant
+    return [
+        s.slice, str(a.n), f"{a.agree} ({_pct(a.pct_agreement)})", _kappa(a), a.interpretation,
+        _pct(a.tpr) if a.tpr is not None else "n/a", _pct(a.tnr) if a.tnr is not None else "n/a",
+        _num(a.gwet_ac1, 2) + (" *" if robust else ""), _num(a.pabak, 2) + (" *" if robust else ""),
+        f"{s.excluded_tie}/{s.excluded_no_valid}",
+        str(a.labels_needed) if a.labels_needed is not None else "–",
+    ]
+
+
+def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Block]:
+    b: list[Block] = [("h", 1, "judgecal calibration report")]
+    f = {k: v for k, v in report.filters.items() if v}
+    b.append(("p", "Filters: " + (", ".join(f"{k}={v}" for k, v in f.items()) if f else "none")
+              + f". Review quota: {report.rate:.0%} of every stratum. Agreement uses the random sample only; "
+              + report.majority_rule + "."))
+    if report.below_quota:
+        b.append(("p", f"WARNING: {len(report.below_quota)} stratum(s) below the review quota: these numbers are "
+                       "not yet verified."))
+    if not report.groups:
+        b.append(("p", "No judge verdicts match: run `judgecal judge` (or import verdicts) first."))
+    for g in report.groups:
+        b.append(("h", 2, f"Judge {g.judge_model} · rubric {g.rubric_name} v{g.rubric_version} ({g.rubric_sha256[:12]})"))
+        b.append(("table", ["slice", "n", "agree", "kappa [95% CI]", "reading", "TPR", "TNR", "AC1", "PABAK",
+                            "excluded tie/none", "labels needed"],
+                  [_slice_row(s) for s in (g.overall, *g.by_constraint, *g.by_type)]))
+        b.append(("p", "TPR/TNR: fail is the positive class. * one label exceeds 80% of all labels: read AC1/PABAK. "
+                       "Labels needed: more random labels for a kappa CI half-width of 0.10."))
+        o = g.overall
+        if o.majority is not None:
+            labels = o.majority.labels
+            b.append(("table", ["judge \\ human", *labels],
+                      [[lab, *map(str, row)] for lab, row in zip(labels, o.majority.confusion)]))
+        b.append(("table", ["repeat", "n", "agree with human", "kappa [95% CI]"],
+                  [[str(r.repeat), str(r.vs_human.n if r.vs_human else 0),
+                    f"{r.vs_human.agree} ({_pct(r.vs_human.pct_agreement)})" if r.vs_human else "–", _kappa(r.vs_human)]
+                   for r in o.per_repeat]
+                  + [["all repeats right", str(o.random_labelled), str(o.all_repeats_correct), ""]]))
+        if o.repeat_vs_repeat:
+            b.append(("table", ["repeats", "both labelled", "agree", "both error", "one error", "kappa [95% CI]"],
+                      [[f"{r.repeat_a} vs {r.repeat_b}", str(r.both_labelled), str(r.agree), str(r.both_error),
+                        str(r.one_error), _kappa(r.agreement)] for r in o.repeat_vs_repeat]))
+        b.append(("table", ["slice", "pairs (≥2 repeats)", "flipped", "flip rate", "targeted labelled",
+                            "targeted agree (biased)"],
+                  [[s.slice, str(s.consistency.pairs), str(s.consistency.flipped), _pct(s.consistency.flip_rate),
+                    str(s.targeted_labelled), f"{s.targeted.agree}/{s.targeted.n}" if s.targeted else "–"]
+                   for s in (g.overall, *g.by_constraint)]))
+        if g.pass_rates:
+            b.append(("table", ["model under test", "judged", "judge pass rate", "labelled", "human pass rate",
+                                "corrected (PPI) [95% CI]"],
+                      [[p.model, str(p.n_judged), _pct(p.judge_pass_rate), str(p.n_labelled), _pct(p.human_pass_rate),
+                        f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}]"
+                        + (f" ({p.reason})" if p.reason else "")] for p in g.pass_rates]))
+    b.append(("h", 2, "Human vs human (overlap pairs: the ceiling)"))
+    if report.human_human:
+        b.append(("table", ["slice", "pairs", "agree", "kappa [95% CI]", "reading"],
+                  [[h.slice, str(h.overlap_pairs), f"{h.agreement.agree} ({_pct(h.agreement.pct_agreement)})",
+                    _kappa(h.agreement), h.agreement.interpretation] for h in report.human_human if h.agreement]))
+    else:
+        b.append(("p", "No overlap pair has labels from two reviewers yet."))
+    b.append(("h", 2, "Review coverage (random sample)"))
+    b.append(("table", ["stratum", "judged", "labelled", "needed", "status"],
+              [[c.stratum, str(c.judged), str(c.labelled), str(c.needed), "ok" if c.ok else "BELOW QUOTA"]
+               for c in report.coverage]))
+    if comparison is not None:
+        from annotations._tuning import comparison_blocks
+
+        b += comparison_blocks(comparison)
+    return b
+
+
+# --------------------------------------------------------------------------- renderers
+
+
+def _text(blocks: Sequence[Block]) -> str:
+    out: list[str] = []
+    for block in blocks:
+        if block[0] == "h":
+            out += ["", block[2], ("=" if block[1] == 1 else "-") * len(block[2])]
+        elif block[0] == "p":
+            out += [block[1]]
+        else:
+            headers, rows = block[1], block[2]
+            widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+            out.append("")
+            out.append("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+            out += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+            out.append("")
+    return "\n".join(out).strip() + "\n"
+
+
+def _md_cell(x: Any) -> str:
+    s = str(x)
+    for ch in "\\`*_[]<>|":
+        s = s.replace(ch, "\\" + ch)
+    return s.replace("\n", " ")
+
+
+def _markdown(blocks: Sequence[Block]) -> str:
+    out: list[str] = []
+    for block in blocks:
+        if block[0] == "h":
+            out += ["#" * block[1] + " " + _md_cell(block[2]), ""]
+        elif block[0] == "p":
+            out += [_md_cell(block[1]), ""]
+        else:
+            headers, rows = block[1], block[2]
+            out.append("| " + " | ".join(map(_md_cell, headers)) + " |")
+            out.append("|" + "---|" * len(headers))
+            out += ["| " + " | ".join(map(_md_cell, r)) + " |" for r in rows]
+            out.append("")
+    return "\n".join(out)
+
+
+def _html(blocks: Sequence[Block]) -> str:
+    e = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>judgecal calibration report</title>',
+           "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+           "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style></head><body>"]
+    for block in blocks:
+        if block[0] == "h":
+            out.append(f"<h{block[1]}>{e(block[2])}</h{block[1]}>")
+        elif block[0] == "p":
+            out.append(f"<p>{e(block[1])}</p>")
+        else:
+            out.append("<table><thead><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in block[1]) + "</tr></thead><tbody>")
+            out += ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in block[2]]
+            out.append("</tbody></table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def format_report(report: CalibrationReport, fmt: str = "text", comparison: Any = None) -> str:
+    """The report as "text", "md" or "html"."""
+    blocks = report_blocks(report, comparison)
+    if fmt == "text":
+        return _text(blocks)
+    if fmt == "md":
+        return _markdown(blocks)
+    if fmt == "html":
+        return _html(blocks)
+    raise ValueError(f"unknown format {fmt!r}: text, md or html")
+
+
+__all__ = ["format_report", "report_blocks"]

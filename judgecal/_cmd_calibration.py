@@ -1,0 +1,116 @@
+"""Calibration commands: `report`, `gate`, and the `llmbar` kind of `import`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import annotations as ann
+from annotations._calibration import calibration_report
+from annotations._calibration_text import format_report
+from annotations._gate import format_gate, run_gate
+from annotations._llmbar import import_llmbar
+from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
+from judgecal.cli import IMPORTERS, CommandError
+
+
+def _import_llmbar(db_path: Path, file: Path) -> str:
+    if not file.is_file():
+        raise CommandError(f"file not found: {file}")
+    with ann.unit_of_work(db_path) as db:
+        s = import_llmbar(db, file)
+    return (f"LLMBar: {s.items} eval items, {s.runs} run records, {s.labels} human labels, {s.verdicts} verdicts "
+            f"({s.errors} unparsable) imported; rubric versions: {', '.join(s.rubrics)} ({file})")
+
+
+IMPORTERS.update(llmbar=("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts", _import_llmbar))
+
+
+def _write(text: str, out: Path | None) -> str:
+    if out is None:
+        return text.rstrip("\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return f"report written to {out}"
+
+
+def cmd_report(args: argparse.Namespace) -> str:
+    fmt = "json" if args.json else args.format
+    try:
+        with ann.unit_of_work(args.db) as db:
+            report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
+                                        rubric_seen=args.rubric_seen, rate=args.rate)
+            comparison = None
+            if args.compare:
+                comparison = compare_rubrics(db, *args.compare, judge_model=args.model, seed=args.seed,
+                                             tune_share=args.tune_share, random_only=args.random_only)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    if fmt == "json":
+        data = report.to_dict()
+        if comparison is not None:
+            data["comparison"] = comparison.to_dict()
+        return _write(json.dumps(data, ensure_ascii=False, allow_nan=False, indent=2) + "\n", args.out)
+    return _write(format_report(report, fmt, comparison), args.out)
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    try:
+        with ann.unit_of_work(args.db) as db:
+            result = run_gate(db, min_kappa=args.min_kappa, min_coverage=args.min_coverage,
+                              min_pass_rate=args.min_pass_rate, constraints=args.constraint or None,
+                              rubric=args.rubric, model=args.model)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(format_gate(result))
+    return 0 if result.passed else 1
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text}")
+    return value
+
+
+def _filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rubric", help="rubric version(s): sha256, 8+ character prefix, name (all versions; the gate "
+                                    "takes the latest) or name@version")
+    p.add_argument("--model", help="judge model")
+    p.add_argument("--constraint", action="append", help="constraint id (repeatable)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="calibration report: judge vs human (kappa, CI, confusion, per repeat), "
+                                      "human vs human, coverage, corrected pass rates")
+    _filters(p)
+    p.add_argument("--rubric-seen", help="only human labels made while this rubric version was shown")
+    p.add_argument("--rate", type=_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON (same as --format json)")
+    p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
+    p.add_argument("--out", type=Path, help="write to this file instead of printing")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="also compare rubric versions A (old) and B (new) on the same human-labelled pairs")
+    p.add_argument("--seed", type=int, default=0, help="seed of the tune/heldout split of items without a split")
+    p.add_argument("--tune-share", type=_fraction, default=DEFAULT_TUNE_SHARE, help="share of items in tune (0.7)")
+    p.add_argument("--random-only", action="store_true", help="compare on the random sample only")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("gate", help="CI gate: exit 0 when review coverage, kappa (and pass rate) meet the "
+                                    "thresholds, 1 otherwise; a stratum below the quota always fails")
+    _filters(p)
+    p.add_argument("--min-kappa", type=float, required=True, help="minimum judge-vs-human kappa")
+    p.add_argument("--min-coverage", type=_fraction, default=0.10,
+                   help="minimum share of each stratum labelled in the random sample (default 0.10)")
+    p.add_argument("--min-pass-rate", type=float, help="minimum judge-corrected pass rate of each model under test")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    p.set_defaults(func=cmd_gate)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: judgecal report | judgecal gate")

@@ -1,0 +1,209 @@
+"""Calibration report on a constructed project (tests/test_calibration_project.py) with every number derived by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import annotations as ann
+from annotations._calibration import (
+    agreement,
+    calibration_report,
+    judge_corrected_pass_rate,
+    majority_label,
+    ppi_pass_rate,
+)
+from test_calibration_project import JUDGE, R1, R2, add_rubric, add_verdicts, build
+
+
+@pytest.fixture
+def cal_db(tmp_path):
+    return build(tmp_path / "cal.db")
+
+
+def report(path, **kw):
+    with ann.unit_of_work(path) as db:
+        return calibration_report(db, **kw)
+
+
+def test_majority_over_repeats_and_exclusions(cal_db):
+    # Random labelled pairs: runs 1-8 (alice labels each). Run 8's repeats are P, error, F: a 1-1 tie -> excluded.
+    o = report(cal_db).groups[0].overall
+    assert (o.pairs_judged, o.random_labelled, o.excluded_tie, o.excluded_no_valid) == (10, 8, 1, 0)
+    m = o.majority
+    # judge  vs alice on runs 1-7: P/P P/P P/P F/F F/F P/F F/P
+    # confusion rows = judge [pass, fail], columns = human: [[3, 1], [1, 2]]
+    assert m.labels == ("pass", "fail")
+    assert m.confusion == ((3, 1), (1, 2))
+    assert (m.n, m.agree) == (7, 5)
+    # p_o = 5/7; both margins are pass 4/7, fail 3/7 -> p_e = (16 + 9)/49 = 25/49;
+    # kappa = (35/49 - 25/49) / (24/49) = 10/24 = 5/12
+    assert m.kappa == pytest.approx(5 / 12)
+    assert m.kappa_ci_low < m.kappa < m.kappa_ci_high
+    assert m.interpretation == "moderate"
+    # fail is positive: human fail = runs 4, 5, 6, judge says fail on 4, 5 -> TPR 2/3;
+    # human pass = runs 1, 2, 3, 7, judge says pass on 1, 2, 3 -> TNR 3/4
+    assert (m.tpr, m.tnr) == (pytest.approx(2 / 3), pytest.approx(3 / 4))
+    # pooled labels: pass 8 of 14 -> not dominated
+    assert m.dominant_label == "pass" and m.prevalence == pytest.approx(8 / 14) and not m.prevalence_dominant
+    # PABAK = 2 p_o - 1 = 3/7
+    assert m.pabak == pytest.approx(3 / 7)
+
+
+def test_each_repeat_against_humans(cal_db):
+    o = report(cal_db).groups[0].overall
+    by_rep = {r.repeat: r.vs_human for r in o.per_repeat}
+    # humans on runs 1-8:        P P P F F F P P
+    # repeat 0:                  P P P F F P F P -> 6 of 8 agree
+    # repeat 1 (run 8 is error): P P P F F P F - -> 5 of 7
+    # repeat 2:                  P P F F P P F F -> 3 of 8
+    assert [(by_rep[r].n, by_rep[r].agree) for r in (0, 1, 2)] == [(8, 6), (7, 5), (8, 3)]
+    # every repeat labelled and equal to the human: runs 1, 2, 4
+    assert o.all_repeats_correct == 3
+
+
+def test_repeat_vs_repeat_and_flip_rate(cal_db):
+    o = report(cal_db).groups[0].overall
+    rvr = {(r.repeat_a, r.repeat_b): r for r in o.repeat_vs_repeat}
+    # over all 10 judged pairs; run 8's repeat 1 is an error
+    # r0 P P P F F P F P P F  |  r1 P P P F F P F E P F  |  r2 P P F F P P F F P F
+    assert (rvr[0, 1].both_labelled, rvr[0, 1].agree, rvr[0, 1].one_error) == (9, 9, 1)
+    assert (rvr[0, 2].both_labelled, rvr[0, 2].agree, rvr[0, 2].one_error) == (10, 7, 0)
+    assert (rvr[1, 2].both_labelled, rvr[1, 2].agree, rvr[1, 2].one_error) == (9, 7, 1)
+    # r0 vs r1 agree on every pair but both always 'pass'/'fail' mixed: kappa = 1
+    assert rvr[0, 1].agreement.kappa == pytest.approx(1.0)
+    c = o.consistency
+    # every pair has >= 2 labelled repeats; runs 3, 5, 8 flip -> 3/10.
+    # minority shares: run 3 1/3, run 5 1/3, run 8 1/2 -> mean over 10 pairs = (7/6)/10
+    assert (c.pairs, c.flipped) == (10, 3)
+    assert c.flip_rate == pytest.approx(0.3)
+    assert c.mean_minority_share == pytest.approx(7 / 60)
+
+
+def test_targeted_pairs_are_kept_apart(cal_db):
+    o = report(cal_db).groups[0].overall
+    # run 9 is targeted only: judge P, alice F -> 0 of 1, and it is not in the random statistics
+    assert o.targeted_labelled == 1
+    assert (o.targeted.n, o.targeted.agree) == (1, 0)
+    assert o.majority.n == 7
+
+
+def test_human_human_on_overlap_pairs(cal_db):
+    hh = {h.slice: h for h in report(cal_db).human_human}
+    a = hh["overall"].agreement
+    # alice (first) vs bob on runs 1, 2, 6: P/P, P/F, F/F -> confusion [[1, 1], [0, 1]]
+    # p_o = 2/3; alice pass 2/3 fail 1/3, bob pass 1/3 fail 2/3 -> p_e = 2/9 + 2/9 = 4/9; kappa = (2/9)/(5/9) = 2/5
+    assert a.confusion == ((1, 1), (0, 1))
+    assert a.kappa == pytest.approx(0.4)
+    assert hh["overall"].overlap_pairs == 3
+    assert "constraint:grounded" in hh
+
+
+def test_ppi_pass_rate(cal_db):
+    (pr,) = report(cal_db).groups[0].pass_rates
+    # judge majority on the 9 pairs with one (run 8 is a tie): pass on 1, 2, 3, 6, 9 -> 5/9
+    # random labelled with a majority: runs 1-7, judge 1 1 1 0 0 1 0, human 1 1 1 0 0 0 1;
+    # human - judge = 0 0 0 0 0 -1 1, mean 0 -> estimate 5/9
+    # var(judge, ddof 1) = (5 (4/9)^2 + 4 (5/9)^2) / 8 = 5/18; var(rect) = 2/6 = 1/3
+    # se = sqrt(5/18 / 9 + 1/3 / 7)
+    assert (pr.model, pr.n_judged, pr.n_labelled) == ("m", 9, 7)
+    assert pr.judge_pass_rate == pytest.approx(5 / 9)
+    assert pr.human_pass_rate == pytest.approx(4 / 7)
+    assert pr.ppi_estimate == pytest.approx(5 / 9)
+    se = math.sqrt(5 / 162 + 1 / 21)
+    assert pr.ppi_se == pytest.approx(se)
+    assert (pr.ppi_ci_low, pr.ppi_ci_high) == (pytest.approx(5 / 9 - 1.959964 * se), pytest.approx(5 / 9 + 1.959964 * se))
+
+
+def test_ppi_corrects_a_biased_judge():
+    # The judge says pass on all 10 pairs; humans on 4 labelled ones say pass, fail, fail, pass.
+    # estimate = 1 + mean(0, -1, -1, 0) = 0.5
+    pr = ppi_pass_rate("m", [1] * 10, [1, 1, 1, 1], [1, 0, 0, 1])
+    assert pr.judge_pass_rate == 1.0 and pr.ppi_estimate == pytest.approx(0.5)
+    # var(judge) = 0; var(rect) = (4 * 0.25) / 3 = 1/3 -> se = sqrt(1/12)
+    assert pr.ppi_se == pytest.approx(math.sqrt(1 / 12))
+    one = ppi_pass_rate("m", [1, 0], [1], [0])
+    assert math.isnan(one.ppi_se) and "two" in one.reason
+
+
+def test_coverage_and_sample_size_advice(cal_db):
+    r = report(cal_db)
+    (cov,) = r.coverage
+    # 10 judged pairs, quota ceil(0.1 * 10) = 1, 8 random pairs labelled
+    assert (cov.judged, cov.needed, cov.labelled, cov.ok) == (10, 1, 8, True)
+    assert report(cal_db, rate=0.9).coverage[0].ok is False  # quota 9 > 8
+    m = r.groups[0].overall.majority
+    # labels_needed(a, b, 0.1) straight from annotations.agreement
+    from annotations.agreement import labels_needed
+    j = ["pass", "pass", "pass", "fail", "fail", "pass", "fail"]
+    h = ["pass", "pass", "pass", "fail", "fail", "fail", "pass"]
+    assert m.labels_needed == labels_needed(j, h, 0.1, labels=["pass", "fail"]) > 0
+
+
+def test_rubric_versions_and_filters(cal_db):
+    with ann.unit_of_work(cal_db) as db:
+        add_rubric(db, R2, 2)
+        # v2 agrees with alice on every random pair
+        add_verdicts(db, R2, {1: "PPP", 2: "PPP", 3: "PPP", 4: "FFF", 5: "FFF", 6: "FFF", 7: "PPP", 8: "PPP"})
+        both = calibration_report(db)
+        only2 = calibration_report(db, rubric="strict@2")
+        by_name = calibration_report(db, rubric="strict")
+        prefix = calibration_report(db, rubric=R2[:10])
+        seen2 = calibration_report(db, rubric_seen=R2)
+        other_judge = calibration_report(db, model="nobody")
+        with pytest.raises(ValueError, match="no rubric matches"):
+            calibration_report(db, rubric="nope")
+    assert [(g.rubric_version, g.judge_model) for g in both.groups] == [(1, JUDGE), (2, JUDGE)]
+    assert both.groups[1].overall.majority.kappa == pytest.approx(1.0)
+    assert [g.rubric_version for g in only2.groups] == [2] == [g.rubric_version for g in prefix.groups]
+    assert len(by_name.groups) == 2
+    # labels were made while R1 was shown: none were made under R2
+    assert seen2.groups[0].overall.random_labelled == 0 and seen2.groups[0].overall.majority is None
+    assert other_judge.groups == ()
+
+
+def test_json_is_strict_and_complete(cal_db):
+    r = report(cal_db)
+    data = json.loads(r.to_json())  # allow_nan=False: NaN must have become null
+    o = data["groups"][0]["overall"]
+    assert o["majority"]["kappa"] == pytest.approx(5 / 12)
+    assert [p["vs_human"]["agree"] for p in o["per_repeat"]] == [6, 5, 3]
+    assert o["repeat_vs_repeat"][0]["agree"] == 9
+    assert data["majority_rule"].startswith("judge label = strict majority")
+    # an undefined TPR (no human fail) is null, not NaN
+    a = agreement(["pass", "pass"], ["pass", "pass"], ("pass", "fail"))
+    d = json.loads(json.dumps(ann_clean(a), allow_nan=False))
+    assert d["kappa"] is None and d["kappa_reason"] and d["tpr"] is None
+
+
+def ann_clean(a):
+    from annotations._calibration import _clean
+    return _clean(a)
+
+
+@pytest.mark.parametrize("labels, expected", [
+    (["pass", "pass", "fail"], "pass"),
+    (["pass", "fail"], None),
+    ([], None),
+    (["1", "2", "2", "3", "3"], None),
+    (["output_2"], "output_2"),
+], ids=["two-to-one", "tie", "empty", "three-way-tie", "single"])
+def test_majority_label(labels, expected):
+    assert majority_label(labels) == expected
+
+
+def test_empty_project_report(tmp_path):
+    r = report(tmp_path / "empty.db")
+    assert r.groups == () and r.coverage == () and r.human_human == ()
+    json.loads(r.to_json())
+
+
+def test_judge_corrected_pass_rate_of_a_run(cal_db):
+    with ann.unit_of_work(cal_db) as db:
+        db.execute("UPDATE run_records SET run_id = 'r1'")
+        pr = judge_corrected_pass_rate(db, run_id="r1")
+        assert judge_corrected_pass_rate(db, run_id="nope") is None
+    # the same pairs as the report's model `m` (see test_ppi_pass_rate): 5/9 corrected by a mean rectifier of 0
+    assert pr.estimate == pytest.approx(5 / 9) and (pr.n_judged, pr.n_labelled) == (9, 7)

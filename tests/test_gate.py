@@ -1,0 +1,125 @@
+"""`judgecal gate`: exit 0 only when every stratum meets the review quota and the judge agrees well enough."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import annotations as ann
+from annotations._gate import run_gate
+from judgecal.cli import main
+from test_calibration_project import R1, add_label, add_sample, add_verdicts, build
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def gate_db(tmp_path):
+    """20 pairs judged (runs 1-10 pass, 11-20 fail, every repeat agreeing): one stratum, quota ceil(0.1 × 20) = 2."""
+    path = build(tmp_path / "gate.db", n_items=20, labelled=False)
+    with ann.unit_of_work(path) as db:
+        add_verdicts(db, R1, {n: "PPP" if n <= 10 else "FFF" for n in range(1, 21)})
+    return path
+
+
+def gate(path, *args):
+    return main(["--db", str(path), "gate", *args])
+
+
+def test_below_quota_always_fails(gate_db, capsys):
+    assert gate(gate_db, "--min-kappa", "0") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  coverage   grounded|m|111111111111: 0 of 20 judged pairs labelled" in out
+    assert "2 more labels needed" in out
+    with ann.unit_of_work(gate_db) as db:
+        add_sample(db, 1, "random")
+        add_label(db, "alice", 1, "pass", seen=R1)
+    # one of two needed: still below the quota, whatever the kappa threshold
+    assert gate(gate_db, "--min-kappa", "-1") == 1
+
+
+def test_passes_once_the_quota_is_labelled_and_kappa_holds(gate_db, capsys):
+    with ann.unit_of_work(gate_db) as db:
+        for n, label in ((1, "pass"), (11, "fail")):
+            add_sample(db, n, "random")
+            add_label(db, "alice", n, label, seen=R1)
+        # a targeted label never counts toward the quota
+        add_sample(db, 12, "targeted")
+        add_label(db, "alice", 12, "pass", seen=R1)
+    # judge agrees with alice on runs 1 and 11: kappa = 1
+    assert gate(gate_db, "--min-kappa", "0.6") == 0
+    assert "gate passed" in capsys.readouterr().out
+    # corrected pass rate: judge 10/20 pass, rectifier mean 0 -> 0.5
+    assert gate(gate_db, "--min-kappa", "0.6", "--min-pass-rate", "0.4") == 0
+    assert gate(gate_db, "--min-kappa", "0.6", "--min-pass-rate", "0.6") == 1
+    assert "corrected pass rate 0.500" in capsys.readouterr().out
+    assert gate(gate_db, "--min-kappa", "0.6", "--constraint", "grounded", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["passed"] and {c["check"] for c in data["checks"]} == {"coverage", "kappa"}
+    assert any("constraint:grounded" in c["stratum"] for c in data["checks"])
+
+
+def test_low_or_undefined_kappa_fails(gate_db, capsys):
+    with ann.unit_of_work(gate_db) as db:
+        for n in (1, 2):  # both pass, judge says pass: kappa undefined (expected agreement 1)
+            add_sample(db, n, "random")
+            add_label(db, "alice", n, "pass", seen=R1)
+    assert gate(gate_db, "--min-kappa", "0.2") == 1
+    assert "kappa is undefined" in capsys.readouterr().out
+    with ann.unit_of_work(gate_db) as db:
+        add_sample(db, 11, "random")
+        add_label(db, "alice", 11, "pass", seen=R1)  # judge says fail: p_o = 2/3
+    # judge P P F vs human P P P: p_o = 2/3, p_e = 2/3 x 1 + 1/3 x 0 = 2/3 -> kappa = 0 < 0.2
+    assert gate(gate_db, "--min-kappa", "0.2") == 1
+
+
+def test_nothing_judged_fails(tmp_path):
+    build(tmp_path / "bare.db", labelled=False)
+    with ann.unit_of_work(tmp_path / "bare.db") as db:
+        result = run_gate(db, min_kappa=0)
+    assert not result.passed and result.failures[0].check == "judged"
+
+
+def test_gate_checks_the_latest_rubric_version(gate_db):
+    from test_calibration_project import R2, add_rubric
+    with ann.unit_of_work(gate_db) as db:
+        for n, label in ((1, "pass"), (11, "fail")):
+            add_sample(db, n, "random")
+            add_label(db, "alice", n, label, seen=R1)
+        add_rubric(db, R2, 2)
+        # v2 judges only 2 pairs and gets both wrong
+        add_verdicts(db, R2, {1: "FFF", 11: "PPP"})
+        latest = run_gate(db, min_kappa=0.6)
+        old = run_gate(db, min_kappa=0.6, rubric="strict@1")
+    assert not latest.passed and any(c.check == "kappa" and not c.ok and "v2" in c.stratum for c in latest.checks)
+    assert old.passed
+
+
+DEMO_VERDICTS = REPO / "data" / "demo_verdicts.jsonl"
+
+
+@pytest.mark.skipif(not DEMO_VERDICTS.exists(), reason="data/demo_verdicts.jsonl (the judge's demo verdicts) not shipped")
+def test_demo_project_gate(tmp_path, capsys):
+    db_path = tmp_path / "demo.db"
+    assert main(["--db", str(db_path), "demo"]) == 0
+    assert gate(db_path, "--min-kappa", "0") == 1  # judged, nothing labelled
+    with ann.unit_of_work(db_path) as db:
+        ann.draw_sample(db, rate=0.10, overlap=0.0, seed=0, include_unjudged=False)
+        from annotations._calibration import load_verdicts, majority_label
+        verdicts = {p: v for g in load_verdicts(db).values() for p, v in g.items()}
+        random_pairs = list(db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"))
+        # A reviewer who agrees with the judge's majority (or says 'pass' where the judge has none)
+        rows = []
+        for rid, cid in random_pairs:
+            v = verdicts.get((rid, cid))
+            label = majority_label([l for l in v.labels.values() if l]) if v else None
+            rows.append((rid, cid, label or ann.pair_label_sets(db, [(rid, cid)])[(rid, cid)][0]))
+        with ann.write(db):
+            db.conn.executemany(
+                "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)"
+                " VALUES (?,?,'alice','label',?,1,?)", [(r, c, l, ann.now_iso()) for r, c, l in rows])
+    capsys.readouterr()
+    assert gate(db_path, "--min-kappa", "0") == 0, capsys.readouterr().out
