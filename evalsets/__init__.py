@@ -19,7 +19,8 @@ from evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
 
 # Importing the checker modules fills the registry; nothing registers checkers after this point.
 from evalsets import _checks_text, _checks_trajectory  # noqa: E402,F401  (registration side effect)
-from evalsets._ifeval import (  # noqa: E402  (also registers the 25 IFEval checkers)
+from evalsets import _ifeval  # noqa: E402,F401  (registers the 25 IFEval checkers)
+from evalsets._ifeval_files import (  # noqa: E402
     IFEvalRow,
     IFEvalSummary,
     evaluate_ifeval,

@@ -11,7 +11,7 @@ from pathlib import Path
 import annotations as ann
 import evalsets
 from evalsets import Parsed, read_rows, write_jsonl
-from judgecal.cli import EXPORTERS, IMPORTERS, CommandError
+from judgecal.cli import EXPORTERS, IMPORTERS
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "data"

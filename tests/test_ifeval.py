@@ -9,16 +9,9 @@ import pytest
 
 import evalsets  # noqa: F401  (fills the registry)
 from evalsets import InputError, checkers, run_check
-from evalsets._ifeval import (
-    IFEVAL_IDS,
-    count_sentences,
-    evaluate_ifeval,
-    ifeval_to_evalset,
-    parse_ifeval,
-    read_ifeval,
-    summarize_ifeval,
-    word_tokenize,
-)
+from evalsets._ifeval import IFEVAL_IDS
+from evalsets._ifeval_files import evaluate_ifeval, ifeval_to_evalset, parse_ifeval, read_ifeval, summarize_ifeval
+from evalsets._ifeval_text import count_sentences, word_tokenize
 
 GPT4 = Path(__file__).resolve().parents[2] / "shared" / "data" / "ifeval" / "gpt4.jsonl"
 

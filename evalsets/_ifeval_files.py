@@ -1,0 +1,207 @@
+"""IFEval files: reading, scoring in IFEval's result shape, and conversion to an eval set with run records."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evalsets._io import InputError, Problem
+from evalsets._models import Check, Constraint, EvalItem, RunRecord
+from evalsets._registry import run_check, validate_check
+from evalsets._ifeval import IFEVAL_IDS
+
+# ---------------------------------------------------------------------------------------------------------------
+# IFEval files: input_data.jsonl rows with a `response` (IFEval's input_response_data joined on the prompt)
+
+
+class IFEvalRow(BaseModel):
+    """One IFEval prompt with its instructions and the response to score. Other fields (such as recorded
+    verdicts) are kept in `extra` and ignored."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    key: int | str
+    prompt: str
+    instruction_id_list: list[str] = Field(min_length=1)
+    kwargs: list[dict[str, Any]]
+    response: str
+    response_model: str | None = None
+
+
+def parse_ifeval(text: str, *, file: str = "<string>") -> list[IFEvalRow]:
+    """Parse IFEval JSONL text. Raises InputError naming file, line and field of every bad row: bad JSON, a missing
+    field, an unknown instruction id, kwargs that do not fit the checker (None-valued keys are dropped first, as
+    IFEval's released input_data has them for unused arguments), or a duplicate key."""
+    rows: list[IFEvalRow] = []
+    problems: list[Problem] = []
+    seen: dict[Any, int] = {}
+    for line, raw_line in enumerate(text.splitlines(), start=1):
+        if not raw_line.strip():
+            continue
+        try:
+            raw = json.loads(raw_line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(file, line, "(json)", f"invalid JSON: {exc.msg} at column {exc.colno}"))
+            continue
+        if not isinstance(raw, dict):
+            problems.append(Problem(file, line, "(row)", "expected a JSON object"))
+            continue
+        if isinstance(raw.get("kwargs"), list):
+            raw["kwargs"] = [{k: v for k, v in kw.items() if v is not None} if isinstance(kw, dict) else kw
+                             for kw in raw["kwargs"]]
+        try:
+            row = IFEvalRow.model_validate(raw)
+        except ValidationError as exc:
+            problems.extend(Problem(file, line, ".".join(str(p) for p in e["loc"]) or "(row)", e["msg"])
+                            for e in exc.errors(include_url=False))
+            continue
+        row_problems = _row_problems(row, file, line)
+        if row_problems:
+            problems.extend(row_problems)
+            continue
+        if row.key in seen:
+            problems.append(Problem(file, line, "key", f"duplicate key {row.key!r} (first on line {seen[row.key]})"))
+            continue
+        seen[row.key] = line
+        rows.append(row)
+    if problems:
+        raise InputError(problems)
+    return rows
+
+
+def _row_problems(row: IFEvalRow, file: str, line: int) -> list[Problem]:
+    if len(row.kwargs) != len(row.instruction_id_list):
+        return [Problem(file, line, "kwargs", f"{len(row.kwargs)} kwargs dicts for "
+                                              f"{len(row.instruction_id_list)} instructions")]
+    problems = []
+    for i, (iid, kwargs) in enumerate(zip(row.instruction_id_list, row.kwargs)):
+        if iid not in IFEVAL_IDS:
+            problems.append(Problem(file, line, f"instruction_id_list.{i}", f"unknown IFEval instruction {iid!r}"))
+            continue
+        try:
+            validate_check(iid, kwargs)
+        except (ValueError, TypeError) as exc:
+            problems.append(Problem(file, line, f"kwargs.{i}", str(exc)))
+    return problems
+
+
+def read_ifeval(path: str | Path) -> list[IFEvalRow]:
+    """Read an IFEval JSONL file (see parse_ifeval)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError([Problem(str(path), 0, "", "file not found")]) from None
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(str(path), 0, "", f"not UTF-8 text ({exc.reason})")]) from None
+    return parse_ifeval(text, file=str(path))
+
+
+def evaluate_ifeval(rows: list[IFEvalRow], *, loose: bool) -> list[dict[str, Any]]:
+    """IFEval's verdicts per row, in its result shape: key, instruction_id_list, follow_instruction_list,
+    follow_all_instructions (evaluation_lib.test_instruction_following_strict / _loose)."""
+    results = []
+    for row in rows:
+        follow = [run_check(iid, kwargs, text=row.response, loose=loose).passed
+                  for iid, kwargs in zip(row.instruction_id_list, row.kwargs)]
+        results.append({"key": row.key, "instruction_id_list": list(row.instruction_id_list),
+                        "follow_instruction_list": follow, "follow_all_instructions": all(follow)})
+    return results
+
+
+@dataclass(frozen=True)
+class IFEvalSummary:
+    """IFEval's headline numbers: prompt-level (all instructions followed) and instruction-level accuracy."""
+
+    prompts: int
+    prompts_followed: int
+    instructions: int
+    instructions_followed: int
+
+    @property
+    def prompt_accuracy(self) -> float:
+        return self.prompts_followed / self.prompts if self.prompts else 0.0
+
+    @property
+    def instruction_accuracy(self) -> float:
+        return self.instructions_followed / self.instructions if self.instructions else 0.0
+
+
+def summarize_ifeval(results: list[dict[str, Any]]) -> IFEvalSummary:
+    """Counts as evaluation_lib.print_report computes them."""
+    return IFEvalSummary(
+        prompts=len(results),
+        prompts_followed=sum(1 for r in results if all(r["follow_instruction_list"])),
+        instructions=sum(len(r["instruction_id_list"]) for r in results),
+        instructions_followed=sum(sum(r["follow_instruction_list"]) for r in results),
+    )
+
+
+_CONTENT_IDS = {"keywords:existence", "keywords:frequency", "keywords:forbidden_words", "keywords:letter_frequency",
+                "language:response_language", "detectable_content:number_placeholders",
+                "detectable_content:postscript", "combination:repeat_prompt"}
+
+
+def describe_instruction(instruction_id: str, kwargs: dict[str, Any]) -> str:
+    """A readable sentence for one instruction (close to IFEval's own descriptions)."""
+    k = kwargs
+    texts: dict[str, Callable[[], str]] = {
+        "keywords:existence": lambda: f"Include the keywords {', '.join(map(repr, k['keywords']))}.",
+        "keywords:frequency": lambda: f"The word {k['keyword']!r} appears {k['relation']} {k['frequency']} times.",
+        "keywords:forbidden_words": lambda: f"Do not use the words {', '.join(map(repr, k['forbidden_words']))}.",
+        "keywords:letter_frequency": lambda: (f"The letter {k['letter']!r} appears {k['let_relation']} "
+                                              f"{k['let_frequency']} times."),
+        "language:response_language": lambda: f"The entire response is in language {k['language']!r}.",
+        "length_constraints:number_sentences": lambda: f"Use {k['relation']} {k['num_sentences']} sentences.",
+        "length_constraints:number_paragraphs": lambda: (f"Exactly {k['num_paragraphs']} paragraphs, separated "
+                                                         "by the markdown divider ***."),
+        "length_constraints:number_words": lambda: f"Answer with {k['relation']} {k['num_words']} words.",
+        "length_constraints:nth_paragraph_first_word": lambda: (
+            f"Exactly {k['num_paragraphs']} paragraphs separated by blank lines; paragraph {k['nth_paragraph']} "
+            f"starts with the word {k['first_word']!r}."),
+        "detectable_content:number_placeholders": lambda: (f"At least {k['num_placeholders']} placeholders in "
+                                                           "square brackets, such as [address]."),
+        "detectable_content:postscript": lambda: f"Add a postscript starting with {k['postscript_marker']!r}.",
+        "detectable_format:number_bullet_lists": lambda: f"Exactly {k['num_bullets']} markdown bullet points.",
+        "detectable_format:constrained_response": lambda: ("Answer with one of: 'My answer is yes.', "
+                                                           "'My answer is no.', 'My answer is maybe.'"),
+        "detectable_format:number_highlighted_sections": lambda: (f"Highlight at least {k['num_highlights']} "
+                                                                  "sections with markdown, *like this*."),
+        "detectable_format:multiple_sections": lambda: (f"{k['num_sections']} sections, each starting with "
+                                                        f"'{k['section_spliter']} X'."),
+        "detectable_format:json_format": lambda: "The entire output is JSON (markdown ``` fences allowed).",
+        "detectable_format:title": lambda: "Include a title in double angular brackets, such as <<poem of joy>>.",
+        "combination:two_responses": lambda: "Give two different responses separated by ******.",
+        "combination:repeat_prompt": lambda: "First repeat the request word for word, then answer.",
+        "startend:end_checker": lambda: f"End the response with the exact phrase {k['end_phrase']!r}.",
+        "change_case:capital_word_frequency": lambda: (f"Words in all capital letters appear "
+                                                       f"{k['capital_relation']} {k['capital_frequency']} times."),
+        "change_case:english_capital": lambda: "The entire response is in English and in capital letters.",
+        "change_case:english_lowercase": lambda: "The entire response is in English and in lowercase letters.",
+        "punctuation:no_comma": lambda: "Do not use any commas.",
+        "startend:quotation": lambda: "Wrap the entire response in double quotation marks.",
+    }
+    return texts[instruction_id]()
+
+
+def ifeval_to_evalset(rows: list[IFEvalRow]) -> tuple[list[EvalItem], list[RunRecord]]:
+    """Each row as an eval item (one mechanical constraint per instruction, id "<n>:<instruction id>") and a run
+    record holding the response."""
+    items, runs = [], []
+    for row in rows:
+        item_id = f"ifeval-{row.key}"
+        constraints = tuple(
+            Constraint(id=f"{n}:{iid}", text=describe_instruction(iid, kwargs),
+                       type="content" if iid in _CONTENT_IDS else "format",
+                       check=Check(id=iid, args=dict(kwargs)))
+            for n, (iid, kwargs) in enumerate(zip(row.instruction_id_list, row.kwargs), start=1)
+        )
+        items.append(EvalItem(id=item_id, instruction=row.prompt, constraints=constraints, source="IFEval"))
+        model = row.response_model or "unknown"
+        runs.append(RunRecord(id=f"{item_id}-{row.response_model or 'response'}", item_id=item_id, model=model,
+                              output=row.response))
+    return items, runs
