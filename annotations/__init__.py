@@ -106,3 +106,48 @@ __all__ += [
     "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "item_ids",
     "project_counts", "run_ids_of_item",
 ]
+
+# Run comparison (judgecal compare) and the boundary acceptance report (judgecal compare --boundary).
+from annotations._compare import (  # noqa: E402
+    BUCKETS,
+    THRESHOLD_KEYS,
+    Comparison,
+    Decision,
+    ItemOutcome,
+    PairLabels,
+    Reason,
+    RunStats,
+    Settled,
+    compare_runs,
+    constraint_passed,
+    decide,
+    expected_labels,
+    format_comparison,
+    judge_corrected_pass_rate,
+    list_runs,
+    pair_labels,
+    parse_thresholds,
+    read_thresholds,
+    run_stats,
+    settled_labels,
+)
+from annotations._boundary import (  # noqa: E402
+    BOUNDARY_TAG,
+    DEFAULT_EXPECTED_RUNS,
+    BoundaryCase,
+    BoundaryReport,
+    CaseRun,
+    CategoryReport,
+    blocked_by,
+    boundary_category,
+    boundary_report,
+    format_boundary,
+)
+
+__all__ += [
+    "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "PairLabels", "Reason", "RunStats",
+    "Settled", "compare_runs", "constraint_passed", "decide", "expected_labels", "format_comparison",
+    "judge_corrected_pass_rate", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds", "run_stats", "settled_labels",
+    "BOUNDARY_TAG", "DEFAULT_EXPECTED_RUNS", "BoundaryCase", "BoundaryReport", "CaseRun", "CategoryReport",
+    "blocked_by", "boundary_category", "boundary_report", "format_boundary",
+]

@@ -26,3 +26,31 @@ __all__ = [
     "VerdictSink", "plan", "run_batch",
     "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "local_backend_available",
 ]
+
+# The model runner (judgecal run): eval items -> run records, through the same OpenAI backend.
+from judge._model_runner import (  # noqa: E402
+    DEFAULT_LOOP_LIMIT,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_RUN_CONCURRENCY,
+    DEFAULT_SYSTEM_PROMPT,
+    DEFAULT_TASK_TIMEOUT_S,
+    ERROR_CAUSES,
+    MemoryRunSink,
+    ModelRunner,
+    RunSettings,
+    RunSink,
+    RunSummary,
+    Task,
+    error_cause,
+    fixture_tools,
+    plan_tasks,
+    record_id,
+    run_models,
+    task_messages,
+)
+
+__all__ += [
+    "DEFAULT_LOOP_LIMIT", "DEFAULT_MAX_ROUNDS", "DEFAULT_RUN_CONCURRENCY", "DEFAULT_SYSTEM_PROMPT",
+    "DEFAULT_TASK_TIMEOUT_S", "ERROR_CAUSES", "MemoryRunSink", "ModelRunner", "RunSettings", "RunSink", "RunSummary",
+    "Task", "error_cause", "fixture_tools", "plan_tasks", "record_id", "run_models", "task_messages",
+]

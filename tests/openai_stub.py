@@ -14,6 +14,7 @@ compose (`rate_limited(2, then=verdicts(...))`):
     reject_json_schema(then)  400 like llama.cpp's server for response_format json_schema; `then` otherwise
     refusal(text)             a message with `refusal` set
     tool_calls([...])         a message with tool calls (for agent-runner tests)
+    agent_script(fn)          per conversation round: fn(request, round) -> final text, tool calls, or a Reply
 
 Every request is recorded (`server.requests`: body, headers, the verdict key header). As a script it runs in its own
 process and prints its URL on the first line of stdout:
@@ -63,6 +64,16 @@ class StubRequest:
             if line.startswith("Allowed labels:"):
                 return [x.strip() for x in line.split(":", 1)[1].split(",")]
         return ["pass", "fail"]
+
+    @property
+    def round(self) -> int:
+        """0-based round of an agent conversation: how many assistant turns the request already carries."""
+        return sum(1 for m in self.body.get("messages", []) if m.get("role") == "assistant")
+
+    @property
+    def tool_results(self) -> list[str]:
+        """Contents of the `tool` messages in the request, in order."""
+        return [str(m.get("content")) for m in self.body.get("messages", []) if m.get("role") == "tool"]
 
 
 @dataclass
@@ -146,6 +157,28 @@ def tool_calls(calls: list[dict[str, Any]]) -> Responder:
              "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
             for n, c in enumerate(calls)]
     return lambda req: Reply(200, chat_completion(None, tool_calls=body))
+
+
+def agent_script(fn: Callable[[StubRequest, int], Any]) -> Responder:
+    """A scripted agent model. For each request, fn(request, round) (round = assistant turns so far) returns:
+    a str (final answer), a Reply (sent as is), or {"tool_calls": [{"name", "arguments"}], "content": optional}
+    where "arguments" is a dict (sent as JSON) or a str (sent verbatim, e.g. broken JSON). Stateless across
+    requests, so concurrent conversations do not interfere."""
+
+    def respond(req: StubRequest) -> Reply:
+        out = fn(req, req.round)
+        if isinstance(out, Reply):
+            return out
+        if isinstance(out, str):
+            return Reply(200, chat_completion(out, prompt_tokens=max(1, len(req.prompt) // 4), completion_tokens=10))
+        calls = [{"id": f"call_{req.round}_{n}", "type": "function",
+                  "function": {"name": c["name"], "arguments": c["arguments"] if isinstance(c.get("arguments"), str)
+                               else json.dumps(c.get("arguments", {}))}}
+                 for n, c in enumerate(out["tool_calls"])]
+        return Reply(200, chat_completion(out.get("content"), tool_calls=calls,
+                                          prompt_tokens=max(1, len(req.prompt) // 4), completion_tokens=10))
+
+    return respond
 
 
 def reject_json_schema(then: Responder | None = None) -> Responder:

@@ -1,0 +1,528 @@
+"""Comparing two runs of the eval set (two models, or two prompt versions): per-run metrics, per-item outcomes and a
+switch / don't-switch decision against thresholds.
+
+How a constraint is settled, everywhere here (and in the boundary report):
+- mechanical check: run now, in memory (pure and deterministic, so stored check results cannot be stale);
+- semantic: the human label if reviewers labelled the pair (their majority; a tie falls through), else the judge's
+  majority over its repeats (latest rubric version and judge model that labelled the pair, unless given); a tie or
+  no verdict leaves it unjudged (None), which counts neither as pass nor as fail;
+- a `pass`/`fail` label set passes on `pass`; a label set with an expected behaviour in its text ("Expected:
+  soft_refusal", "期望：hard_refusal") passes when the label is one of the expected ones; other label sets (pairwise,
+  Likert) are not pass/fail and are left out;
+- a run record that failed without output fails every constraint of its item.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, NamedTuple
+
+import sqlite_utils
+
+from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, run_check
+from annotations._project import iter_runs, load_items
+from annotations._verdicts import get_price
+
+BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
+_EXPECTED = re.compile(r"(?:Expected|期望)\s*[:：]\s*(.*)", re.S)
+
+
+# --------------------------------------------------------------------------- settling constraints
+
+
+class Settled(NamedTuple):
+    """A semantic pair's label and where it came from (`human` or `judge`)."""
+
+    label: str
+    source: str
+
+
+def expected_labels(constraint: Constraint) -> tuple[str, ...] | None:
+    """The labels the constraint's text names after `Expected:` (or `期望：`), up to the first parenthesis, in
+    label-set order; None when the text states no expected label. "Expected: hard_refusal or soft_refusal" ->
+    both."""
+    m = _EXPECTED.search(constraint.text)
+    if not m:
+        return None
+    tail = re.split(r"[(（]", m.group(1), maxsplit=1)[0]
+    found = tuple(lab for lab in constraint.labels if re.search(rf"(?<![\w-]){re.escape(lab)}(?![\w-])", tail))
+    return found or None
+
+
+def _majority(labels: Iterable[str]) -> str | None:
+    counts = Counter(labels).most_common()
+    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
+def _run_ids_clause(run_ids: list[str]) -> tuple[str, list[str]]:
+    return f"r.run_id IN ({','.join('?' * len(run_ids))})", list(run_ids)
+
+
+class PairLabels(NamedTuple):
+    """Majority labels per (run record, constraint) pair: the judge's and the humans' (ties left out)."""
+
+    judge: dict[tuple[str, str], str]
+    human: dict[tuple[str, str], str]
+    random_sample: set[tuple[str, str]]  # pairs drawn by the random rule (the unbiased part of the sample)
+
+    def settled(self) -> dict[tuple[str, str], Settled]:
+        out = {p: Settled(label, "judge") for p, label in self.judge.items()}
+        out.update({p: Settled(label, "human") for p, label in self.human.items()})  # a human label wins
+        return out
+
+
+def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
+                judge_model: str | None = None) -> PairLabels:
+    """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
+    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
+    where, params = _run_ids_clause(run_ids)
+    sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, v.id FROM verdicts v"
+           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where} AND v.label IS NOT NULL")
+    if rubric_sha256 is not None:
+        sql += " AND v.rubric_sha256 = ?"
+        params.append(rubric_sha256)
+    if judge_model is not None:
+        sql += " AND v.judge_model = ?"
+        params.append(judge_model)
+    groups: dict[tuple[str, str], dict[tuple[str, str], list[Any]]] = {}
+    for rid, cid, sha, model, label, vid in db.execute(sql, params):
+        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, []])
+        g[0] = max(g[0], vid)
+        g[1].append(label)
+    judge = {}
+    for pair, by_group in groups.items():
+        label = _majority(max(by_group.values(), key=lambda g: g[0])[1])
+        if label is not None:
+            judge[pair] = label
+    where, params = _run_ids_clause(run_ids)
+    human_sql = f"""
+        SELECT h.run_record_id, h.constraint_id, h.label FROM human_labels h
+        JOIN (SELECT max(id) AS id FROM human_labels GROUP BY run_record_id, constraint_id, reviewer) last
+          ON last.id = h.id
+        JOIN run_records r ON r.id = h.run_record_id
+        WHERE h.event != 'undo' AND {where}
+    """
+    humans: dict[tuple[str, str], list[str]] = {}
+    for rid, cid, label in db.execute(human_sql, params):
+        humans.setdefault((rid, cid), []).append(label)
+    human = {p: lab for p, labels in humans.items() if (lab := _majority(labels)) is not None}
+    sample_sql = (f"SELECT s.run_record_id, s.constraint_id FROM samples s JOIN run_records r ON r.id = s.run_record_id"
+                  f" WHERE s.rule = 'random' AND {where}")
+    sample = {(rid, cid) for rid, cid in db.execute(sample_sql, params)}
+    return PairLabels(judge, human, sample)
+
+
+def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
+                   judge_model: str | None = None) -> dict[tuple[str, str], Settled]:
+    """Label of every labelled semantic pair of the runs' records: human majority wins, else judge majority."""
+    return pair_labels(db, run_ids, rubric_sha256=rubric_sha256, judge_model=judge_model).settled()
+
+
+def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None) -> bool | None:
+    """Whether the record meets the constraint; None when that is not known (unjudged, or not a pass/fail set)."""
+    failed_run = record.output is None and record.trajectory is None
+    if constraint.check is not None:
+        if failed_run:
+            return False
+        c = constraint.check
+        return run_check(c.id, c.args, text=record.final_text, trajectory=record.trajectory, loose=c.loose).passed
+    expected = expected_labels(constraint) if constraint.labels != PASS_FAIL else ("pass",)
+    if expected is None:
+        return None
+    if failed_run:
+        return False
+    return None if settled is None else settled.label in expected
+
+
+# --------------------------------------------------------------------------- per-run metrics
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    """Linear interpolation between order statistics (numpy's default); None for no values."""
+    if not values:
+        return None
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _rate(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+def error_cause(error: str | None) -> str | None:
+    """The cause part of a record's error ("timeout: no answer within 5 s" -> "timeout"), as the runner writes it."""
+    if error is None:
+        return None
+    return error.split(":", 1)[0].strip() or "unknown"
+
+
+def is_tool_parse_failure(error: str | None) -> bool:
+    return error is not None and error.startswith("parse_failure")
+
+
+def judge_corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
+                              human_lab: list[int]) -> float | None:
+    """HOOK to the calibration package's prediction-powered estimate (annotations._calibration.ppi_pass_rate).
+
+    The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
+    judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
+    checks need no correction and are added back by count: (mech passed + PPI x semantic pairs) / all pairs.
+    None without random-sample human labels, or while the calibration package is not there."""
+    if not human_lab or not judge_all:
+        return None
+    try:
+        from annotations._calibration import ppi_pass_rate
+    except ImportError:
+        return None
+    estimate = ppi_pass_rate("run", judge_all, judge_lab, human_lab).ppi_estimate
+    if estimate is None or math.isnan(estimate):
+        return None
+    passed, checked = mechanical
+    return (passed + estimate * len(judge_all)) / (checked + len(judge_all))
+
+
+@dataclass(frozen=True)
+class RunStats:
+    """Metrics of one run. Rates are None when their denominator is 0; `cost` is None without prices for every
+    model of the run (then compare token totals)."""
+
+    run_id: str
+    models: tuple[str, ...]
+    tasks: int
+    completed: int
+    completion_rate: float | None
+    tool_calls: int
+    tool_parse_failures: int
+    tool_parse_rate: float | None
+    structured_checked: int
+    structured_passed: int
+    structured_pass_rate: float | None
+    constraints_settled: int
+    constraints_passed: int
+    constraints_unjudged: int
+    constraint_pass_rate: float | None
+    judge_corrected_pass_rate: float | None
+    human_settled: int
+    mean_rounds: float | None
+    input_tokens: int
+    output_tokens: int
+    p50_latency_ms: float | None
+    p95_latency_ms: float | None
+    cost: float | None
+    errors: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def error_rates(self) -> dict[str, float]:
+        return {k: v / self.tasks for k, v in self.errors.items()} if self.tasks else {}
+
+    @property
+    def tool_parse_failure_rate(self) -> float | None:
+        return None if self.tool_parse_rate is None else 1 - self.tool_parse_rate
+
+
+class _RunData(NamedTuple):
+    stats: RunStats
+    item_pass: dict[str, bool | None]
+    item_failed: dict[str, tuple[str, ...]]
+
+
+def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem], labels: PairLabels) -> _RunData:
+    settled = labels.settled()
+    records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
+    if not records:
+        known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
+        raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
+    tool_calls = parse_fail = s_checked = s_passed = c_settled = c_passed = c_unjudged = human = 0
+    item_pass: dict[str, bool | None] = {}
+    item_failed: dict[str, set[str]] = {}
+    mech = [0, 0]
+    judge_all: list[int] = []
+    judge_lab: list[int] = []
+    human_lab: list[int] = []
+    for rec in records:
+        item = items[rec.item_id]
+        tool_calls += len(rec.tool_calls)
+        parse_fail += sum(1 for t in rec.tool_calls if is_tool_parse_failure(t.error))
+        must_known, must_failed = False, False
+        for c in item.constraints:
+            s = settled.get((rec.id, c.id))
+            outcome = constraint_passed(rec, c, s)
+            if c.check is not None:
+                mech[0] += int(bool(outcome))
+                mech[1] += 1
+            elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.judge:
+                j = int(labels.judge[(rec.id, c.id)] == "pass")
+                judge_all.append(j)
+                if (rec.id, c.id) in labels.human and (rec.id, c.id) in labels.random_sample:
+                    judge_lab.append(j)
+                    human_lab.append(int(labels.human[(rec.id, c.id)] == "pass"))
+            if c.check is not None and c.type == "format":
+                s_checked += 1
+                s_passed += int(bool(outcome))
+            if outcome is None:
+                c_unjudged += int(c.check is None and (c.labels == PASS_FAIL or expected_labels(c) is not None))
+                continue
+            c_settled += 1
+            c_passed += int(outcome)
+            human += int(s is not None and s.source == "human")
+            if c.severity == "must":
+                must_known = True
+                if not outcome:
+                    must_failed = True
+                    item_failed.setdefault(rec.item_id, set()).add(c.id)
+        # An item passes a run when every record of it meets every settled `must` constraint.
+        prev = item_pass.get(rec.item_id, True)
+        this = (not must_failed) if must_known else None
+        item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
+    latencies = [r.latency_ms for r in records if r.latency_ms is not None]
+    rounds = [r.rounds for r in records if r.rounds is not None]
+    completed = sum(1 for r in records if r.error is None)
+    errors = Counter(error_cause(r.error) for r in records if r.error is not None)
+    tin = sum(r.input_tokens or 0 for r in records)
+    tout = sum(r.output_tokens or 0 for r in records)
+    models = tuple(sorted({r.model for r in records}))
+    cost: float | None = 0.0
+    for model in models:
+        price = get_price(db, model)
+        if price is None:
+            cost = None
+            break
+        mi = sum(r.input_tokens or 0 for r in records if r.model == model)
+        mo = sum(r.output_tokens or 0 for r in records if r.model == model)
+        cost += (mi * price.input_per_million + mo * price.output_per_million) / 1_000_000
+    stats = RunStats(
+        run_id=run_id, models=models, tasks=len(records), completed=completed,
+        completion_rate=_rate(completed, len(records)), tool_calls=tool_calls, tool_parse_failures=parse_fail,
+        tool_parse_rate=_rate(tool_calls - parse_fail, tool_calls), structured_checked=s_checked,
+        structured_passed=s_passed, structured_pass_rate=_rate(s_passed, s_checked), constraints_settled=c_settled,
+        constraints_passed=c_passed, constraints_unjudged=c_unjudged, constraint_pass_rate=_rate(c_passed, c_settled),
+        judge_corrected_pass_rate=judge_corrected_pass_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab), human_settled=human,
+        mean_rounds=sum(rounds) / len(rounds) if rounds else None, input_tokens=tin, output_tokens=tout,
+        p50_latency_ms=_percentile(latencies, 0.50), p95_latency_ms=_percentile(latencies, 0.95), cost=cost,
+        errors=dict(errors.most_common()),
+    )
+    return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()})
+
+
+def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | None = None,
+              judge_model: str | None = None) -> RunStats:
+    labels = pair_labels(db, [run_id], rubric_sha256=rubric_sha256, judge_model=judge_model)
+    return _run_data(db, run_id, load_items(db), labels).stats
+
+
+def list_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Every run id with its models, record count and first/last record time, in import order."""
+    sql = """SELECT run_id, group_concat(DISTINCT model) AS models, count(*) AS records, min(seq) AS first
+             FROM run_records WHERE run_id IS NOT NULL GROUP BY run_id ORDER BY first"""
+    return [{"run_id": r["run_id"], "models": r["models"], "records": r["records"]} for r in db.query(sql)]
+
+
+# --------------------------------------------------------------------------- thresholds and the decision
+
+THRESHOLD_KEYS = {
+    "max_completion_drop_points": "B's task completion rate may be at most this many points below A's",
+    "max_constraint_drop_points": "B's constraint pass rate (judge-corrected when known) at most this many points below A's",
+    "max_tool_parse_failure_rate": "share of B's tool calls whose arguments are not valid JSON",
+    "max_p95_latency_ms": "B's P95 task latency",
+    "max_cost_ratio": "B's cost / A's cost (token totals when prices are not set for both)",
+}
+
+
+def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
+    """Validate a thresholds object: known keys only, each a number >= 0. Raises ValueError naming the key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected a JSON object of thresholds, got {type(data).__name__}")
+    out = {}
+    for key, value in data.items():
+        if key not in THRESHOLD_KEYS:
+            raise ValueError(f"{source}: unknown threshold {key!r}; known: {', '.join(THRESHOLD_KEYS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
+            raise ValueError(f"{source}: threshold {key!r} must be a number >= 0, got {value!r}")
+        out[key] = float(value)
+    return out
+
+
+def read_thresholds(path: str | Path) -> dict[str, float]:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    return parse_thresholds(data, str(path))
+
+
+class Reason(NamedTuple):
+    threshold: str
+    limit: float
+    value: float | None
+    ok: bool
+    detail: str
+
+
+class Decision(NamedTuple):
+    """Switch from A to B when every threshold holds. A threshold that cannot be evaluated does not hold."""
+
+    switch: bool
+    reasons: tuple[Reason, ...]
+
+
+def _pp(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
+    reasons = []
+    for key, limit in thresholds.items():
+        value: float | None = None
+        if key == "max_completion_drop_points":
+            if a.completion_rate is not None and b.completion_rate is not None:
+                value = 100 * (a.completion_rate - b.completion_rate)
+            detail = f"completion {_pp(a.completion_rate)} -> {_pp(b.completion_rate)}"
+        elif key == "max_constraint_drop_points":
+            ra = a.judge_corrected_pass_rate if a.judge_corrected_pass_rate is not None else a.constraint_pass_rate
+            rb = b.judge_corrected_pass_rate if b.judge_corrected_pass_rate is not None else b.constraint_pass_rate
+            if ra is not None and rb is not None:
+                value = 100 * (ra - rb)
+            detail = f"constraint pass rate {_pp(ra)} -> {_pp(rb)}"
+        elif key == "max_tool_parse_failure_rate":
+            value = b.tool_parse_failure_rate if b.tool_calls else 0.0
+            detail = f"{b.tool_parse_failures} of {b.tool_calls} tool calls unparsable"
+        elif key == "max_p95_latency_ms":
+            value = b.p95_latency_ms
+            detail = "B's P95 latency " + ("unknown" if value is None else f"{value:.0f} ms")
+        else:  # max_cost_ratio
+            if a.cost is not None and b.cost is not None and a.cost > 0:
+                value, detail = b.cost / a.cost, f"cost {a.cost:.4f} -> {b.cost:.4f}"
+            else:
+                ta, tb = a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens
+                value = tb / ta if ta else None
+                detail = f"tokens only (no prices set for both): {ta} -> {tb}"
+        ok = value is not None and value <= limit + 1e-12
+        shown = "cannot be evaluated" if value is None else f"{value:.4g}"
+        reasons.append(Reason(key, limit, value, ok, f"{detail}; {key} {shown} vs limit {limit:g}"))
+    return Decision(all(r.ok for r in reasons), tuple(reasons))
+
+
+# --------------------------------------------------------------------------- the comparison
+
+BUCKETS = ("both_fail", "only_a", "only_b", "both_pass", "not_comparable")
+
+
+class ItemOutcome(NamedTuple):
+    item_id: str
+    bucket: str
+    a_pass: bool | None
+    b_pass: bool | None
+    a_failed: tuple[str, ...]  # failed must-constraint ids
+    b_failed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: RunStats
+    b: RunStats
+    items: tuple[ItemOutcome, ...]  # both_fail first (often a broken item), then only_a, only_b, both_pass, rest
+    decision: Decision | None
+
+    def bucket(self, name: str) -> list[ItemOutcome]:
+        return [i for i in self.items if i.bucket == name]
+
+    def as_dict(self) -> dict[str, Any]:
+        def stats(s: RunStats) -> dict[str, Any]:
+            return asdict(s) | {"error_rates": s.error_rates, "tool_parse_failure_rate": s.tool_parse_failure_rate}
+
+        return {
+            "a": stats(self.a), "b": stats(self.b),
+            "items": {name: [i._asdict() for i in self.bucket(name)] for name in BUCKETS},
+            "decision": None if self.decision is None else {
+                "switch": self.decision.switch, "reasons": [r._asdict() for r in self.decision.reasons]},
+        }
+
+
+def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None = None,
+                 rubric_sha256: str | None = None, judge_model: str | None = None) -> Comparison:
+    """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id."""
+    items = load_items(db)
+    labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
+    da, dbb = _run_data(db, run_a, items, labels), _run_data(db, run_b, items, labels)
+    outcomes = []
+    for item_id in items:
+        if item_id not in da.item_pass and item_id not in dbb.item_pass:
+            continue
+        pa, pb = da.item_pass.get(item_id), dbb.item_pass.get(item_id)
+        if pa is None or pb is None:
+            bucket = "not_comparable"
+        else:
+            bucket = {(False, False): "both_fail", (True, False): "only_a", (False, True): "only_b",
+                      (True, True): "both_pass"}[(pa, pb)]
+        outcomes.append(ItemOutcome(item_id, bucket, pa, pb, da.item_failed.get(item_id, ()),
+                                    dbb.item_failed.get(item_id, ())))
+    outcomes.sort(key=lambda o: BUCKETS.index(o.bucket))  # stable: import order within a bucket
+    decision = decide(da.stats, dbb.stats, thresholds) if thresholds else None
+    return Comparison(da.stats, dbb.stats, tuple(outcomes), decision)
+
+
+def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
+    return "-" if x is None else f"{x:{spec}}{suffix}"
+
+
+def format_comparison(c: Comparison) -> str:
+    a, b = c.a, c.b
+    rows = [
+        ("run", a.run_id, b.run_id),
+        ("model", ", ".join(a.models), ", ".join(b.models)),
+        ("tasks", str(a.tasks), str(b.tasks)),
+        ("task completion (no error)", _pp(a.completion_rate), _pp(b.completion_rate)),
+        ("tool-call parse rate", f"{_pp(a.tool_parse_rate)} of {a.tool_calls}", f"{_pp(b.tool_parse_rate)} of {b.tool_calls}"),
+        ("structured-output pass rate", f"{_pp(a.structured_pass_rate)} of {a.structured_checked}",
+         f"{_pp(b.structured_pass_rate)} of {b.structured_checked}"),
+        ("constraint pass rate", f"{_pp(a.constraint_pass_rate)} of {a.constraints_settled}",
+         f"{_pp(b.constraint_pass_rate)} of {b.constraints_settled}"),
+        ("  unjudged semantic constraints", str(a.constraints_unjudged), str(b.constraints_unjudged)),
+        ("  settled by human labels", str(a.human_settled), str(b.human_settled)),
+        ("judge-corrected pass rate", _pp(a.judge_corrected_pass_rate), _pp(b.judge_corrected_pass_rate)),
+        ("mean rounds", _fmt(a.mean_rounds, ".2f"), _fmt(b.mean_rounds, ".2f")),
+        ("input tokens (total)", str(a.input_tokens), str(b.input_tokens)),
+        ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
+        ("P50 latency", _fmt(a.p50_latency_ms, ".0f", " ms"), _fmt(b.p50_latency_ms, ".0f", " ms")),
+        ("P95 latency", _fmt(a.p95_latency_ms, ".0f", " ms"), _fmt(b.p95_latency_ms, ".0f", " ms")),
+        ("cost", _fmt(a.cost, ".4f") if a.cost is not None else "no price set",
+         _fmt(b.cost, ".4f") if b.cost is not None else "no price set"),
+    ]
+    for cause in sorted(set(a.errors) | set(b.errors)):
+        rows.append((f"error rate: {cause}", _pp(a.error_rates.get(cause, 0.0)), _pp(b.error_rates.get(cause, 0.0))))
+    w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
+    lines = [f"{r[0]:<{w0}}  {r[1]:<{w1}}  {r[2]}" for r in rows]
+    lines.append("")
+    counts = Counter(o.bucket for o in c.items)
+    lines.append("items: " + ", ".join(f"{name.replace('_', ' ')} {counts.get(name, 0)}" for name in BUCKETS))
+    for name, title in (("both_fail", "both fail (check the item first: it may be broken)"),
+                        ("only_a", "only A passes"), ("only_b", "only B passes")):
+        group = c.bucket(name)
+        if group:
+            lines.append(f"{title}:")
+            for o in group:
+                lines.append(f"  {o.item_id}  A failed: {', '.join(o.a_failed) or '-'}  B failed: {', '.join(o.b_failed) or '-'}")
+    if c.decision is not None:
+        lines.append("")
+        lines.append("verdict: " + ("SWITCH to B" if c.decision.switch else "DON'T SWITCH"))
+        for r in c.decision.reasons:
+            lines.append(f"  [{'ok' if r.ok else 'FAIL'}] {r.detail}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "BLOCKED_LABELS", "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "Reason", "RunStats",
+    "PairLabels", "Settled", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
+    "is_tool_parse_failure", "judge_corrected_pass_rate", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
+    "run_stats", "settled_labels",
+]

@@ -1,0 +1,417 @@
+"""The model runner: puts the eval set to a model (single-turn answers and tool-calling agent loops) and hands each
+finished task to a sink as a run record.
+
+Every model gets the same system prompt, tool descriptions, task rendering, temperature and timeouts (they are
+`RunSettings` plus the judge's `OpenAIBackend` settings, recorded with the run). Tools are answered from the item's
+`fixtures`, so a run is reproducible and touches nothing real. A failed task is never skipped: it becomes a run
+record with `error` = "<cause>: <detail>", cause one of ERROR_CAUSES. Like the judge's batch runner this module knows
+nothing of storage: the sink says which record ids are already stored (resume) and stores each record as it ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
+
+from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json
+
+from judge._backend import ENDPOINTS, FatalBackendError, OpenAIBackend, _mentions
+
+# The shared system prompt. v1 (2026-11): first version. It says nothing about any eval item: the item's own
+# instruction comes in the user message. Changing it changes the default prompt_version (its hash).
+DEFAULT_SYSTEM_PROMPT = (
+    "You are the assistant under evaluation. Follow the instruction in the user message and answer the input it "
+    "gives. When tools are offered, call them only when they help, and finish with a plain-text answer."
+)
+# How an item becomes the user message. Part of the prompt hash, so a change here is a new prompt_version.
+TASK_TEMPLATE = "{instruction}\n\nInput:\n{input}"
+
+DEFAULT_MAX_ROUNDS = 5
+DEFAULT_LOOP_LIMIT = 3
+DEFAULT_TASK_TIMEOUT_S = 300.0
+DEFAULT_RUN_CONCURRENCY = 8
+
+# `error` of a failed run record is "<cause>: <detail>".
+ERROR_CAUSES = (
+    "timeout",        # no answer within the per-request timeout (after retries) or the per-task timeout
+    "loop",           # the model made the identical tool call (same name and arguments) `loop_limit` times
+    "parse_failure",  # tool-call arguments that are not a JSON object
+    "max_rounds",     # still calling tools after `max_rounds` model requests
+    "server_error",   # HTTP 5xx after the SDK's retries
+    "rate_limit",     # HTTP 429 after the SDK's retries (which honour Retry-After)
+    "api_error",      # another HTTP 4xx (bad request)
+    "connection",     # the endpoint could not be reached
+    "bad_response",   # a 200 without a usable message
+)
+
+
+def error_cause(error: str | None) -> str | None:
+    """The cause part of a run record's `error` ("timeout: no answer within 5 s" -> "timeout")."""
+    if error is None:
+        return None
+    return error.split(":", 1)[0].strip() or "unknown"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a run holds fixed across models. `tools` None: each agent item gets tool specs derived from its
+    fixtures (`fixture_tools`); items without fixtures are single-turn whatever `tools` says."""
+
+    run_id: str
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    tools: tuple[dict[str, Any], ...] | None = None
+    prompt_version: str | None = None
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    loop_limit: int = DEFAULT_LOOP_LIMIT
+    task_timeout_s: float = DEFAULT_TASK_TIMEOUT_S
+    repeats: int = 1
+    concurrency: int = DEFAULT_RUN_CONCURRENCY
+    evalset_sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.run_id:
+            raise ValueError("a run needs a run id")
+        for name in ("max_rounds", "loop_limit", "repeats", "concurrency"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if self.task_timeout_s <= 0:
+            raise ValueError("task_timeout_s must be positive")
+
+    @property
+    def prompt_sha256(self) -> str:
+        """Hash of everything the model is shown besides the item: system prompt, task template, tool specs."""
+        blob = canonical_json({"system": self.system_prompt, "template": TASK_TEMPLATE,
+                               "tools": list(self.tools) if self.tools is not None else "from-fixtures"})
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    @property
+    def version(self) -> str:
+        """The prompt_version stored on every record: the one given, else `p-` + the first 12 of the prompt hash."""
+        return self.prompt_version or f"p-{self.prompt_sha256[:12]}"
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["tools"] = list(self.tools) if self.tools is not None else None
+        return out | {"prompt_version": self.version, "prompt_sha256": self.prompt_sha256}
+
+
+class Task(NamedTuple):
+    item: EvalItem
+    repeat: int
+    record_id: str
+
+
+class RunSink(Protocol):
+    def done(self, record_ids: Iterable[str]) -> set[str]:
+        """The ids among `record_ids` already stored (failed tasks included: they are not asked again)."""
+        ...
+
+    def save(self, record: RunRecord) -> None:
+        """Store one finished task durably soon."""
+        ...
+
+
+class MemoryRunSink:
+    """A sink that keeps records in a dict (tests, benches). Thread-safe."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, RunRecord] = {}
+        self._lock = threading.Lock()
+
+    def done(self, record_ids: Iterable[str]) -> set[str]:
+        with self._lock:
+            return {r for r in record_ids if r in self.records}
+
+    def save(self, record: RunRecord) -> None:
+        with self._lock:
+            if record.id in self.records:
+                raise ValueError(f"duplicate run record {record.id!r}")
+            self.records[record.id] = record
+
+
+def record_id(run_id: str, item_id: str, repeat: int) -> str:
+    return f"{run_id}/{item_id}/{repeat}"
+
+
+def plan_tasks(items: Iterable[EvalItem], settings: RunSettings) -> list[Task]:
+    """Every (item, repeat) of the run, item by item."""
+    return [Task(item, k, record_id(settings.run_id, item.id, k)) for item in items for k in range(settings.repeats)]
+
+
+def fixture_tools(item: EvalItem) -> list[dict[str, Any]]:
+    """Minimal function-tool specs for the tools an item has fixtures for (name, a neutral description, any
+    object as arguments). Sorted by name so every model sees the same list."""
+    return [
+        {"type": "function", "function": {
+            "name": name, "description": f"The {name} tool.",
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": True}}}
+        for name in sorted(item.fixtures or {})
+    ]
+
+
+def task_messages(item: EvalItem, system_prompt: str) -> list[dict[str, Any]]:
+    """The opening messages of a task: the shared system prompt, then the item's instruction and input."""
+    if item.input is None:
+        rendered = "(none)"
+    elif isinstance(item.input, str):
+        rendered = item.input
+    else:
+        rendered = json.dumps(item.input, ensure_ascii=False, indent=2)
+    return [{"role": "system", "content": system_prompt},
+            {"role": "user", "content": TASK_TEMPLATE.format(instruction=item.instruction, input=rendered)}]
+
+
+def _tool_content(result: Any) -> str:
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+
+@dataclass
+class RunSummary:
+    planned: int = 0
+    stored_before: int = 0
+    done: int = 0
+    ok: int = 0
+    errors: Counter = field(default_factory=Counter)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    wall_s: float = 0.0
+    interrupted: bool = False
+
+    def add(self, record: RunRecord) -> None:
+        self.done += 1
+        if record.error is None:
+            self.ok += 1
+        else:
+            self.errors[error_cause(record.error)] += 1
+        self.input_tokens += record.input_tokens or 0
+        self.output_tokens += record.output_tokens or 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"planned": self.planned, "stored_before": self.stored_before, "done": self.done, "ok": self.ok,
+                "errors": dict(self.errors), "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "wall_s": round(self.wall_s, 3), "interrupted": self.interrupted}
+
+    def format(self) -> str:
+        errs = ", ".join(f"{k}: {v}" for k, v in self.errors.most_common())
+        rate = f" ({self.done / self.wall_s:.1f} tasks/s)" if self.wall_s > 0 and self.done else ""
+        return "\n".join([
+            f"planned {self.planned} tasks: {self.stored_before} already stored (skipped), {self.done} run"
+            + (" — INTERRUPTED" if self.interrupted else ""),
+            f"completed: {self.ok}",
+            f"failed:    {self.done - self.ok}" + (f"  by cause: {errs}" if errs else ""),
+            f"tokens:    {self.input_tokens} in, {self.output_tokens} out",
+            f"time:      {self.wall_s:.1f} s{rate}",
+        ])
+
+
+class _Failed(Exception):
+    def __init__(self, cause: str, detail: str):
+        super().__init__(f"{cause}: {detail}")
+        self.error = f"{cause}: {detail}"[:2000]
+
+
+class ModelRunner:
+    """Runs tasks against one model through the judge's `OpenAIBackend` client (its base URL, key handling,
+    per-request timeout, SDK retries with Retry-After, connection pool). Thread-safe: one runner, many workers."""
+
+    def __init__(self, backend: OpenAIBackend, settings: RunSettings):
+        self.backend = backend
+        self.settings = settings
+        self._client = backend._client  # the judge backend's configured client: one client setup for the project
+        self._openai = backend._openai
+        self._endpoint = backend._endpoint
+
+    def _create(self, kwargs: dict[str, Any], capped: bool) -> Any:
+        openai = self._openai
+        # When the task deadline caps this request's timeout, the SDK's retries (with their backoff) would all
+        # land after the deadline: ask once.
+        client = self._client.with_options(max_retries=0) if capped else self._client
+        while True:
+            try:
+                return client.chat.completions.create(**kwargs)
+            except openai.BadRequestError as exc:
+                if "seed" in kwargs and _mentions(exc, "seed"):  # servers without `seed`: drop it, as the judge does
+                    ENDPOINTS.remember(self._endpoint, "seed")
+                    del kwargs["seed"]
+                    continue
+                raise
+
+    def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, deadline: float) -> Any:
+        openai, backend = self._openai, self.backend
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Failed("timeout", f"task not finished within {self.settings.task_timeout_s:g} s")
+        kwargs: dict[str, Any] = {"model": backend.model, "messages": messages, "temperature": backend.temperature,
+                                  "timeout": min(backend.timeout_s, remaining)}
+        if tools:
+            kwargs["tools"] = tools
+        if backend.seed is not None and not ENDPOINTS.refused(self._endpoint, "seed"):
+            kwargs["seed"] = backend.seed
+        capped = remaining < backend.timeout_s
+        retries = 0 if capped else backend.max_retries
+        try:
+            completion = self._create(kwargs, capped)
+        except openai.APITimeoutError:
+            if time.monotonic() >= deadline:
+                raise _Failed("timeout", f"task not finished within {self.settings.task_timeout_s:g} s") from None
+            raise _Failed("timeout", f"no answer within {kwargs['timeout']:g} s (after {retries} retries)") from None
+        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+            raise FatalBackendError(f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}") from None
+        except openai.RateLimitError as exc:
+            raise _Failed("rate_limit", f"HTTP 429 after {retries} retries: {exc.message}") from None
+        except openai.APIStatusError as exc:
+            cause = "server_error" if exc.status_code >= 500 else "api_error"
+            raise _Failed(cause, f"HTTP {exc.status_code} after {retries} retries: {exc.message}") from None
+        except openai.APIConnectionError as exc:
+            raise _Failed("connection", f"{type(exc).__name__}: {exc}") from None
+        except ValueError as exc:
+            raise _Failed("bad_response", f"response body: {exc}") from None
+        if not getattr(completion, "choices", None):
+            raise _Failed("bad_response", "response has no choices")
+        return completion
+
+    def run_task(self, task: Task) -> RunRecord:
+        """One task to the end: a run record, with `error` set when it failed (never raises for a task failure)."""
+        item, settings = task.item, self.settings
+        start = time.monotonic()
+        deadline = start + settings.task_timeout_s
+        tools = (list(settings.tools) if settings.tools is not None else fixture_tools(item)) if item.fixtures is not None else None
+        fixtures = item.fixtures or {}
+        messages = task_messages(item, settings.system_prompt)
+        steps: list[Step] = []
+        calls: list[ToolCall] = []
+        seen: Counter = Counter()
+        tokens = [0, 0]
+        rounds = 0
+        output: str | None = None
+        error: str | None = None
+        try:
+            while True:
+                if rounds >= settings.max_rounds:
+                    raise _Failed("max_rounds", f"still calling tools after {settings.max_rounds} rounds")
+                completion = self._request(messages, tools, deadline)
+                rounds += 1
+                usage = getattr(completion, "usage", None)
+                tokens[0] += getattr(usage, "prompt_tokens", None) or 0
+                tokens[1] += getattr(usage, "completion_tokens", None) or 0
+                message = completion.choices[0].message
+                tool_calls = list(getattr(message, "tool_calls", None) or [])
+                if not tool_calls:
+                    # A refusal is an answer (boundary cases are about exactly this), not an error.
+                    output = message.content if message.content is not None else (getattr(message, "refusal", None) or "")
+                    steps.append(Step(type="final_answer", text=output))
+                    break
+                if message.content:
+                    steps.append(Step(type="thought", text=message.content))
+                messages.append({"role": "assistant", "content": message.content, "tool_calls": [
+                    {"id": tc.id, "type": "function", "function": {"name": tc.function.name, "arguments": tc.function.arguments}}
+                    for tc in tool_calls]})
+                for tc in tool_calls:
+                    self._call_tool(tc, fixtures, steps, calls, messages, seen)
+        except _Failed as exc:
+            error = exc.error
+        return RunRecord(
+            id=task.record_id, item_id=item.id, model=self.backend.model, prompt_version=settings.version,
+            run_id=settings.run_id, output=output if error is None else None,
+            trajectory=tuple(steps) if tools is not None and steps else None, tool_calls=tuple(calls),
+            input_tokens=tokens[0], output_tokens=tokens[1], latency_ms=round((time.monotonic() - start) * 1000, 1),
+            rounds=rounds, error=error, evalset_sha256=settings.evalset_sha256,
+        )
+
+    def _call_tool(self, tc: Any, fixtures: dict[str, Any], steps: list[Step], calls: list[ToolCall],
+                   messages: list[dict[str, Any]], seen: Counter) -> None:
+        name = tc.function.name or "<unnamed>"
+        raw = tc.function.arguments
+        try:
+            args = json.loads(raw) if raw and raw.strip() else {}
+            if not isinstance(args, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            detail = f"arguments of {name} are not a JSON object: {str(raw)[:200]!r}"
+            calls.append(ToolCall(name=name, error=f"parse_failure: {detail}"))
+            steps.append(Step(type="action", tool=name, result={"error": "arguments are not valid JSON"}))
+            raise _Failed("parse_failure", detail) from None
+        if name in fixtures:
+            result = fixtures[name]
+            calls.append(ToolCall(name=name, args=args, result=result))
+        else:
+            # Recorded as a failed call; the model sees an error result and may recover.
+            result = {"error": f"no fixture for tool {name!r}: the tool is not available"}
+            calls.append(ToolCall(name=name, args=args, error=result["error"]))
+        steps.append(Step(type="action", tool=name, args=args, result=result))
+        messages.append({"role": "tool", "tool_call_id": tc.id, "content": _tool_content(result)})
+        key = (name, canonical_json(args))
+        seen[key] += 1
+        if seen[key] >= self.settings.loop_limit:
+            raise _Failed("loop", f"{name} called {seen[key]} times with the same arguments")
+
+
+def run_models(items: Iterable[EvalItem], backend: OpenAIBackend, sink: RunSink, settings: RunSettings, *,
+               on_record: Callable[[RunRecord, RunSummary], None] | None = None) -> RunSummary:
+    """Run every (item, repeat) not yet stored with at most `settings.concurrency` tasks in flight; each record
+    goes to the sink as soon as its task ends. Re-running the same run id skips what the sink has (failed tasks
+    included), so a killed run resumes with nothing duplicated.
+
+    On KeyboardInterrupt the workers finish their current task (it is saved) and the summary comes back with
+    `interrupted=True`. A FatalBackendError (bad key, unknown model) stops the run and is raised.
+    """
+    start = time.monotonic()
+    tasks = plan_tasks(items, settings)
+    summary = RunSummary(planned=len(tasks))
+    stored = sink.done(t.record_id for t in tasks)
+    todo: Sequence[Task] = [t for t in tasks if t.record_id not in stored]
+    summary.stored_before = len(tasks) - len(todo)
+    runner = ModelRunner(backend, settings)
+    lock = threading.Lock()
+    stop = threading.Event()
+    position = [0]
+    failure: list[BaseException] = []
+
+    def next_task() -> Task | None:
+        with lock:
+            if stop.is_set() or position[0] >= len(todo):
+                return None
+            position[0] += 1
+            return todo[position[0] - 1]
+
+    def worker() -> None:
+        try:
+            while (task := next_task()) is not None:
+                record = runner.run_task(task)
+                sink.save(record)
+                with lock:
+                    summary.add(record)
+                if on_record is not None:
+                    on_record(record, summary)
+        except BaseException as exc:  # noqa: BLE001 — handed to the main thread, which re-raises
+            with lock:
+                failure.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=worker, name=f"run-{n}", daemon=True)
+               for n in range(min(settings.concurrency, len(todo)))]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.5)
+    except KeyboardInterrupt:
+        stop.set()
+        summary.interrupted = True
+        for t in threads:
+            t.join()
+    summary.wall_s = time.monotonic() - start
+    if failure:
+        summary.interrupted = True
+        exc = failure[0]
+        if isinstance(exc, FatalBackendError):
+            exc.summary = summary  # type: ignore[attr-defined]
+            raise exc
+        raise RuntimeError(f"run stopped: {type(exc).__name__}: {exc}") from exc
+    return summary

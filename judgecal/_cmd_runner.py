@@ -1,0 +1,270 @@
+"""Runner commands: `run` (put the eval set to a model) and `compare` (two runs side by side, a switch verdict for CI,
+or `--boundary`: the boundary acceptance report of a run).
+
+Wires the judge package's model runner to the project store: the runner hands each finished task to a sink, which
+writes it as a run record through annotations (judge does not import annotations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import annotations as ann
+from annotations import _verdicts as av
+from evalsets import Parsed, RunRecord
+from judge import (
+    DEFAULT_LOOP_LIMIT,
+    DEFAULT_MAX_ROUNDS,
+    DEFAULT_RUN_CONCURRENCY,
+    DEFAULT_SYSTEM_PROMPT,
+    DEFAULT_TASK_TIMEOUT_S,
+    FatalBackendError,
+    OpenAIBackend,
+    RunSettings,
+    RunSummary,
+    run_models,
+)
+from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+from judgecal.cli import CommandError
+
+
+class SqliteRunSink:
+    """Run records into the project database through one writer thread with its own connection: `save` queues,
+    the writer commits what is queued in one short transaction (`import_runs`), then the next. A killed run loses
+    only what was queued and not committed; a re-run with the same run id asks those tasks again."""
+
+    def __init__(self, db_path: str | Path, run_id: str):
+        self.db_path = Path(db_path)
+        self.run_id = run_id
+        self._queue: queue.Queue[RunRecord | None] = queue.Queue()
+        self._error: BaseException | None = None
+        self.committed = 0
+        self._thread = threading.Thread(target=self._writer, name="run-writer", daemon=True)
+        self._thread.start()
+
+    def done(self, record_ids: Iterable[str]) -> set[str]:
+        with ann.unit_of_work(self.db_path) as db:
+            stored = {r[0] for r in db.execute("SELECT id FROM run_records WHERE run_id = ?", [self.run_id])}
+        return {r for r in record_ids if r in stored}
+
+    def save(self, record: RunRecord) -> None:
+        if self._error is not None:
+            raise RuntimeError(f"run record writer failed: {self._error}") from self._error
+        self._queue.put(record)
+
+    def _writer(self) -> None:
+        db = ann.connect(self.db_path)
+        try:
+            while True:
+                group = [self._queue.get()]
+                while len(group) < 500:
+                    try:
+                        group.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                rows = [r for r in group if r is not None]
+                if rows:
+                    ann.import_runs(db, Parsed("runner", rows, list(range(1, len(rows) + 1))))
+                    self.committed += len(rows)
+                if len(rows) < len(group):
+                    return
+        except BaseException as exc:  # noqa: BLE001 — reported by the next save() and by close()
+            self._error = exc
+        finally:
+            db.close()
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise RuntimeError(f"run record writer failed: {self._error}") from self._error
+
+    def __enter__(self) -> SqliteRunSink:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def read_tools(path: Path) -> tuple[dict[str, Any], ...]:
+    """A JSON list of OpenAI function-tool specs ({"type": "function", "function": {"name": ..., ...}})."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(data, list):
+        raise CommandError(f"{path}: expected a JSON list of tool specs")
+    for n, spec in enumerate(data):
+        fn = spec.get("function") if isinstance(spec, dict) else None
+        if not isinstance(spec, dict) or spec.get("type") != "function" or not isinstance(fn, dict) or not fn.get("name"):
+            raise CommandError(f"{path}: tool {n}: expected {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}")
+    return tuple(data)
+
+
+def _progress(stream=sys.stderr):
+    last = [0.0]
+
+    def on_record(record: RunRecord, summary: RunSummary) -> None:
+        now = time.monotonic()
+        if now - last[0] >= 5.0:
+            last[0] = now
+            failed = summary.done - summary.ok
+            stream.write(f"run: {summary.done}/{summary.planned - summary.stored_before} tasks, {failed} failed\n")
+            stream.flush()
+
+    return on_record
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    model = args.model or os.environ.get("JUDGECAL_RUN_MODEL")
+    if not model:
+        raise CommandError("give --model (the model under test)")
+    system = DEFAULT_SYSTEM_PROMPT
+    if args.system is not None:
+        try:
+            system = args.system.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"{args.system}: {exc}") from None
+    tools = read_tools(args.tools) if args.tools is not None else None
+    run_id = args.run_id or f"run-{model}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}"
+    with ann.unit_of_work(args.db) as db:
+        items = list(ann.load_items(db, args.item).values()) if args.item else list(ann.load_items(db).values())
+        if args.item and len(items) != len(set(args.item)):
+            missing = sorted(set(args.item) - {i.id for i in items})
+            raise CommandError(f"no eval item(s) {', '.join(missing)} in the project")
+        if args.limit is not None:
+            items = items[: args.limit]
+        evalset = ann.project_evalset_sha256(db)
+        other = db.execute("SELECT DISTINCT model FROM run_records WHERE run_id = ? AND model != ?", [run_id, model]).fetchall()
+        if other:
+            raise CommandError(f"run id {run_id!r} already holds records of model {other[0][0]!r}: give another --run-id")
+    if not items:
+        raise CommandError("no eval items in the project: import an eval set first (judgecal import evalset FILE)")
+    try:
+        settings = RunSettings(
+            run_id=run_id, system_prompt=system,
+            tools=tools, prompt_version=args.prompt_version, max_rounds=args.max_rounds, loop_limit=args.loop_limit,
+            task_timeout_s=args.task_timeout, repeats=args.repeats, concurrency=args.concurrency, evalset_sha256=evalset)
+        backend = OpenAIBackend(model=model, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+                                api_key=args.api_key, temperature=args.temperature,
+                                seed=None if args.no_seed else args.seed, timeout_s=args.timeout,
+                                max_retries=args.max_retries, concurrency=args.concurrency)
+    except (ValueError, FatalBackendError) as exc:
+        raise CommandError(str(exc)) from None
+    record = settings.as_dict() | backend.settings() | {"items": len(items)}
+    record.pop("json_schema", None)  # a judge setting; the runner does not ask for structured output
+    with ann.unit_of_work(args.db) as db:
+        batch_id = av.start_batch(db, record, kind="run")
+    print(f"running {len(items)} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
+          file=sys.stderr)
+    summary, fatal = None, None
+    try:
+        with SqliteRunSink(args.db, run_id) as sink:
+            try:
+                summary = run_models(items, backend, sink, settings, on_record=None if args.quiet else _progress())
+            except FatalBackendError as exc:
+                fatal, summary = exc, getattr(exc, "summary", None)
+    finally:
+        backend.close()
+    with ann.unit_of_work(args.db) as db:
+        status = "interrupted" if summary is None or summary.interrupted else "done"
+        av.finish_batch(db, batch_id, status, summary.as_dict() if summary else {})
+        ann.run_checks(db)
+    if fatal is not None:
+        raise CommandError(f"run stopped: {fatal}")
+    print(summary.format())
+    print(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
+    return 130 if summary.interrupted else 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    with ann.unit_of_work(args.db) as db:
+        try:
+            if args.boundary:
+                reports = [ann.boundary_report(db, r, expected_runs=args.runs, rubric_sha256=args.rubric_sha256,
+                                               judge_model=args.judge_model) for r in args.runs_ids]
+                if args.json:
+                    print(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
+                else:
+                    print("\n\n".join(ann.format_boundary(r) for r in reports))
+                return 0
+            if len(args.runs_ids) != 2:
+                raise CommandError("compare needs two run ids: RUN_A (current) RUN_B (candidate)")
+            thresholds = ann.read_thresholds(args.thresholds) if args.thresholds else None
+            comparison = ann.compare_runs(db, *args.runs_ids, thresholds=thresholds,
+                                          rubric_sha256=args.rubric_sha256, judge_model=args.judge_model)
+        except (ValueError, OSError) as exc:
+            raise CommandError(str(exc)) from None
+    if args.json:
+        print(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(ann.format_comparison(comparison))
+    return 0 if comparison.decision is None or comparison.decision.switch else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="run the eval set against a model (single-turn and tool-calling agent tasks); resumable",
+        description="Put every eval item to a model with the same system prompt, tools, temperature and timeouts "
+                    "for every model. Agent items (with fixtures) get a tool-calling loop whose tools answer from "
+                    "the fixtures. Each task is stored as a run record when it ends; a failed task is a record with "
+                    "its error cause. Re-running with the same --run-id skips stored tasks. Endpoint: --base-url / "
+                    "$OPENAI_BASE_URL, $OPENAI_API_KEY. See docs/runner.md.")
+    p.add_argument("--model", help="the model under test, as the endpoint names it")
+    p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
+    p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
+    p.add_argument("--prompt-version", metavar="V", help="label stored on every record (default: p-<hash of system "
+                   "prompt, task template and tools>)")
+    p.add_argument("--system", type=Path, metavar="FILE", help="system prompt file (default: the runner's)")
+    p.add_argument("--tools", type=Path, metavar="FILE", help="JSON list of OpenAI function-tool specs for agent items "
+                   "(default: one spec per fixture of the item)")
+    p.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, metavar="N",
+                   help=f"model requests per task before error max_rounds (default {DEFAULT_MAX_ROUNDS})")
+    p.add_argument("--loop-limit", type=int, default=DEFAULT_LOOP_LIMIT, metavar="N",
+                   help=f"identical tool calls before error loop (default {DEFAULT_LOOP_LIMIT})")
+    p.add_argument("--concurrency", type=int, default=DEFAULT_RUN_CONCURRENCY, metavar="N",
+                   help=f"tasks in flight (default {DEFAULT_RUN_CONCURRENCY})")
+    p.add_argument("--run-id", metavar="ID", help="name of the run (default: run-<model>-<UTC time>); reuse to resume")
+    p.add_argument("--repeats", type=int, default=1, metavar="N", help="runs of each item (default 1; 5 for the "
+                   "boundary report's reproducibility)")
+    p.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N items (in import order)")
+    p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")
+    p.add_argument("--no-seed", action="store_true", help="do not send a seed")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                   help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT_S,
+                   help=f"seconds per task, all rounds and retries (default {DEFAULT_TASK_TIMEOUT_S:g})")
+    p.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
+                   help=f"SDK retries on 429/5xx/timeouts, honouring Retry-After (default {DEFAULT_MAX_RETRIES})")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "compare", help="compare two runs (RUN_A current, RUN_B candidate); --thresholds gives a switch verdict",
+        description="Per run: task completion, tool-call parse rate, structured-output and constraint pass rates, "
+                    "rounds, tokens, P50/P95 latency, cost, errors by cause; per item: both fail / only A / only B / "
+                    "both pass. With --thresholds FILE the exit code is 0 (switch to B) or 1 (don't). With "
+                    "--boundary RUN...: the boundary acceptance report of each run. See docs/runner.md.")
+    p.add_argument("runs_ids", nargs="+", metavar="RUN", help="run ids: RUN_A RUN_B, or with --boundary one or more")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--thresholds", type=Path, metavar="FILE",
+                   help="JSON object; keys: " + ", ".join(ann.THRESHOLD_KEYS))
+    p.add_argument("--boundary", action="store_true", help="boundary acceptance report of each RUN instead")
+    p.add_argument("--runs", type=int, default=ann.DEFAULT_EXPECTED_RUNS, metavar="N",
+                   help=f"with --boundary: runs expected per case (default {ann.DEFAULT_EXPECTED_RUNS})")
+    p.add_argument("--rubric-sha256", metavar="SHA", help="judge labels from this rubric version only")
+    p.add_argument("--judge-model", metavar="MODEL", help="judge labels from this judge model only")
+    p.set_defaults(func=cmd_compare)

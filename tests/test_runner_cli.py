@@ -1,0 +1,71 @@
+"""`judgecal run` end to end: the local server, the demo eval set in a real SQLite project, records written as tasks
+end, resume by run id, the batch record, and the eval-set hash on every record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import annotations as ann
+from judgecal.cli import main
+from openai_stub import StubServer, agent_script
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def demo_project(tmp_path: Path) -> Path:
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "import", "evalset", str(DATA / "demo_evalset.jsonl")]) == 0
+    return db
+
+
+def first_tool_then_answer(req, rnd):
+    tools = req.body.get("tools")
+    if tools and rnd == 0:
+        return {"tool_calls": [{"name": tools[0]["function"]["name"], "arguments": {"q": 1}}]}
+    return f"Done after {rnd} tool round(s)."
+
+
+def test_run_stores_every_task_and_resumes(tmp_path, capsys):
+    db = demo_project(tmp_path)
+    items = ["demo-001", "demo-041", "demo-044"]  # one text item, two agent items with fixtures
+    argv = ["--db", str(db), "run", "--model", "model-x", "--run-id", "r1", "--quiet", "--repeats", "2",
+            "--api-key", "sk-secret-123"] + [a for i in items for a in ("--item", i)]
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        assert main(argv + ["--base-url", s.url]) == 0
+        first = s.count
+        assert main(argv + ["--base-url", s.url]) == 0  # resume: everything stored, nothing asked
+        assert s.count == first
+    out = capsys.readouterr().out
+    assert "6 already stored" in out
+    with ann.unit_of_work(db) as d:
+        records = list(ann.iter_runs(d, where="run_id = ?", params=["r1"]))
+        sha = ann.project_evalset_sha256(d)
+        batches = list(d.query("SELECT kind, status, settings FROM batches ORDER BY started_at"))
+        checks = d.execute("SELECT count(*) FROM check_results WHERE run_record_id LIKE 'r1/%'").fetchone()[0]
+    assert sorted(r.id for r in records) == sorted(f"r1/{i}/{k}" for i in items for k in range(2))
+    assert all(r.evalset_sha256 == sha and r.error is None and r.model == "model-x" for r in records)
+    agent = next(r for r in records if r.item_id == "demo-041")
+    # Tool specs are derived from the fixtures, sorted by name: the stub calls the first, escalate_to_human.
+    assert agent.rounds == 2 and agent.tool_calls[0].name == "escalate_to_human"
+    assert agent.tool_calls[0].result["ticket"] == "PRV-2290" and agent.output == "Done after 1 tool round(s)."
+    assert [b["kind"] for b in batches] == ["run", "run"] and batches[0]["status"] == "done"
+    assert "sk-secret-123" not in json.dumps(batches)
+    assert checks > 0  # mechanical checks ran on the new records
+
+
+def test_run_refuses_a_run_id_of_another_model(tmp_path, capsys):
+    db = demo_project(tmp_path)
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        base = ["--db", str(db), "run", "--base-url", s.url, "--run-id", "r1", "--quiet", "--item", "demo-001"]
+        assert main(base + ["--model", "model-x"]) == 0
+        assert main(base + ["--model", "model-y"]) == 2
+    assert "already holds records of model 'model-x'" in capsys.readouterr().err
+
+
+def test_bad_tools_file_names_the_file(tmp_path, capsys):
+    db = demo_project(tmp_path)
+    tools = tmp_path / "tools.json"
+    tools.write_text('[{"type": "function", "function": {}}]')
+    assert main(["--db", str(db), "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--tools", str(tools)]) == 2
+    assert "tools.json: tool 0" in capsys.readouterr().err
