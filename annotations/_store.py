@@ -280,3 +280,37 @@ def _m002_review(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("002_review", _m002_review),)
+
+
+def _m003_calibration(db: sqlite_utils.Database) -> None:
+    # adjudications: a reviewer's decision on a judge-human disagreement (history kept; the latest row per pair
+    # stands). evalset_feedback: provenance of eval items created from calibration (one row per created item).
+    _execute_script(db,
+        """
+        CREATE TABLE adjudications (
+            id INTEGER PRIMARY KEY,
+            run_record_id TEXT NOT NULL REFERENCES run_records(id),
+            constraint_id TEXT NOT NULL,
+            rubric_sha256 TEXT,
+            judge_model TEXT,
+            decision TEXT NOT NULL CHECK (decision IN
+                ('judge_wrong', 'human_wrong', 'rubric_ambiguous', 'constraint_ambiguous')),
+            note TEXT,
+            who TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX adjudications_pair ON adjudications(run_record_id, constraint_id);
+        CREATE TABLE evalset_feedback (
+            item_id TEXT PRIMARY KEY REFERENCES eval_items(id),
+            source_item_id TEXT NOT NULL,
+            run_record_id TEXT NOT NULL,
+            constraint_id TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            who TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("003_calibration", _m003_calibration),)

@@ -1,0 +1,183 @@
+"""Disagreements between judge and humans: list them, adjudicate them, and send them to the eval set.
+
+- `disagreements` lists every labelled pair (random or targeted) where a reviewer's standing label differs from the
+  judge's majority label (or the judge has no majority: a tie), per judge model × rubric version, the pairs whose
+  repeats flipped most first.
+- `adjudicate` stores a decision — judge wrong, human wrong, rubric ambiguous, constraint ambiguous — with who and
+  when (table `adjudications`; history kept, the latest decision on a pair stands).
+- `send_to_evalset` turns a pair into a new eval item: the source item's instruction and input with the disputed
+  constraint alone, `derived_from` = "<source item id>/<run record id>", tags `from-calibration` (plus
+  `adjudicated:<decision>` when decided), the source's tune/heldout split (its own, or the one
+  `label_split` gives it with seed 0), so a heldout case stays heldout. Its id is
+  `cal-<sha256[:12]>` of (instruction, input, constraint text), so the same content is never added twice. The
+  reason, who and when are kept in table `evalset_feedback`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Sequence
+
+import sqlite_utils
+
+from evalsets import EvalItem, Parsed, canonical_json
+from annotations._calibration import (
+    _as_set,
+    human_labels_by_pair,
+    load_verdicts,
+    majority_label,
+    match_rubrics,
+    sample_rules,
+)
+from annotations._project import import_items, load_items
+from annotations._store import now_iso, write
+from annotations._tuning import label_split
+
+DECISIONS = ("judge_wrong", "human_wrong", "rubric_ambiguous", "constraint_ambiguous")
+FEEDBACK_TAG = "from-calibration"
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    judge_model: str
+    rubric_sha256: str
+    rubric_name: str
+    rubric_version: int
+    run_record_id: str
+    constraint_id: str
+    item_id: str
+    model: str
+    output: str
+    constraint_text: str
+    judge_label: str | None  # None: the repeats tie or all failed
+    judge_reason: str | None
+    repeat_labels: tuple[str | None, ...]  # by repeat; None = error
+    flip_share: float  # share of labelled repeats that disagree with the modal label
+    human_label: str
+    human_note: str | None
+    reviewer: str
+    rules: tuple[str, ...]
+    decision: str | None
+    sent_item_id: str | None
+
+
+def _output_text(output: str | None, trajectory: str | None, error: str | None) -> str:
+    if output is not None:
+        return output
+    if trajectory is not None:
+        return json.dumps(json.loads(trajectory), ensure_ascii=False, indent=2)
+    return f"(no output: {error})" if error else "(no output)"
+
+
+def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
+                  constraint: str | Sequence[str] | None = None) -> list[Disagreement]:
+    """Labelled pairs where a reviewer and the judge's majority differ, most-flipped first (see module docstring)."""
+    rules = sample_rules(db)
+    humans = human_labels_by_pair(db)
+    rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version FROM rubrics")}
+    decisions = {(r, c): d for r, c, d in db.execute(
+        "SELECT run_record_id, constraint_id, decision FROM adjudications ORDER BY id")}
+    sent = {(r, c): i for i, r, c in db.execute("SELECT item_id, run_record_id, constraint_id FROM evalset_feedback")}
+    rows: list[Disagreement] = []
+    cache: dict[tuple[str, str], tuple] = {}
+    for (jm, sha), verdicts in load_verdicts(db, rubrics=match_rubrics(db, rubric), model=model,
+                                             constraints=_as_set(constraint)).items():
+        for pair, v in verdicts.items():
+            if pair not in humans:
+                continue
+            labels = [l for l in v.labels.values() if l is not None]
+            maj = majority_label(labels)
+            for h in humans[pair]:
+                if maj is not None and h["label"] == maj:
+                    continue
+                if pair not in cache:
+                    cache[pair] = db.execute(
+                        "SELECT r.item_id, r.model, r.output, r.trajectory, r.error, c.text FROM run_records r"
+                        " JOIN constraints c ON c.item_id = r.item_id AND c.id = ? WHERE r.id = ?",
+                        [pair[1], pair[0]]).fetchone()
+                item_id, run_model, output, trajectory, error, ctext = cache[pair]
+                reasons = [v.reason[r] for r in sorted(v.labels) if v.labels[r] == maj and v.reason.get(r)]
+                reasons = reasons or [v.reason[r] for r in sorted(v.reason) if v.reason[r]]
+                flip = 1 - max((labels.count(l) for l in set(labels)), default=0) / len(labels) if labels else 1.0
+                rows.append(Disagreement(
+                    jm, sha, rubric_rows[sha][1], rubric_rows[sha][2], pair[0], pair[1], item_id, run_model,
+                    _output_text(output, trajectory, error), ctext, maj, reasons[0] if reasons else None,
+                    tuple(v.labels[r] for r in sorted(v.labels)), flip, h["label"], h["note"], h["reviewer"],
+                    tuple(sorted(rules.get(pair, ()))), decisions.get(pair), sent.get(pair)))
+    rows.sort(key=lambda d: (-d.flip_share, d.judge_model, d.rubric_name, d.rubric_version, d.run_record_id,
+                             d.constraint_id, d.reviewer))
+    return rows
+
+
+def adjudicate(db: sqlite_utils.Database, run_record_id: str, constraint_id: str, decision: str, *, who: str,
+               note: str | None = None, rubric_sha256: str | None = None, judge_model: str | None = None) -> int:
+    """Store a decision on a disagreement (one of DECISIONS). Returns the new row id. Raises ValueError for an
+    unknown decision, an empty `who` or a pair that does not exist."""
+    if decision not in DECISIONS:
+        raise ValueError(f"decision must be one of {list(DECISIONS)}, got {decision!r}")
+    if not (who or "").strip():
+        raise ValueError("who decided? give a name")
+    _source(db, run_record_id, constraint_id)
+    with write(db):
+        cur = db.conn.execute(
+            "INSERT INTO adjudications (run_record_id, constraint_id, rubric_sha256, judge_model, decision, note, who,"
+            " created_at) VALUES (?,?,?,?,?,?,?,?)",
+            (run_record_id, constraint_id, rubric_sha256, judge_model, decision, (note or "").strip() or None,
+             who.strip(), now_iso()))
+    return int(cur.lastrowid)
+
+
+def _source(db: sqlite_utils.Database, run_record_id: str, constraint_id: str) -> tuple[EvalItem, int]:
+    row = db.execute("SELECT item_id FROM run_records WHERE id = ?", [run_record_id]).fetchone()
+    if row is None:
+        raise ValueError(f"no run record {run_record_id!r}")
+    item = load_items(db, [row[0]])[row[0]]
+    for k, c in enumerate(item.constraints):
+        if c.id == constraint_id:
+            return item, k
+    raise ValueError(f"no constraint {constraint_id!r} on run record {run_record_id!r}")
+
+
+@dataclass(frozen=True)
+class SentItem:
+    item_id: str
+    added: bool  # False: an item with the same instruction, input and constraint text was already there
+
+
+def feedback_item_id(instruction: str, input_: object, constraint_text: str) -> str:
+    content = canonical_json({"instruction": instruction, "input": input_, "constraint": constraint_text})
+    return "cal-" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:12]
+
+
+def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id: str, *, who: str, reason: str,
+                    tags: Sequence[str] = ()) -> SentItem:
+    """Add the pair as a new eval item with provenance (see the module docstring). One transaction."""
+    if not (who or "").strip() or not (reason or "").strip():
+        raise ValueError("give who sends it and why")
+    source, k = _source(db, run_record_id, constraint_id)
+    c = source.constraints[k]
+    item_id = feedback_item_id(source.instruction, source.input, c.text)
+    with write(db):
+        if db.execute("SELECT 1 FROM eval_items WHERE id = ?", [item_id]).fetchone():
+            return SentItem(item_id, False)
+        decision = db.execute("SELECT decision FROM adjudications WHERE run_record_id = ? AND constraint_id = ?"
+                              " ORDER BY id DESC LIMIT 1", [run_record_id, constraint_id]).fetchone()
+        stamp = now_iso()
+        extra = [FEEDBACK_TAG] + ([f"adjudicated:{decision[0]}"] if decision else []) + list(tags)
+        item = EvalItem.model_validate({
+            "id": item_id, "instruction": source.instruction, "input": source.input,
+            "constraints": [c.model_dump(mode="json", exclude_none=True)], "reference": source.reference,
+            "source": "judgecal calibration", "scenario": source.scenario, "created_at": stamp,
+            "derived_from": f"{source.id}/{run_record_id}",
+            "tags": list(dict.fromkeys([*source.tags, *extra])), "split": label_split(source.id, source.split),
+        })
+        import_items(db, Parsed("calibration", [item], [0]))
+        db.execute("INSERT INTO evalset_feedback VALUES (?,?,?,?,?,?,?)",
+                   [item_id, source.id, run_record_id, constraint_id, reason.strip(), who.strip(), stamp])
+    return SentItem(item_id, True)
+
+
+__all__ = ["DECISIONS", "FEEDBACK_TAG", "Disagreement", "SentItem", "adjudicate", "disagreements",
+           "feedback_item_id", "send_to_evalset"]
