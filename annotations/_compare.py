@@ -176,7 +176,7 @@ def judge_corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int],
     The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
     judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
     checks need no correction and are added back by count: (mech passed + PPI x semantic pairs) / all pairs.
-    None without random-sample human labels, or while the calibration package is not there."""
+    Clipped to [0, 1]. None without random-sample human labels, or without the calibration package."""
     if not human_lab or not judge_all:
         return None
     try:
@@ -186,6 +186,7 @@ def judge_corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int],
     estimate = ppi_pass_rate("run", judge_all, judge_lab, human_lab).ppi_estimate
     if estimate is None or math.isnan(estimate):
         return None
+    estimate = min(1.0, max(0.0, estimate))  # PPI's point estimate can leave [0, 1] on small samples
     passed, checked = mechanical
     return (passed + estimate * len(judge_all)) / (checked + len(judge_all))
 
