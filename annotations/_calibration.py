@@ -31,7 +31,7 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, fields, is_dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import sqlite_utils
 
@@ -544,6 +544,22 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
 
 
+class FilterOptions(NamedTuple):
+    rubrics: tuple[str, ...]  # name@version, in name and version order
+    judge_models: tuple[str, ...]
+    constraints: tuple[str, ...]
+
+
+def filter_options(db: sqlite_utils.Database) -> FilterOptions:
+    """What the report can be filtered by: rubric versions, judge models and constraint ids that have verdicts."""
+    rubrics = tuple(f"{n}@{v}" for n, v in db.execute(
+        "SELECT name, version FROM rubrics WHERE sha256 IN (SELECT DISTINCT rubric_sha256 FROM verdicts)"
+        " ORDER BY name, version"))
+    models = tuple(r[0] for r in db.execute("SELECT DISTINCT judge_model FROM verdicts ORDER BY 1"))
+    constraints = tuple(r[0] for r in db.execute("SELECT DISTINCT constraint_id FROM verdicts ORDER BY 1"))
+    return FilterOptions(rubrics, models, constraints)
+
+
 def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[Pair, set[str]],
                  info: dict[Pair, PairInfo], constraints: set[str] | None) -> tuple[HumanAgreement, ...]:
     pairs = [p for p, rows in labels_by_pair.items() if len(rows) >= 2 and "overlap" in rules.get(p, ())
@@ -563,7 +579,7 @@ def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[P
 
 
 __all__ = [
-    "Agreement", "CalibrationReport", "Consistency", "CoverageRow", "HumanAgreement", "JudgeGroup", "PassRate",
+    "Agreement", "CalibrationReport", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
     "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
     "judge_corrected_pass_rate", "majority_label",
     "match_rubrics", "ppi_pass_rate",

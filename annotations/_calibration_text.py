@@ -107,6 +107,35 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
     return b
 
 
+def kappa_rows(report: CalibrationReport) -> list[dict[str, Any]]:
+    """One row per judge model × rubric version × slice with a defined majority kappa (for plots)."""
+    out = []
+    for g in report.groups:
+        for s in (g.overall, *g.by_constraint, *g.by_type):
+            a = s.majority
+            if a is None or math.isnan(a.kappa):
+                continue
+            out.append({"judge": g.judge_model, "rubric": f"{g.rubric_name} v{g.rubric_version}",
+                        "rubric_name": g.rubric_name, "version": g.rubric_version, "created_at": g.rubric_created_at,
+                        "slice": s.slice, "kappa": a.kappa, "ci_low": a.kappa_ci_low, "ci_high": a.kappa_ci_high,
+                        "n": a.n, "agreement": a.pct_agreement})
+    return out
+
+
+def confusion_rows(agreement: Agreement) -> list[dict[str, Any]]:
+    """Cells of a confusion matrix (rows = judge, columns = human) as records, for a heatmap."""
+    return [{"judge": j, "human": h, "pairs": agreement.confusion[i][k]}
+            for i, j in enumerate(agreement.labels) for k, h in enumerate(agreement.labels)]
+
+
+def slice_table(report: CalibrationReport) -> list[dict[str, Any]]:
+    """The judge-vs-human table of `report_blocks` as records (one per judge model × rubric version × slice)."""
+    headers = ["slice", "n", "agree", "kappa [95% CI]", "reading", "TPR", "TNR", "AC1", "PABAK",
+               "excluded tie/none", "labels needed"]
+    return [{"judge": g.judge_model, "rubric": f"{g.rubric_name} v{g.rubric_version}", **dict(zip(headers, _slice_row(s)))}
+            for g in report.groups for s in (g.overall, *g.by_constraint, *g.by_type)]
+
+
 # --------------------------------------------------------------------------- renderers
 
 
@@ -180,4 +209,4 @@ def format_report(report: CalibrationReport, fmt: str = "text", comparison: Any 
     raise ValueError(f"unknown format {fmt!r}: text, md or html")
 
 
-__all__ = ["format_report", "report_blocks"]
+__all__ = ["confusion_rows", "format_report", "kappa_rows", "report_blocks", "slice_table"]

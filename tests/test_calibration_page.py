@@ -1,0 +1,82 @@
+"""The Calibration screen through Streamlit's AppTest on the constructed project (tests/test_calibration_project.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import annotations as ann
+from test_calibration_project import R1, add_verdicts, build
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+HOSTILE = "<script>document.title='pwned'</script> [click](http://evil.example/x) **bold**"
+
+
+def _open(db: Path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    monkeypatch.delenv("JUDGECAL_REVIEWER", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["reviewer"] = "alice"
+    at.run()
+    at.switch_page("app_pages/calibration.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture
+def page_db(tmp_path):
+    path = build(tmp_path / "page.db")
+    with ann.unit_of_work(path) as db, ann.write(db):
+        db.execute("UPDATE run_records SET output = ? WHERE id = 'run-6'", [HOSTILE])
+    return path
+
+
+def test_page_shows_report_and_quota_ok(page_db, monkeypatch):
+    at = _open(page_db, monkeypatch)
+    assert not at.error and "Every stratum meets the 10% review quota" in at.success[0].value
+    table = at.dataframe[1].value
+    overall = table[table["slice"] == "overall"].iloc[0]
+    assert overall["n"] == "7" and overall["kappa [95% CI]"].startswith("0.417")
+    texts = [t.value for t in at.text] + [c.value for c in at.code]
+    assert HOSTILE in texts  # the output as inert text
+    markup = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+    assert "evil.example" not in markup and "<script>" not in markup
+
+
+def test_page_red_when_a_stratum_is_below_quota(tmp_path, monkeypatch):
+    path = build(tmp_path / "low.db", n_items=30)
+    with ann.unit_of_work(path) as db:
+        add_verdicts(db, R1, {n: "PPP" for n in range(11, 31)})
+    # 30 judged -> quota 3, 8 labelled: ok; at 40 items it would not be. Make it fail: drop 6 random rows.
+    with ann.unit_of_work(path) as db, ann.write(db):
+        db.execute("DELETE FROM samples WHERE rule = 'random' AND run_record_id NOT IN ('run-1', 'run-2')")
+    at = _open(path, monkeypatch)
+    assert at.error and "1 of 1 strata are below the 10% review quota" in at.error[0].value
+
+
+def test_adjudicate_and_send_from_the_page(page_db, monkeypatch):
+    at = _open(page_db, monkeypatch)
+    first = at.text[0].value
+    assert first.startswith("run-8 · grounded")  # the tie flips most
+    at.selectbox(key="cal_d0_decision").select("rubric_ambiguous").run()
+    at.text_input(key="cal_d0_note").input("constraint unclear on partial facts").run()
+    at.button(key="cal_d0_adjudicate").click().run()
+    assert not at.exception
+    at.button(key="cal_d0_send").click().run()
+    assert not at.exception
+    with ann.unit_of_work(page_db) as db:
+        (adj,) = db.query("SELECT * FROM adjudications")
+        (fb,) = db.query("SELECT * FROM evalset_feedback")
+    assert (adj["decision"], adj["who"], adj["note"]) == ("rubric_ambiguous", "alice",
+                                                          "constraint unclear on partial facts")
+    assert fb["run_record_id"] == "run-8" and fb["reason"] == "constraint unclear on partial facts"
+    assert any("Added eval item cal-" in s.value for s in at.success)
+
+
+def test_filters(page_db, monkeypatch):
+    at = _open(page_db, monkeypatch)
+    at.selectbox(key="cal_rubric").select("strict@1").run()
+    at.selectbox(key="cal_constraint").select("grounded").run()
+    assert not at.exception
