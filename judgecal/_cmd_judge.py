@@ -61,6 +61,9 @@ def _backend(args: argparse.Namespace):
         if not ok:
             raise CommandError(f"offline backend unavailable: {why}")
         print(f"warning: {DEMO_QUALITY_WARNING}", file=sys.stderr)
+        # One in-process model answers one request at a time; a single worker also keeps the repeats of a pair
+        # back to back, so llama.cpp reuses the whole evaluated prompt for repeats 2..k.
+        args.concurrency = 1
         return LocalBackend()
     model = args.model or os.environ.get("JUDGECAL_MODEL")
     if not model:

@@ -94,7 +94,7 @@ def test_prompt_received_has_rubric_and_delimited_output(project: Path) -> None:
     marker = prompt.split("<output ", 1)[1].split(">", 1)[0]
     assert marker.startswith("jc-") and len(marker) == 19
     assert f"<output {marker}>\nOrder 0 ships on Friday. Thanks for waiting!\n</output {marker}>" in prompt
-    assert "CONSTRAINT: Every fact in the answer comes from the input." in prompt
+    assert "CONSTRAINT: Every fact in the answer comes from the input.\nAllowed labels: pass, fail\n" in prompt
     assert "Allowed labels: pass, fail" in prompt
     # Structured output: the verdict schema, labels narrowed to the constraint's set.
     rf = req.body["response_format"]
