@@ -41,7 +41,9 @@ def item_ids(db: sqlite_utils.Database, *, search: str = "", limit: int = 200, o
 
 def project_counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Sizes shown on the Eval set screen (counts use the tables' indexes)."""
-    one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+    def one(sql: str) -> int:
+        return db.execute(sql).fetchone()[0]
+
     return {
         "items": one("SELECT count(*) FROM eval_items"),
         "semantic constraints": one("SELECT count(*) FROM constraints WHERE check_json IS NULL"),

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import annotations as ann  # noqa: E402
+import annotations as ann  # noqa: E402  (after the sys.path insert)
 
 RUBRIC = "f" * 64
 ITEMS_PER_100 = 10  # 100 run records per 10 items (2 models × 5 runs), the same ratio in both projects
@@ -111,7 +111,7 @@ def main() -> None:
     paths = {}
     for name, n in sizes.items():
         paths[name] = tmp / f"{name}.db"
-        t = timed(lambda: build(paths[name], n))
+        t = timed(lambda path=paths[name], n=n: build(path, n))
         with ann.unit_of_work(paths[name]) as db:
             counts = ann.table_counts(db)
         print(f"built {name}: {counts['run_records']} run records, {counts['verdicts']} verdicts, "

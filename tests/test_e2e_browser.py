@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -155,7 +154,7 @@ def test_label_three_pairs_by_keyboard_and_reload(tmp_path):
         assert _quota_done(page) == 0
         for n in range(1, 4):
             page.keyboard.press("1")
-            labels = _wait_for(lambda: len(_labels(db, "alice")) == n and _labels(db, "alice"), f"label {n}")
+            labels = _wait_for(lambda n=n: len(_labels(db, "alice")) == n and _labels(db, "alice"), f"label {n}")
             rid = labels[-1][0]
             # the rerun finished: the reveal of the pair just labelled is on screen
             page.get_by_text(re.compile(rf"Your last label · {re.escape(rid)}")).first.wait_for()
