@@ -20,6 +20,7 @@ def pages() -> list:
         st.Page(HERE / "calibration.py", title="Calibration", icon=":material/balance:"),
         st.Page(HERE / "evalset.py", title="Eval set", icon=":material/checklist:"),
         st.Page(HERE / "runs.py", title="Runs", icon=":material/play_circle:"),
+        st.Page(HERE / "compare.py", title="Compare", icon=":material/compare_arrows:"),
     ]
 
 

@@ -187,3 +187,22 @@ def test_demo_runs_compare(tmp_path, capsys):
     assert c.b.structured_pass_rate < c.a.structured_pass_rate
     order = [ann.BUCKETS.index(o.bucket) for o in c.items]
     assert order == sorted(order)
+
+
+def test_compare_page(tmp_path, monkeypatch, capsys):
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    assert main(["--db", str(db), "import", "runs", str(DATA / "demo_boundary_runs.jsonl")]) == 0
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    page = str(Path(__file__).resolve().parents[1] / "app_pages" / "compare.py")
+    at = AppTest.from_file(page, default_timeout=60).run()
+    assert not at.exception
+    assert "demo-agent-b" in at.code[0].value and "P95 latency" in at.code[0].value
+    at.selectbox(key="boundary_run").set_value("demo-boundary-5x").run()
+    assert not at.exception
+    tables = [t.value for t in at.dataframe]
+    assert any("category" in t.columns and len(t) == 4 for t in tables)
+    at.selectbox(key="compare_b").set_value("demo-run-a").run()
+    assert not at.exception and any("two different runs" in i.value for i in at.info)
