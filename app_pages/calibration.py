@@ -58,7 +58,7 @@ if not points.empty:
     per_constraint = points[points["slice"].str.startswith("constraint:")]
     if not per_constraint.empty:
         st.caption("Kappa with 95% CI per constraint")
-        base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None), color="rubric:N")
+        base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None), yOffset="rubric:N", color="rubric:N")
         st.altair_chart(
             base.mark_rule().encode(x=alt.X("ci_low:Q", title="kappa", scale=alt.Scale(domain=[-1, 1])), x2="ci_high:Q")
             + base.mark_point(filled=True).encode(x="kappa:Q", tooltip=["rubric", "judge", "slice", "kappa", "n"]),
@@ -72,9 +72,9 @@ if not points.empty:
                 color="rubric_name:N", detail="judge:N", tooltip=["rubric", "judge", "kappa", "n", "created_at"]),
             width="stretch")
 
-for g in report.groups:
+for i, g in enumerate(report.groups):
     label = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version} ({g.rubric_sha256[:12]})"
-    with st.expander(md_escape(label), expanded=len(report.groups) == 1):
+    with st.expander(md_escape(label), expanded=i == 0):
         o = g.overall
         if o.majority is not None:
             m1, m2, m3 = st.columns(3)
@@ -87,7 +87,7 @@ for g in report.groups:
                     color=alt.Color("pairs:Q", scale=alt.Scale(scheme="blues")), tooltip=["judge", "human", "pairs"])
                 + alt.Chart(pd.DataFrame(confusion_rows(o.majority))).mark_text().encode(
                     x=alt.X("human:N", sort=list(o.majority.labels)), y=alt.Y("judge:N", sort=list(o.majority.labels)),
-                    text="pairs:Q"),
+                    text="pairs:Q").properties(height=160),
                 width="stretch")
         st.dataframe(pd.DataFrame([{"repeat": r.repeat, "n": r.vs_human.n if r.vs_human else 0,
                                     "agree with human": r.vs_human.agree if r.vs_human else None,
