@@ -151,3 +151,37 @@ __all__ += [
     "BOUNDARY_TAG", "DEFAULT_EXPECTED_RUNS", "BoundaryCase", "BoundaryReport", "CaseRun", "CategoryReport",
     "blocked_by", "boundary_category", "boundary_report", "format_boundary",
 ]
+
+# Calibration: the report, the CI gate, rubric comparison, disagreements and feedback, LLMBar import.
+from annotations._calibration import (  # noqa: E402
+    CalibrationReport,
+    FilterOptions,
+    JudgeGroup,
+    PassRate,
+    SliceStats,
+    calibration_report,
+    filter_options,
+    judge_corrected_pass_rate,
+    majority_label,
+    match_rubrics,
+)
+from annotations._calibration_text import format_report  # noqa: E402
+from annotations._gate import GateCheck, GateResult, format_gate, run_gate  # noqa: E402
+from annotations._tuning import RubricComparison, compare_rubrics, label_split  # noqa: E402
+from annotations._feedback import (  # noqa: E402
+    DECISIONS,
+    Disagreement,
+    SentItem,
+    adjudicate,
+    disagreements,
+    send_to_evalset,
+)
+from annotations._llmbar import LLMBarImport, import_llmbar  # noqa: E402
+
+__all__ += [
+    "CalibrationReport", "FilterOptions", "JudgeGroup", "PassRate", "SliceStats", "calibration_report",
+    "filter_options", "judge_corrected_pass_rate", "majority_label", "match_rubrics", "format_report",
+    "GateCheck", "GateResult", "format_gate", "run_gate", "RubricComparison", "compare_rubrics", "label_split",
+    "DECISIONS", "Disagreement", "SentItem", "adjudicate", "disagreements", "send_to_evalset",
+    "LLMBarImport", "import_llmbar",
+]
