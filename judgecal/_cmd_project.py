@@ -83,6 +83,10 @@ def cmd_demo(args: argparse.Namespace) -> str:
             messages.append(IMPORTERS[kind][1](args.db, DEMO_DIR / name))
     with ann.unit_of_work(args.db) as db:
         ann.run_checks(db)
+        # Drawing again adds nothing (a drawn pair stays drawn); after new verdicts it tops the strata up.
+        s = ann.draw_sample(db)
+    messages.append(
+        f"Review sample: {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap pairs")
     messages.append(f"Demo project ready: {args.db}")
     messages.append(f"Open it in the browser:  judgecal --db {args.db} app")
     return "\n".join(messages)
