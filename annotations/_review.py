@@ -129,12 +129,16 @@ def samples_version(db: sqlite_utils.Database) -> int:
 
 
 def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
-    """Every sampled pair, in this reviewer's own random order."""
+    """Every sampled pair in this reviewer's own random order, targeted pairs (judge repeats disagree, judge
+    errors) first: SPEC §5 puts unstable judgements in front of a reviewer before the random sample."""
     reviewer = _check_reviewer(reviewer)
-    pairs = {Pair(*row) for row in db.execute("SELECT run_record_id, constraint_id FROM samples")}
+    pairs: dict[Pair, bool] = {}
+    for rid, cid, rule in db.execute("SELECT run_record_id, constraint_id, rule FROM samples"):
+        pair = Pair(rid, cid)
+        pairs[pair] = pairs.get(pair, False) or rule == "targeted"
 
-    def rank(p: Pair) -> bytes:
-        return hashlib.sha256(f"{reviewer}\x1f{p[0]}\x1f{p[1]}".encode()).digest()
+    def rank(p: Pair) -> tuple[bool, bytes]:
+        return not pairs[p], hashlib.sha256(f"{reviewer}\x1f{p[0]}\x1f{p[1]}".encode()).digest()
 
     return sorted(pairs, key=rank)
 

@@ -28,6 +28,16 @@ def test_orders_differ_per_reviewer_and_are_stable(sampled_db):
     assert len(a1) == 16  # every semantic pair, rate 1.0
 
 
+def test_targeted_pairs_come_first(sampled_db):
+    with ann.unit_of_work(sampled_db) as db:
+        targeted = {ann.Pair(*r) for r in db.execute(
+            "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'targeted'")}
+        assert targeted, "the fixture's judge repeats disagree on some pairs"
+        for reviewer in ("ann", "bob"):
+            order = ann.reviewer_order(db, reviewer)
+            assert set(order[:len(targeted)]) == targeted
+
+
 def test_each_pair_once_overlap_pairs_twice_by_different_reviewers(sampled_db):
     with ann.unit_of_work(sampled_db) as db:
         overlap = {ann.Pair(*r) for r in db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule='overlap'")}
