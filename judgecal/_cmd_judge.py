@@ -147,7 +147,13 @@ def cmd_price(args: argparse.Namespace) -> str:
 
 def _import_verdicts(db_path: Path, file: Path) -> str:
     parsed = read_rows(file, av.VerdictImportRow, id_field=None)
-    with ann.unit_of_work(db_path) as db:
+    shas = {r.rubric_sha256 for r in parsed.rows}
+    with ann.unit_of_work(db_path) as db, ann.write(db):
+        # Verdicts of a shipped rubric (the demo's, or any judgecal user's) bring its real template along.
+        for name in SHIPPED:
+            rubric = shipped_rubric(name)
+            if rubric.sha256 in shas:
+                av.store_rubric(db, rubric.name, rubric.template, rubric.sha256, rubric.note)
         s = av.import_verdicts(db, parsed)
     return f"judge verdicts: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
