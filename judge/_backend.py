@@ -102,13 +102,13 @@ class OpenAIBackend:
         import httpx2
         import openai
 
+        self.base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = self.api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url:
                 key = "no-key"  # local servers (llama.cpp, vLLM) ignore it, the SDK insists on one
             else:
                 raise FatalBackendError("no API key: set OPENAI_API_KEY (or give --base-url of a server without keys)")
-        self.base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
         limits = httpx2.Limits(max_connections=max(self.concurrency * 2, 16),
                                max_keepalive_connections=max(self.concurrency * 2, 16))
         self._client = openai.OpenAI(
