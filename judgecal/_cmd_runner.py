@@ -127,7 +127,7 @@ def _progress(stream=sys.stderr):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    model = args.model or os.environ.get("JUDGECAL_RUN_MODEL")
+    model = args.model
     if not model:
         raise CommandError("give --model (the model under test)")
     system = DEFAULT_SYSTEM_PROMPT
