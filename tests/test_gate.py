@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -101,25 +100,57 @@ def test_gate_checks_the_latest_rubric_version(gate_db):
 DEMO_VERDICTS = REPO / "data" / "demo_verdicts.jsonl"
 
 
+def _label_the_quota(db_path: Path) -> None:
+    """Draw 10% of every judged stratum and label it like a reviewer who agrees with the judge's majority (the first
+    label of the set where the judge has none)."""
+    from annotations._calibration import load_verdicts, majority_label
+
+    with ann.unit_of_work(db_path) as db:
+        ann.draw_sample(db, rate=0.10, overlap=0.0, seed=0, include_unjudged=False)
+        verdicts = {p: v for g in load_verdicts(db).values() for p, v in g.items()}
+        label_sets = ann.pair_label_sets(db)
+        rows = []
+        for rid, cid in db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"):
+            v = verdicts.get((rid, cid))
+            label = majority_label([l for l in v.labels.values() if l]) if v else None
+            rows.append((rid, cid, label or label_sets[(rid, cid)][0], ann.now_iso()))
+        with ann.write(db):
+            db.conn.executemany(
+                "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)"
+                " VALUES (?,?,'alice','label',?,1,?)", rows)
+
+
+def test_demo_project_gate_with_stand_in_verdicts(tmp_path, capsys):
+    """The demo project (`judgecal demo`) with stand-in verdicts (seeded random labels, 3 repeats on every semantic
+    pair) until the judge's recorded demo verdicts are shipped: gate 1 before the quota is labelled, 0 after."""
+    import random
+
+    db_path = tmp_path / "demo.db"
+    assert main(["--db", str(db_path), "demo"]) == 0
+    rng = random.Random(0)
+    with ann.unit_of_work(db_path) as db, ann.write(db):
+        db.execute("INSERT INTO rubrics (sha256, name, version, template, created_at) VALUES (?,?,?,?,?)",
+                   ["f" * 64, "stand-in", 1, "stand-in verdicts for the gate test", ann.now_iso()])
+        semantic = {(r, c) for r, c in db.execute(
+            "SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id"
+            " WHERE c.check_json IS NULL AND (r.output IS NOT NULL OR r.trajectory IS NOT NULL)")}
+        rows = [(r, c, "f" * 64, "stand-in-judge", rep, rng.choice(labels), ann.now_iso())
+                for (r, c), labels in sorted(ann.pair_label_sets(db).items()) if (r, c) in semantic
+                for rep in range(3)]
+        db.conn.executemany("INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat,"
+                            " label, created_at) VALUES (?,?,?,?,?,?,?)", rows)
+    assert gate(db_path, "--min-kappa", "0") == 1
+    assert "more labels needed" in capsys.readouterr().out
+    _label_the_quota(db_path)
+    capsys.readouterr()
+    assert gate(db_path, "--min-kappa", "0") == 0, capsys.readouterr().out
+
+
 @pytest.mark.skipif(not DEMO_VERDICTS.exists(), reason="data/demo_verdicts.jsonl (the judge's demo verdicts) not shipped")
 def test_demo_project_gate(tmp_path, capsys):
     db_path = tmp_path / "demo.db"
     assert main(["--db", str(db_path), "demo"]) == 0
-    assert gate(db_path, "--min-kappa", "0") == 1  # judged, nothing labelled
-    with ann.unit_of_work(db_path) as db:
-        ann.draw_sample(db, rate=0.10, overlap=0.0, seed=0, include_unjudged=False)
-        from annotations._calibration import load_verdicts, majority_label
-        verdicts = {p: v for g in load_verdicts(db).values() for p, v in g.items()}
-        random_pairs = list(db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"))
-        # A reviewer who agrees with the judge's majority (or says 'pass' where the judge has none)
-        rows = []
-        for rid, cid in random_pairs:
-            v = verdicts.get((rid, cid))
-            label = majority_label([l for l in v.labels.values() if l]) if v else None
-            rows.append((rid, cid, label or ann.pair_label_sets(db, [(rid, cid)])[(rid, cid)][0]))
-        with ann.write(db):
-            db.conn.executemany(
-                "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)"
-                " VALUES (?,?,'alice','label',?,1,?)", [(r, c, l, ann.now_iso()) for r, c, l in rows])
+    assert gate(db_path, "--min-kappa", "0") == 1  # judged, the quota not labelled
+    _label_the_quota(db_path)
     capsys.readouterr()
     assert gate(db_path, "--min-kappa", "0") == 0, capsys.readouterr().out
