@@ -76,6 +76,8 @@ def cmd_demo(args: argparse.Namespace) -> str:
     messages = [
         _import_evalset(args.db, DEMO_DIR / "demo_evalset.jsonl"),
         _import_runs(args.db, DEMO_DIR / "demo_runs.jsonl"),
+        # Five runs of demo-agent-a on each boundary item: the boundary report's reproducibility cases.
+        _import_runs(args.db, DEMO_DIR / "demo_boundary_runs.jsonl"),
     ]
     # Verdicts recorded from a real judge run, and the sample drawn for review, when those features exist.
     for kind, name in (("verdicts", "demo_verdicts.jsonl"),):
