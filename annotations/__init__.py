@@ -107,6 +107,30 @@ __all__ += [
     "project_counts", "run_ids_of_item",
 ]
 
+# Agreement statistics (Cohen, Fleiss, Krippendorff, Gwet AC1, PABAK, bootstrap, sample-size advice).
+from annotations.agreement import (
+    AgreementResult,
+    BootstrapCI,
+    KappaResult,
+    bootstrap_ci,
+    cohen_kappa,
+    cohen_kappa_table,
+    fleiss_kappa,
+    gwet_ac1,
+    interpret_kappa,
+    krippendorff_alpha,
+    labels_needed,
+    mcnemar_exact,
+    pabak,
+    randolph_kappa,
+)
+
+__all__ += [
+    "AgreementResult", "BootstrapCI", "KappaResult", "bootstrap_ci", "cohen_kappa", "cohen_kappa_table",
+    "fleiss_kappa", "gwet_ac1", "interpret_kappa", "krippendorff_alpha", "labels_needed", "mcnemar_exact", "pabak",
+    "randolph_kappa",
+]
+
 # Run comparison (judgecal compare) and the boundary acceptance report (judgecal compare --boundary).
 from annotations._compare import (  # noqa: E402
     BUCKETS,
