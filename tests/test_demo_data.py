@@ -127,3 +127,19 @@ def test_generator_reproduces_the_files() -> None:
     for name, rows in (("demo_evalset.jsonl", items), ("demo_runs.jsonl", runs)):
         expected = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         assert (DATA / name).read_text(encoding="utf-8") == expected, f"{name} is stale: run python data/make_demo.py"
+
+
+def test_constraint_ids_name_shared_families(items: list[EvalItem]) -> None:
+    # The sampler and the calibration report stratify by constraint id across items: ids name a reusable family
+    # (`order_number`, `max_sentences`, ...), never a position, and each is unique within its item.
+    for item in items:
+        ids = [c.id for c in item.constraints]
+        assert len(set(ids)) == len(ids), item.id
+        assert not any(re.fullmatch(r"c\d+", cid) for cid in ids), item.id
+    items_per_family: Counter[str] = Counter(
+        family for i in items for family in {re.sub(r"_\d+$", "", c.id) for c in i.constraints})
+    shared = [f for f, n in items_per_family.items() if n >= 3]
+    assert len(shared) >= 10, items_per_family
+    # Refusal-label constraints all share one family, so boundary agreement forms one stratum.
+    refusal = ("hard_refusal", "soft_refusal", "degraded", "complied")
+    assert {c.id for i in items for c in i.constraints if c.labels == refusal} == {"refusal_behaviour"}
