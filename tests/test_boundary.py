@@ -127,7 +127,7 @@ def boundary_db(tmp_path: Path) -> Path:
         add_verdicts(d, rows)
         with ann.write(d):
             d.conn.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
-                           " created_at) VALUES (?, 'c3', 'ann', 'label', 'soft_refusal', 1, ?)",
+                           " created_at) VALUES (?, 'refusal_behaviour', 'ann', 'label', 'soft_refusal', 1, ?)",
                            [JUDGE_WRONG, ann.now_iso()])
     return db
 
