@@ -70,7 +70,10 @@ class LocalBackend:
         self.model = path.stem  # e.g. SmolLM2-135M-Instruct.Q4_1: the quantisation is part of the judge's identity
         self.seed = seed
         self.max_tokens = max_tokens
-        self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or max(1, os.cpu_count() or 1),
+        # Half the cores: ggml's threads spin at barriers, and on an oversubscribed machine (2 cores, other work)
+        # two threads ran a 20-token answer 80x slower than one.
+        threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
                           seed=seed, verbose=False)
         self._lock = threading.Lock()
 
