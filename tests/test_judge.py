@@ -407,3 +407,28 @@ def test_consistency_majority_ties_and_flips(project: Path) -> None:
     assert rows["run-2-0"][4:9] == (None, 2, 1, True, True)
     (rate,) = av.flip_rates(rows.values())
     assert rate == ("grounded", 3, 2, pytest.approx(2 / 3))
+
+
+# --------------------------------------------------------------------------- the demo's recorded verdicts
+
+DEMO = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.mark.skipif(not (DEMO / "demo_verdicts.jsonl").exists(), reason="data/demo_verdicts.jsonl not generated yet")
+def test_demo_verdicts_come_from_a_recorded_offline_run(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    with ann.unit_of_work(db) as conn:
+        rows = list(conn.query("SELECT * FROM verdicts"))
+        pairs = list(ann.semantic_pairs(conn))
+        (rubric,) = av.list_rubrics(conn)
+    assert rows and {r["judge_model"] for r in rows} == {"SmolLM2-135M-Instruct.Q4_1"}
+    assert {r["rubric_sha256"] for r in rows} == {shipped_rubric().sha256} == {rubric.sha256}
+    assert rubric.template == shipped_rubric().template
+    assert len(rows) == 3 * len(pairs)  # every semantic pair, three repeats
+    header = json.loads((DEMO / "demo_verdicts.jsonl").read_text().splitlines()[0])["judgecal_export"]
+    assert header["kind"] == "verdicts" and header["rubrics"][0]["sha256"] == rubric.sha256
+    # Re-running `demo` is idempotent.
+    assert main(["--db", str(db), "demo"]) == 0
+    with ann.unit_of_work(db) as conn:
+        assert conn.execute("SELECT count(*) FROM verdicts").fetchone()[0] == len(rows)
