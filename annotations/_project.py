@@ -18,6 +18,7 @@ from evalsets import (
     evalset_sha256,
     item_sha256,
 )
+from evalsets._io import gc_paused
 from annotations._store import write
 
 
@@ -123,9 +124,11 @@ def import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportS
         raise InputError(problems)
     with write(db):
         seq0 = conn.execute("SELECT coalesce(max(seq), 0) FROM run_records").fetchone()[0]
+        with gc_paused():
+            rows = [_run_tuple(r, seq0 + n) for n, r in enumerate(new, start=1)]
         conn.executemany(
             f"INSERT INTO run_records ({','.join(_RUN_COLUMNS)}, seq) VALUES ({','.join('?' * (len(_RUN_COLUMNS) + 1))})",
-            (_run_tuple(r, seq0 + n + 1) for n, r in enumerate(new)),
+            rows,
         )
     return ImportSummary(inserted=len(new), unchanged=len(parsed.rows) - len(new))
 

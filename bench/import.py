@@ -33,7 +33,7 @@ def make_files(folder: Path, n: int) -> tuple[Path, Path]:
         {"id": f"run-{i}", "item_id": f"item-{i % 100}", "model": "bench-model", "run_id": "bench",
          "prompt_version": "v1", "output": f"Your order A-{i} ships tomorrow. " * 3,
          "input_tokens": 120 + i % 50, "output_tokens": 40 + i % 30, "latency_ms": 800.0 + i % 400,
-         "created_at": "2026-11-01T00:00:00Z"}
+         "created_at": f"2026-11-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"}
         for i in range(n)
     ]
     items_path, runs_path = folder / "items.jsonl", folder / "runs.jsonl"
@@ -65,8 +65,9 @@ def baseline(path: Path, rows: list[tuple]) -> float:
         start = time.perf_counter()
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(
-            "INSERT INTO run_records (id, item_id, model, prompt_version, run_id, output, input_tokens, output_tokens,"
-            " latency_ms, created_at, seq) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO run_records (id, item_id, model, prompt_version, run_id, output, trajectory, tool_calls,"
+            " input_tokens, output_tokens, latency_ms, rounds, error, evalset_sha256, created_at, seq)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
         conn.execute("COMMIT")
@@ -84,8 +85,10 @@ def main() -> None:
         rows = []
         for seq, line in enumerate(runs_path.read_text().splitlines(), start=1):
             r = json.loads(line)
-            rows.append((r["id"], r["item_id"], r["model"], r["prompt_version"], r["run_id"], r["output"],
-                         r["input_tokens"], r["output_tokens"], r["latency_ms"], r["created_at"], seq))
+            # The same row the import stores: every column, NULLs included, with the same values.
+            rows.append((r["id"], r["item_id"], r["model"], r["prompt_version"], r["run_id"], r["output"], None, None,
+                         r["input_tokens"], r["output_tokens"], r["latency_ms"], None, None, None,
+                         r["created_at"].replace("Z", "+00:00"), seq))
         ours_t, base_t = [], []
         for _ in range(args.repeats):
             base_t.append(baseline(fresh_db(folder, "base", items_path), rows))
