@@ -7,6 +7,7 @@ registered in IMPORTERS / EXPORTERS so every package's rows come in and go out t
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Callable
@@ -72,20 +73,21 @@ def main(argv: list[str] | None = None) -> int:
         args.db = default_db_path()
     try:
         result = args.func(args)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except CommandError as exc:
+        if isinstance(result, int):
+            return result
+        if result:
+            print(result)
+        return 0
+    except (InputError, CommandError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; everything committed so far is kept", file=sys.stderr)
         return 130
-    if isinstance(result, int):
-        return result
-    if result:
-        print(result)
-    return 0
+    except BrokenPipeError:
+        # `judgecal report | head`: the reader left; say nothing more (Python would print a traceback at exit).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
