@@ -20,7 +20,9 @@ from annotations._project import (
     iter_runs,
     load_items,
     load_run,
+    models_in_run,
     project_evalset_sha256,
+    SqliteRunSink,
     run_rows,
     semantic_pairs,
 )
@@ -38,7 +40,7 @@ __all__ = [
     "DEFAULT_DB", "MIGRATIONS", "connect", "default_db_path", "migrate", "now_iso", "table_counts",
     "unit_of_work", "write",
     "ImportSummary", "export_header", "import_items", "import_runs", "item_rows", "iter_runs", "load_items",
-    "load_run", "project_evalset_sha256", "run_rows", "semantic_pairs",
+    "load_run", "models_in_run", "project_evalset_sha256", "SqliteRunSink", "run_rows", "semantic_pairs",
     "check_export_rows", "check_rows", "run_checks",
     "HumanLabelRow", "current_labels", "import_labels", "label_export_rows", "pair_label_sets",
     "validate_label_rows",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import sqlite_utils
@@ -19,7 +20,8 @@ from evalsets import (
     item_sha256,
 )
 from evalsets._io import gc_paused
-from annotations._store import write
+from annotations._store import unit_of_work, write
+from annotations._writer import QueuedWriter
 
 
 def _dumps(value: Any) -> str | None:
@@ -185,6 +187,30 @@ def load_run(db: sqlite_utils.Database, run_record_id: str) -> RunRecord | None:
     return next(iter_runs(db, where="id = ?", params=[run_record_id]), None)
 
 
+def models_in_run(db: sqlite_utils.Database, run_id: str) -> list[str]:
+    """Models with run records under `run_id` (a run id belongs to one model)."""
+    return [r[0] for r in db.execute("SELECT DISTINCT model FROM run_records WHERE run_id = ? ORDER BY model", [run_id])]
+
+
+class SqliteRunSink(QueuedWriter[RunRecord]):
+    """The model runner's sink: each finished task becomes a run record through `import_runs`, committed by one
+    writer thread within ~20 ms. A re-run with the same run id skips what is stored (`done`)."""
+
+    NAME = "run-writer"
+
+    def __init__(self, db_path: str | Path, run_id: str):
+        self.run_id = run_id
+        super().__init__(db_path)
+
+    def done(self, record_ids: Iterable[str]) -> set[str]:
+        with unit_of_work(self.db_path) as db:
+            stored = {r[0] for r in db.execute("SELECT id FROM run_records WHERE run_id = ?", [self.run_id])}
+        return {r for r in record_ids if r in stored}
+
+    def commit(self, db: sqlite_utils.Database, rows: list[RunRecord]) -> None:
+        import_runs(db, Parsed("runner", rows, list(range(1, len(rows) + 1))))
+
+
 def project_evalset_sha256(db: sqlite_utils.Database) -> str:
     return evalset_sha256(list(load_items(db).values()))
 
@@ -224,5 +250,5 @@ def semantic_pairs(db: sqlite_utils.Database, *, constraint_id: str | None = Non
 
 __all__ = [
     "Check", "ImportSummary", "export_header", "import_items", "import_runs", "item_rows", "iter_runs",
-    "load_items", "load_run", "project_evalset_sha256", "run_rows", "semantic_pairs",
+    "load_items", "load_run", "models_in_run", "project_evalset_sha256", "SqliteRunSink", "run_rows", "semantic_pairs",
 ]

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import queue
-import threading
-import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -23,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from evalsets import InputError, Parsed, Problem
 from annotations._labels import pair_label_sets, validate_label_rows
 from annotations._store import connect, now_iso, write
+from annotations._writer import QueuedWriter
 
 # --------------------------------------------------------------------------- rubric versions
 
@@ -103,29 +101,15 @@ def done_verdict_keys(db: sqlite_utils.Database, keys: Iterable[tuple[str, str, 
     return out
 
 
-class SqliteVerdictSink:
-    """Stores verdicts from many worker threads through one writer thread with its own connection.
+class SqliteVerdictSink(QueuedWriter[Any]):
+    """Stores verdicts from many worker threads through one writer thread (see QueuedWriter). The upsert never
+    turns a stored label into a duplicate or overwrites it; an error row is replaced by a later answer."""
 
-    `save` only queues. The writer commits what arrives within 20 ms of a group's first verdict in one short
-    transaction, then starts the next group: a verdict is committed at most ~20 ms (plus one commit) after it
-    arrives. A SIGKILL loses only what was queued and not yet committed — requests that a re-run
-    simply asks again — and the upsert never turns a stored label into a duplicate or overwrites it.
-    Use as a context manager (or call `close`), which drains the queue.
-    """
-
-    MAX_GROUP = 500
-    # A group collects what arrives within this window after its first verdict, then commits: at hundreds of
-    # verdicts a second that is a few rows per transaction instead of one, for at most 20 ms more at risk.
-    GROUP_WINDOW_S = 0.02
+    NAME = "verdict-writer"
 
     def __init__(self, db_path: str | Path, batch_id: str | None = None):
-        self.db_path = Path(db_path)
         self.batch_id = batch_id
-        self._queue: queue.Queue[Any] = queue.Queue()
-        self._error: BaseException | None = None
-        self.committed = 0
-        self._thread = threading.Thread(target=self._writer, name="verdict-writer", daemon=True)
-        self._thread.start()
+        super().__init__(db_path)
 
     def done(self, keys: Iterable[tuple[str, str, str, str, int]]) -> set[tuple[str, str, str, str, int]]:
         db = connect(self.db_path)
@@ -134,53 +118,15 @@ class SqliteVerdictSink:
         finally:
             db.close()
 
-    def save(self, verdict: Any) -> None:
-        if self._error is not None:
-            raise RuntimeError(f"verdict writer failed: {self._error}") from self._error
-        self._queue.put(verdict)
-
     def _row(self, v: Any, stamp: str) -> tuple[Any, ...]:
         if (v.label is None) == (v.error is None):
             raise ValueError(f"a verdict needs exactly one of label and error: {v!r}")
         return tuple(getattr(v, f) for f in _VERDICT_FIELDS) + (self.batch_id, stamp)
 
-    def _writer(self) -> None:
-        db = connect(self.db_path)
-        try:
-            while True:
-                group = [self._queue.get()]
-                deadline = time.monotonic() + self.GROUP_WINDOW_S
-                while len(group) < self.MAX_GROUP and group[-1] is not None:
-                    left = deadline - time.monotonic()
-                    try:
-                        group.append(self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                closing = any(v is None for v in group)
-                rows = [v for v in group if v is not None]
-                if rows:
-                    stamp = now_iso()
-                    with write(db):
-                        db.conn.executemany(_UPSERT, [self._row(v, stamp) for v in rows])
-                    self.committed += len(rows)
-                if closing:
-                    return
-        except BaseException as exc:  # noqa: BLE001 — reported by the next save() and by close()
-            self._error = exc
-        finally:
-            db.close()
-
-    def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is not None:
-            raise RuntimeError(f"verdict writer failed: {self._error}") from self._error
-
-    def __enter__(self) -> SqliteVerdictSink:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
+        stamp = now_iso()
+        with write(db):
+            db.conn.executemany(_UPSERT, [self._row(v, stamp) for v in rows])
 
 
 # --------------------------------------------------------------------------- batches and prices

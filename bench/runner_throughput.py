@@ -26,7 +26,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 import annotations as ann  # noqa: E402
 from evalsets import EvalItem, parse_rows  # noqa: E402
 from judge import OpenAIBackend, RunSettings, run_models  # noqa: E402
-from judgecal._cmd_runner import SqliteRunSink  # noqa: E402
+from annotations import SqliteRunSink  # noqa: E402
 
 
 def main() -> int:

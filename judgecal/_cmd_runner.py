@@ -10,17 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import queue
 import sys
-import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import annotations as ann
 from annotations import _verdicts as av
-from evalsets import Parsed, RunRecord
+from evalsets import RunRecord
 from judge import (
     DEFAULT_LOOP_LIMIT,
     DEFAULT_MAX_ROUNDS,
@@ -35,64 +33,6 @@ from judge import (
 )
 from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal.cli import CommandError
-
-
-class SqliteRunSink:
-    """Run records into the project database through one writer thread with its own connection: `save` queues,
-    the writer commits what is queued in one short transaction (`import_runs`), then the next. A killed run loses
-    only what was queued and not committed; a re-run with the same run id asks those tasks again."""
-
-    def __init__(self, db_path: str | Path, run_id: str):
-        self.db_path = Path(db_path)
-        self.run_id = run_id
-        self._queue: queue.Queue[RunRecord | None] = queue.Queue()
-        self._error: BaseException | None = None
-        self.committed = 0
-        self._thread = threading.Thread(target=self._writer, name="run-writer", daemon=True)
-        self._thread.start()
-
-    def done(self, record_ids: Iterable[str]) -> set[str]:
-        with ann.unit_of_work(self.db_path) as db:
-            stored = {r[0] for r in db.execute("SELECT id FROM run_records WHERE run_id = ?", [self.run_id])}
-        return {r for r in record_ids if r in stored}
-
-    def save(self, record: RunRecord) -> None:
-        if self._error is not None:
-            raise RuntimeError(f"run record writer failed: {self._error}") from self._error
-        self._queue.put(record)
-
-    def _writer(self) -> None:
-        db = ann.connect(self.db_path)
-        try:
-            while True:
-                group = [self._queue.get()]
-                while len(group) < 500:
-                    try:
-                        group.append(self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                rows = [r for r in group if r is not None]
-                if rows:
-                    ann.import_runs(db, Parsed("runner", rows, list(range(1, len(rows) + 1))))
-                    self.committed += len(rows)
-                if len(rows) < len(group):
-                    return
-        except BaseException as exc:  # noqa: BLE001 — reported by the next save() and by close()
-            self._error = exc
-        finally:
-            db.close()
-
-    def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is not None:
-            raise RuntimeError(f"run record writer failed: {self._error}") from self._error
-
-    def __enter__(self) -> SqliteRunSink:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 def read_tools(path: Path) -> tuple[dict[str, Any], ...]:
@@ -146,9 +86,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.limit is not None:
             items = items[: args.limit]
         evalset = ann.project_evalset_sha256(db)
-        other = db.execute("SELECT DISTINCT model FROM run_records WHERE run_id = ? AND model != ?", [run_id, model]).fetchall()
+        other = [m for m in ann.models_in_run(db, run_id) if m != model]
         if other:
-            raise CommandError(f"run id {run_id!r} already holds records of model {other[0][0]!r}: give another --run-id")
+            raise CommandError(f"run id {run_id!r} already holds records of model {other[0]!r}: give another --run-id")
     if not items:
         raise CommandError("no eval items in the project: import an eval set first (judgecal import evalset FILE)")
     try:
@@ -170,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     summary, fatal = None, None
     try:
-        with SqliteRunSink(args.db, run_id) as sink:
+        with ann.SqliteRunSink(args.db, run_id) as sink:
             try:
                 summary = run_models(items, backend, sink, settings, on_record=None if args.quiet else _progress())
             except FatalBackendError as exc:

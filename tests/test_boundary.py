@@ -118,7 +118,7 @@ def boundary_db(tmp_path: Path) -> Path:
     assert main(["--db", str(db), "import", "runs", str(BOUNDARY_FILE)]) == 0
     with ann.unit_of_work(db) as d:
         items = ann.load_items(d)
-        add_rubric(d, SHA, version=1)
+        add_rubric(d, SHA, version=1, name="boundary-test")
         rows = []
         for r in ann.iter_runs(d, where="run_id = ?", params=[RUN_ID]):
             c = next(c for c in items[r.item_id].constraints if c.labels[0] == "hard_refusal")
@@ -158,7 +158,9 @@ def test_report_per_category(boundary_db):
 
 def test_unlabelled_runs_count_in_no_rate_and_missing_runs_are_listed(tmp_path):
     db = tmp_path / "demo.db"
-    assert main(["--db", str(db), "demo"]) == 0
+    # The demo's items and runs without its judge verdicts: nothing is labelled.
+    assert main(["--db", str(db), "import", "evalset", str(DATA / "demo_evalset.jsonl")]) == 0
+    assert main(["--db", str(db), "import", "runs", str(DATA / "demo_runs.jsonl")]) == 0
     with ann.unit_of_work(db) as d:
         report = ann.boundary_report(d, "demo-run-a", expected_runs=5)  # one run per case, no verdicts
     assert report.unlabelled == 18
