@@ -129,13 +129,15 @@ def samples_version(db: sqlite_utils.Database) -> int:
 
 
 def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
-    """Every sampled pair in this reviewer's own random order, targeted pairs (judge repeats disagree, judge
-    errors) first: SPEC §5 puts unstable judgements in front of a reviewer before the random sample."""
+    """Every sampled pair in this reviewer's own random order, with the pairs whose judge repeats disagree first:
+    SPEC §5 puts unstable judgements in front of a reviewer first. Other targeted pairs (judge errors) take their
+    random place, so a reviewer's first labels also move the random-sample quota."""
     reviewer = _check_reviewer(reviewer)
     pairs: dict[Pair, bool] = {}
-    for rid, cid, rule in db.execute("SELECT run_record_id, constraint_id, rule FROM samples"):
+    for rid, cid, rule, reason in db.execute("SELECT run_record_id, constraint_id, rule, reason FROM samples"):
         pair = Pair(rid, cid)
-        pairs[pair] = pairs.get(pair, False) or rule == "targeted"
+        unstable = rule == "targeted" and "repeats disagree" in (reason or "")
+        pairs[pair] = pairs.get(pair, False) or unstable
 
     def rank(p: Pair) -> tuple[bool, bytes]:
         return not pairs[p], hashlib.sha256(f"{reviewer}\x1f{p[0]}\x1f{p[1]}".encode()).digest()
