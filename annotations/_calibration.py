@@ -161,6 +161,14 @@ class JudgeGroup:
     by_constraint: tuple[SliceStats, ...]
     by_type: tuple[SliceStats, ...]
     pass_rates: tuple[PassRate, ...]
+    # One slice per label set when the group mixes label sets (pass/fail and refusal levels, say): a kappa pooled
+    # over different label sets rewards a judge that always answers each set's first label, so the gate reads these.
+    by_label_set: tuple[SliceStats, ...] = ()
+
+    @property
+    def headline(self) -> tuple[SliceStats, ...]:
+        """The slices a single verdict on the judge rests on: per label set when sets are mixed, else overall."""
+        return self.by_label_set or (self.overall,)
 
 
 @dataclass(frozen=True)
@@ -521,9 +529,11 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
         repeats = sorted({r for v in verdicts.values() for r in v.labels})
         by_c: dict[str, list[Pair]] = defaultdict(list)
         by_t: dict[str, list[Pair]] = defaultdict(list)
+        by_ls: dict[str, list[Pair]] = defaultdict(list)
         for p in pairs:
             by_c[p[1]].append(p)
             by_t[info[p].type].append(p)
+            by_ls["/".join(info[p].labels)].append(p)
         stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats)  # noqa: E731
         _, name, version, created = rubric_rows[sha]
         groups.append(JudgeGroup(
@@ -531,6 +541,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
             tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
             _pass_rates(pairs, verdicts, humans, rules, info),
+            tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}

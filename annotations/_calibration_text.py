@@ -61,7 +61,7 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         b.append(("h", 2, f"Judge {g.judge_model} · rubric {g.rubric_name} v{g.rubric_version} ({g.rubric_sha256[:12]})"))
         b.append(("table", ["slice", "n", "agree", "kappa [95% CI]", "reading", "TPR", "TNR", "AC1", "PABAK",
                             "excluded tie/none", "labels needed"],
-                  [_slice_row(s) for s in (g.overall, *g.by_constraint, *g.by_type)]))
+                  [_slice_row(s) for s in (g.overall, *g.by_label_set, *g.by_constraint, *g.by_type)]))
         b.append(("p", "TPR/TNR: fail is the positive class. * one label exceeds 80% of all labels: read AC1/PABAK. "
                        "Labels needed: more random labels for a kappa CI half-width of 0.10."))
         o = g.overall
@@ -111,7 +111,7 @@ def kappa_rows(report: CalibrationReport) -> list[dict[str, Any]]:
     """One row per judge model × rubric version × slice with a defined majority kappa (for plots)."""
     out = []
     for g in report.groups:
-        for s in (g.overall, *g.by_constraint, *g.by_type):
+        for s in (g.overall, *g.by_label_set, *g.by_constraint, *g.by_type):
             a = s.majority
             if a is None or math.isnan(a.kappa):
                 continue
@@ -133,7 +133,7 @@ def slice_table(report: CalibrationReport) -> list[dict[str, Any]]:
     headers = ["slice", "n", "agree", "kappa [95% CI]", "reading", "TPR", "TNR", "AC1", "PABAK",
                "excluded tie/none", "labels needed"]
     return [{"judge": g.judge_model, "rubric": f"{g.rubric_name} v{g.rubric_version}", **dict(zip(headers, _slice_row(s)))}
-            for g in report.groups for s in (g.overall, *g.by_constraint, *g.by_type)]
+            for g in report.groups for s in (g.overall, *g.by_label_set, *g.by_constraint, *g.by_type)]
 
 
 # --------------------------------------------------------------------------- renderers

@@ -3,7 +3,8 @@
 Checked, for the latest version of each rubric (per judge model) unless `rubric` names another:
 - coverage: every stratum (constraint × model under test × rubric version) has at least `min_coverage` of its judged
   pairs labelled in the random sample. Always checked: no unverified judge may gate a build.
-- kappa: judge (majority over repeats) vs human on the random sample, overall per judge model × rubric version, or
+- kappa: judge (majority over repeats) vs human on the random sample, overall per judge model × rubric version (per
+  label set when the group mixes label sets: a pooled kappa rewards always answering a set's first label), or
   per constraint when `constraints` are given. An undefined kappa fails (with its reason).
 - pass rate (optional): the judge-corrected (prediction-powered) pass rate of each model under test, point estimate.
 Nothing judged at all fails too.
@@ -75,7 +76,7 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
             f"({min_coverage:.0%} quota)" + ("" if c.ok else f": {c.needed - c.labelled} more labels needed")))
     for g in groups:
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
-        slices = g.by_constraint if constraints else (g.overall,)
+        slices = g.by_constraint if constraints else g.headline
         for s in slices:
             name = f"{where} · {s.slice}"
             a = s.majority

@@ -207,3 +207,48 @@ def test_judge_corrected_pass_rate_of_a_run(cal_db):
         assert judge_corrected_pass_rate(db, run_id="nope") is None
     # the same pairs as the report's model `m` (see test_ppi_pass_rate): 5/9 corrected by a mean rectifier of 0
     assert pr.estimate == pytest.approx(5 / 9) and (pr.n_judged, pr.n_labelled) == (9, 7)
+
+
+def test_mixed_label_sets_get_their_own_slices_and_the_gate_reads_them(tmp_path):
+    """A judge that always answers the first label of each set: pooled over pass/fail and refusal pairs its kappa
+    looks moderate, within each label set it is 0 (it never varies). Constructed by hand:
+    pass/fail pairs: human pass, pass, fail, fail; judge pass ×4 -> kappa 0 (p_o = 1/2 = p_e).
+    refusal pairs: human hard, soft, soft, complied; judge hard ×4 -> kappa 0.
+    Pooled: judge 4×pass + 4×hard_refusal vs human 2 pass, 2 fail, 1 hard, 2 soft, 1 complied -> p_o = 3/8,
+    p_e = (4·2 + 4·1)/64 = 12/64 -> kappa = (3/8 - 3/16)/(1 - 3/16) = 3/13 > 0."""
+    import annotations as ann
+    from judgecal.cli import main
+    from conftest import add_rubric, add_verdicts
+
+    items = [
+        {"id": f"i{n}", "instruction": "x", "constraints": [
+            {"id": "ok", "text": "fine", "type": "content"},
+            {"id": "refusal", "text": "Expected: hard_refusal", "type": "hard", "labels": "refusal"}]}
+        for n in range(4)
+    ]
+    runs = [{"id": f"r{n}", "item_id": f"i{n}", "model": "m", "output": "o"} for n in range(4)]
+    (tmp_path / "i.jsonl").write_text("\n".join(json.dumps(i) for i in items))
+    (tmp_path / "r.jsonl").write_text("\n".join(json.dumps(r) for r in runs))
+    db_path = tmp_path / "p.db"
+    assert main(["--db", str(db_path), "import", "evalset", str(tmp_path / "i.jsonl")]) == 0
+    assert main(["--db", str(db_path), "import", "runs", str(tmp_path / "r.jsonl")]) == 0
+    human_ok = ["pass", "pass", "fail", "fail"]
+    human_ref = ["hard_refusal", "soft_refusal", "soft_refusal", "complied"]
+    with ann.unit_of_work(db_path) as db:
+        add_rubric(db, "s" * 64, version=1)
+        add_verdicts(db, [(f"r{n}", "ok", "s" * 64, "pass", None, 0) for n in range(4)]
+                     + [(f"r{n}", "refusal", "s" * 64, "hard_refusal", None, 0) for n in range(4)])
+        ann.draw_sample(db, rate=1.0, overlap=0.0)
+        with ann.write(db):
+            db.conn.executemany(
+                "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)"
+                " VALUES (?, ?, 'ann', 'label', ?, 1, ?)",
+                [(f"r{n}", "ok", human_ok[n], ann.now_iso()) for n in range(4)]
+                + [(f"r{n}", "refusal", human_ref[n], ann.now_iso()) for n in range(4)])
+        (g,) = ann.calibration_report(db).groups
+    assert g.overall.majority.kappa == pytest.approx(3 / 13)
+    assert [s.slice for s in g.by_label_set] == [
+        "labels:hard_refusal/soft_refusal/degraded/complied", "labels:pass/fail"]
+    assert [s.majority.kappa for s in g.by_label_set] == [pytest.approx(0.0), pytest.approx(0.0)]
+    assert g.headline == g.by_label_set
+    assert main(["--db", str(db_path), "gate", "--min-kappa", "0.2"]) == 1
