@@ -293,8 +293,9 @@ def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int]
         reason = "at least two judged and two labelled pairs are needed for a CI"
     else:
         se = math.sqrt(statistics.variance(judge_all) / n_all + statistics.variance(rect) / n_lab)
-    return PassRate(model, n_all, raw, n_lab, human, estimate, se, estimate - agr.Z_95 * se,
-                    estimate + agr.Z_95 * se, reason)
+    # A pass rate lives in [0, 1]; the normal interval can poke out near the ends, so it is clipped there.
+    return PassRate(model, n_all, raw, n_lab, human, estimate, se, max(0.0, estimate - agr.Z_95 * se),
+                    min(1.0, estimate + agr.Z_95 * se), reason)
 
 
 # --------------------------------------------------------------------------- loading
