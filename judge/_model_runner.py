@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
 
 from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json
 
+from judge._pool import run_pool
 from judge._backend import ENDPOINTS, FatalBackendError, OpenAIBackend, _mentions
 
 # The shared system prompt. v1 (2026-11): first version. It says nothing about any eval item: the item's own
@@ -368,48 +369,19 @@ def run_models(items: Iterable[EvalItem], backend: OpenAIBackend, sink: RunSink,
     summary.stored_before = len(tasks) - len(todo)
     runner = ModelRunner(backend, settings)
     lock = threading.Lock()
-    stop = threading.Event()
-    position = [0]
-    failure: list[BaseException] = []
 
-    def next_task() -> Task | None:
+    def handle(task: Task) -> None:
+        record = runner.run_task(task)
+        sink.save(record)
         with lock:
-            if stop.is_set() or position[0] >= len(todo):
-                return None
-            position[0] += 1
-            return todo[position[0] - 1]
+            summary.add(record)
+        if on_record is not None:
+            on_record(record, summary)
 
-    def worker() -> None:
-        try:
-            while (task := next_task()) is not None:
-                record = runner.run_task(task)
-                sink.save(record)
-                with lock:
-                    summary.add(record)
-                if on_record is not None:
-                    on_record(record, summary)
-        except BaseException as exc:  # noqa: BLE001 — handed to the main thread, which re-raises
-            with lock:
-                failure.append(exc)
-            stop.set()
-
-    threads = [threading.Thread(target=worker, name=f"run-{n}", daemon=True)
-               for n in range(min(settings.concurrency, len(todo)))]
-    for t in threads:
-        t.start()
-    try:
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)
-    except KeyboardInterrupt:
-        stop.set()
-        summary.interrupted = True
-        for t in threads:
-            t.join()
+    result = run_pool(todo, handle, concurrency=settings.concurrency, name="run")
+    summary.interrupted = result.interrupted
     summary.wall_s = time.monotonic() - start
-    if failure:
-        summary.interrupted = True
-        exc = failure[0]
+    if (exc := result.failure) is not None:
         if isinstance(exc, FatalBackendError):
             exc.summary = summary  # type: ignore[attr-defined]
             raise exc

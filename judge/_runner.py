@@ -17,6 +17,7 @@ from typing import IO, Any, Iterable, NamedTuple, Protocol, Sequence
 
 from evalsets import Constraint, EvalItem, RunRecord
 
+from judge._pool import run_pool
 from judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
 from judge._rubric import Rubric
 
@@ -212,54 +213,25 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
     bar = Progress(len(todo)) if progress is True else (progress or None)
 
     lock = threading.Lock()
-    stop = threading.Event()
-    position = [0]
-    failure: list[BaseException] = []
 
-    def next_task() -> _Task | None:
+    def handle(task: _Task) -> None:
+        k = task.key
+        answer = backend.judge(task.prompt, task.labels, verdict_key_header(k.run_record_id, k.constraint_id, k.repeat))
+        sink.save(Verdict(*k, *answer[:5], *answer[5:]))
         with lock:
-            if stop.is_set() or position[0] >= len(todo):
-                return None
-            task = todo[position[0]]
-            position[0] += 1
-            return task
+            summary.add(answer)
+            sent, errors = summary.sent, sum(summary.errors.values())
+        if bar is not None:
+            bar.update(sent, errors)
 
-    def worker() -> None:
-        try:
-            while (task := next_task()) is not None:
-                k = task.key
-                answer = backend.judge(task.prompt, task.labels, verdict_key_header(k.run_record_id, k.constraint_id, k.repeat))
-                sink.save(Verdict(*k, *answer[:5], *answer[5:]))
-                with lock:
-                    summary.add(answer)
-                    sent, errors = summary.sent, sum(summary.errors.values())
-                if bar is not None:
-                    bar.update(sent, errors)
-        except BaseException as exc:  # noqa: BLE001 — handed to the main thread, which re-raises
-            with lock:
-                failure.append(exc)
-            stop.set()
-
-    threads = [threading.Thread(target=worker, name=f"judge-{n}", daemon=True) for n in range(min(concurrency, len(todo)))]
-    for t in threads:
-        t.start()
-    try:
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)
-    except KeyboardInterrupt:
-        stop.set()
-        summary.interrupted = True
-        for t in threads:
-            t.join()
+    result = run_pool(todo, handle, concurrency=concurrency, name="judge")
+    summary.interrupted = result.interrupted
     summary.wall_s = time.monotonic() - start
     if price is not None:
         summary.cost = (summary.input_tokens * price[0] + summary.output_tokens * price[1]) / 1_000_000
     if bar is not None:
         bar.close(summary.sent, sum(summary.errors.values()))
-    if failure:
-        summary.interrupted = True
-        exc = failure[0]
+    if (exc := result.failure) is not None:
         if isinstance(exc, FatalBackendError):
             exc.summary = summary  # type: ignore[attr-defined]  — so the caller can record the partial batch
             raise exc
