@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from evalsets._io import InputError, Problem
+from evalsets._io import InputError, Problem, parse_rows
 from evalsets._models import Check, Constraint, EvalItem, RunRecord
 from evalsets._registry import run_check, validate_check
 from evalsets._ifeval import IFEVAL_IDS
@@ -31,46 +30,23 @@ class IFEvalRow(BaseModel):
     response: str
     response_model: str | None = None
 
+    @field_validator("kwargs", mode="before")
+    @classmethod
+    def _drop_unused(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{k: v for k, v in kw.items() if v is not None} if isinstance(kw, dict) else kw for kw in value]
+        return value
+
 
 def parse_ifeval(text: str, *, file: str = "<string>") -> list[IFEvalRow]:
     """Parse IFEval JSONL text. Raises InputError naming file, line and field of every bad row: bad JSON, a missing
-    field, an unknown instruction id, kwargs that do not fit the checker (None-valued keys are dropped first, as
-    IFEval's released input_data has them for unused arguments), or a duplicate key."""
-    rows: list[IFEvalRow] = []
-    problems: list[Problem] = []
-    seen: dict[Any, int] = {}
-    for line, raw_line in enumerate(text.splitlines(), start=1):
-        if not raw_line.strip():
-            continue
-        try:
-            raw = json.loads(raw_line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(file, line, "(json)", f"invalid JSON: {exc.msg} at column {exc.colno}"))
-            continue
-        if not isinstance(raw, dict):
-            problems.append(Problem(file, line, "(row)", "expected a JSON object"))
-            continue
-        if isinstance(raw.get("kwargs"), list):
-            raw["kwargs"] = [{k: v for k, v in kw.items() if v is not None} if isinstance(kw, dict) else kw
-                             for kw in raw["kwargs"]]
-        try:
-            row = IFEvalRow.model_validate(raw)
-        except ValidationError as exc:
-            problems.extend(Problem(file, line, ".".join(str(p) for p in e["loc"]) or "(row)", e["msg"])
-                            for e in exc.errors(include_url=False))
-            continue
-        row_problems = _row_problems(row, file, line)
-        if row_problems:
-            problems.extend(row_problems)
-            continue
-        if row.key in seen:
-            problems.append(Problem(file, line, "key", f"duplicate key {row.key!r} (first on line {seen[row.key]})"))
-            continue
-        seen[row.key] = line
-        rows.append(row)
+    field, a duplicate key, an unknown instruction id, or kwargs that do not fit the checker (None-valued keys are
+    dropped first, as IFEval's released input_data has them for unused arguments)."""
+    parsed = parse_rows(text, IFEvalRow, file=file, id_field="key")
+    problems = [p for row, line in zip(parsed.rows, parsed.lines) for p in _row_problems(row, file, line)]
     if problems:
         raise InputError(problems)
-    return rows
+    return parsed.rows
 
 
 def _row_problems(row: IFEvalRow, file: str, line: int) -> list[Problem]:
