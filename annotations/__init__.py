@@ -149,7 +149,6 @@ from annotations._compare import (  # noqa: E402
     decide,
     expected_labels,
     format_comparison,
-    judge_corrected_pass_rate,
     list_runs,
     pair_labels,
     parse_thresholds,
@@ -173,7 +172,7 @@ from annotations._boundary import (  # noqa: E402
 __all__ += [
     "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "PairLabels", "Reason", "RunStats",
     "Settled", "compare_runs", "constraint_passed", "decide", "expected_labels", "format_comparison",
-    "judge_corrected_pass_rate", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds", "run_stats", "settled_labels",
+    "list_runs", "pair_labels", "parse_thresholds", "read_thresholds", "run_stats", "settled_labels",
     "BOUNDARY_TAG", "DEFAULT_EXPECTED_RUNS", "BoundaryCase", "BoundaryReport", "CaseRun", "CategoryReport",
     "blocked_by", "boundary_category", "boundary_report", "format_boundary",
 ]

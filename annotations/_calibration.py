@@ -30,7 +30,7 @@ import json
 import math
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import sqlite_utils
@@ -38,6 +38,7 @@ import sqlite_utils
 from annotations import agreement as agr
 from annotations._labels import current_labels
 from annotations._sampling import DEFAULT_RATE, coverage as stratum_coverage
+from annotations._verdicts import majority_label
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -263,14 +264,6 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str]) ->
         gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
         prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
     )
-
-
-def majority_label(labels: Sequence[str]) -> str | None:
-    """The strictly most frequent label; None on a tie or with no labels."""
-    counts = Counter(labels).most_common(2)
-    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
-        return None
-    return counts[0][0]
 
 
 def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int], human_lab: Sequence[int]) -> PassRate:

@@ -20,13 +20,14 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 import sqlite_utils
 
 from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, run_check
 from annotations._project import iter_runs, load_items
-from annotations._verdicts import get_price
+from annotations._calibration import ppi_pass_rate
+from annotations._verdicts import get_price, majority_label
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
 _EXPECTED = re.compile(r"(?:Expected|期望)\s*[:：]\s*(.*)", re.S)
@@ -52,13 +53,6 @@ def expected_labels(constraint: Constraint) -> tuple[str, ...] | None:
     tail = re.split(r"[(（]", m.group(1), maxsplit=1)[0]
     found = tuple(lab for lab in constraint.labels if re.search(rf"(?<![\w-]){re.escape(lab)}(?![\w-])", tail))
     return found or None
-
-
-def _majority(labels: Iterable[str]) -> str | None:
-    counts = Counter(labels).most_common()
-    if not counts or (len(counts) > 1 and counts[0][1] == counts[1][1]):
-        return None
-    return counts[0][0]
 
 
 def _run_ids_clause(run_ids: list[str]) -> tuple[str, list[str]]:
@@ -98,7 +92,7 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
         g[1].append(label)
     judge = {}
     for pair, by_group in groups.items():
-        label = _majority(max(by_group.values(), key=lambda g: g[0])[1])
+        label = majority_label(max(by_group.values(), key=lambda g: g[0])[1])
         if label is not None:
             judge[pair] = label
     where, params = _run_ids_clause(run_ids)
@@ -112,7 +106,7 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     humans: dict[tuple[str, str], list[str]] = {}
     for rid, cid, label in db.execute(human_sql, params):
         humans.setdefault((rid, cid), []).append(label)
-    human = {p: lab for p, labels in humans.items() if (lab := _majority(labels)) is not None}
+    human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
     sample_sql = (f"SELECT s.run_record_id, s.constraint_id FROM samples s JOIN run_records r ON r.id = s.run_record_id"
                   f" WHERE s.rule = 'random' AND {where}")
     sample = {(rid, cid) for rid, cid in db.execute(sample_sql, params)}
@@ -169,19 +163,15 @@ def is_tool_parse_failure(error: str | None) -> bool:
     return error is not None and error.startswith("parse_failure")
 
 
-def judge_corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
+def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
                               human_lab: list[int]) -> float | None:
-    """HOOK to the calibration package's prediction-powered estimate (annotations._calibration.ppi_pass_rate).
+    """The calibration report's prediction-powered estimate (ppi_pass_rate) for a whole run.
 
     The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
     judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
     checks need no correction and are added back by count: (mech passed + PPI x semantic pairs) / all pairs.
-    Clipped to [0, 1]. None without random-sample human labels, or without the calibration package."""
+    Clipped to [0, 1]. None without random-sample human labels."""
     if not human_lab or not judge_all:
-        return None
-    try:
-        from annotations._calibration import ppi_pass_rate
-    except ImportError:
         return None
     estimate = ppi_pass_rate("run", judge_all, judge_lab, human_lab).ppi_estimate
     if estimate is None or math.isnan(estimate):
@@ -306,7 +296,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         tool_parse_rate=_rate(tool_calls - parse_fail, tool_calls), structured_checked=s_checked,
         structured_passed=s_passed, structured_pass_rate=_rate(s_passed, s_checked), constraints_settled=c_settled,
         constraints_passed=c_passed, constraints_unjudged=c_unjudged, constraint_pass_rate=_rate(c_passed, c_settled),
-        judge_corrected_pass_rate=judge_corrected_pass_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab), human_settled=human,
+        judge_corrected_pass_rate=_corrected_pass_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab), human_settled=human,
         mean_rounds=sum(rounds) / len(rounds) if rounds else None, input_tokens=tin, output_tokens=tout,
         p50_latency_ms=_percentile(latencies, 0.50), p95_latency_ms=_percentile(latencies, 0.95), cost=cost,
         errors=dict(errors.most_common()),
@@ -524,6 +514,6 @@ def format_comparison(c: Comparison) -> str:
 __all__ = [
     "BLOCKED_LABELS", "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "Reason", "RunStats",
     "PairLabels", "Settled", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
-    "is_tool_parse_failure", "judge_corrected_pass_rate", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
+    "is_tool_parse_failure", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
     "run_stats", "settled_labels",
 ]

@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import sqlite_utils
 

@@ -314,6 +314,14 @@ class ConsistencyRow(NamedTuple):
     labels: tuple[str, ...]
 
 
+def majority_label(labels: Iterable[str]) -> str | None:
+    """The strictly most frequent label; None on a tie or with no labels. The one majority rule of the project."""
+    counts = Counter(labels).most_common(2)
+    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
+        return None
+    return counts[0][0]
+
+
 def judge_consistency(db: sqlite_utils.Database, rubric_sha256: str | None = None,
                       judge_model: str | None = None) -> list[ConsistencyRow]:
     """One row per (pair, rubric version, judge model): the majority label over the repeats (a tie gives no
@@ -336,8 +344,8 @@ def judge_consistency(db: sqlite_utils.Database, rubric_sha256: str | None = Non
         labels = tuple(a[0] for a in answers if a[0] is not None)
         n_errors = sum(1 for a in answers if a[0] is None)
         counts = Counter(labels).most_common()
-        tie = len(counts) > 1 and counts[0][1] == counts[1][1]
-        majority = counts[0][0] if counts and not tie else None
+        majority = majority_label(labels)
+        tie = majority is None and len(counts) > 1
         flip_rate = 1 - counts[0][1] / len(labels) if labels else 0.0
         rows.append(ConsistencyRow(rid, cid, sha, model, majority, len(labels), n_errors, len(counts) > 1, tie,
                                    flip_rate, labels))
