@@ -88,8 +88,10 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                                         f"kappa is undefined: {a.kappa_reason}"))
             else:
                 ok = a.kappa >= min_kappa
+                ci = (f"(CI undefined: {a.kappa_reason.removeprefix('the CI is undefined: ')})"
+                      if math.isnan(a.kappa_ci_low) else f"[{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]")
                 checks.append(GateCheck(name, "kappa", a.kappa, min_kappa, ok,
-                                        f"kappa {a.kappa:.3f} [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}] on {a.n} "
+                                        f"kappa {a.kappa:.3f} {ci} on {a.n} "
                                         f"random pairs {'≥' if ok else '<'} {min_kappa}"))
         if min_pass_rate is not None:
             for p in g.pass_rates:

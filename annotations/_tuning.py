@@ -206,6 +206,8 @@ def comparison_blocks(c: RubricComparison) -> list[tuple]:
     def k(a: Agreement | None) -> str:
         if a is None or math.isnan(a.kappa):
             return "–" if a is None else "undefined"
+        if math.isnan(a.kappa_ci_low):
+            return f"{a.kappa:.3f} (CI undefined)"
         return f"{a.kappa:.3f} [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
 
     def usd(v: VersionCost) -> str:

@@ -85,8 +85,12 @@ class KappaResult:
     ``p_value``. ``confusion`` is the count table, rows = rater A, columns =
     rater B, in ``labels`` order (read-only). When kappa is undefined every
     derived field is NaN and ``reason`` says why; ``reason`` is also set when
-    only ``z``/``p_value`` are NaN (zero SE under H0, e.g. a single pair), and
-    is None when every field is defined. With perfect agreement the
+    only ``z``/``p_value`` are NaN (zero SE under H0), and is None when every
+    field is defined. When one rater used a single category and the other
+    did not, kappa is exactly 0 (p_o = p_e whatever the other rater says) and
+    the asymptotic SEs are 0 by construction, so ``se``, ``se_h0``, ``z``,
+    ``p_value`` and the CI are NaN with a reason rather than a false-certain
+    [0, 0]. With perfect agreement the
     asymptotic ``se`` is exactly 0 (a degenerate, over-confident interval
     [1, 1]); use :func:`bootstrap_ci` if that matters.
     """
@@ -449,6 +453,17 @@ def _kappa_from_table(t: np.ndarray, weights: str | None, labels: tuple) -> Kapp
         return KappaResult(kappa=nan, se=nan, se_h0=nan, z=nan, p_value=nan,
                            ci_low=nan, ci_high=nan, reason=reason, **common)
     kap = (po - pe) / (1.0 - pe)
+    constant = [(who, m) for who, m in (("A", r), ("B", c)) if np.count_nonzero(m) == 1]
+    if constant:
+        # One rater used a single category while the other varied: p_o = p_e identically, so kappa is exactly 0
+        # whatever the other rater says, and the asymptotic SE (and SE under H0) come out 0 because kappa cannot
+        # move, not because it is known. A [0, 0] interval would be false certainty: kappa 0, the rest undefined.
+        who, m = constant[0]
+        nan = math.nan
+        reason = (f"the CI is undefined: rater {who} used only the single category {labels[int(np.flatnonzero(m)[0])]!r}, "
+                  "so kappa is 0 whatever the other rater says and its standard error is 0 by construction")
+        return KappaResult(kappa=0.0, se=nan, se_h0=nan, z=nan, p_value=nan, ci_low=nan, ci_high=nan,
+                           reason=reason, **common)
     # Fleiss, Cohen & Everitt (1969): weighted row/column means of the weights
     # give the influence of each cell; with w = I this is the familiar
     # unweighted formula (SAS PROC FREQ "ASE").
@@ -495,6 +510,8 @@ def cohen_kappa(
     Edge cases: empty input, unequal lengths, or nothing left after dropping
     raise ``ValueError``. If the expected agreement is 1 (e.g. both raters
     always say ``"pass"``), kappa and its statistics are NaN with ``reason``.
+    If only one rater is constant, kappa is 0 and its SE/CI are NaN with
+    ``reason`` (see :class:`KappaResult`).
     """
     ca, cb, cats = _pair_codes(a, b, labels)
     t = _confusion(ca, cb, len(cats)).astype(float)
@@ -928,8 +945,10 @@ def labels_needed(
     and the answer is n_total - n (0 when already at or under the target).
 
     Edge cases: ``target_half_width`` <= 0 raises ``ValueError``; an
-    undefined kappa (NaN, e.g. both raters constant) raises ``ValueError``
-    with the reason, because no sample size can be projected from it. With
+    undefined kappa (NaN, e.g. both raters constant) or an undefined SE (one
+    rater constant: kappa 0 with an SE of 0 by construction) raises
+    ``ValueError`` with the reason, because no sample size can be projected
+    from it. With
     perfect observed agreement the asymptotic SE is 0 and the answer is 0:
     the projection is then over-optimistic, so collect a bootstrap CI or a
     minimum sample instead.
@@ -937,7 +956,7 @@ def labels_needed(
     if not (target_half_width > 0 and math.isfinite(target_half_width)):
         raise ValueError(f"target_half_width must be a positive number, got {target_half_width}")
     res = cohen_kappa(a, b, labels=labels, weights=weights)
-    if not math.isfinite(res.kappa):
+    if not (math.isfinite(res.kappa) and math.isfinite(res.se)):
         raise ValueError(f"cannot project a sample size: {res.reason}")
     hw = Z_95 * res.se
     if hw <= target_half_width:

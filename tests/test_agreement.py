@@ -656,3 +656,37 @@ def test_list_with_numbers_and_strings_is_not_stringified():
     np.testing.assert_array_equal(r.confusion, [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
     # Plain string lists that merely look numeric are fine.
     assert cohen_kappa(["1", "2", "2"], ["1", "2", "1"]).labels == ("1", "2")
+
+
+# ---------------------------------------------------------------------------
+# One rater constant: kappa is exactly 0, but its CI is not [0, 0]
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+@pytest.mark.parametrize("constant_is_a", [False, True])
+def test_one_constant_rater_kappa_zero_ci_undefined(weights, constant_is_a):
+    # Human (varies): pass, pass, fail, fail; judge (constant): pass x4.
+    # Rows = human: pass -> (2, 0), fail -> (2, 0). p_o = 2/4 = 1/2, p_e = 1/2 * 1 + 1/2 * 0 = 1/2,
+    # kappa = 0 exactly -- and it is 0 whatever the varying rater says, for any weights (p_o = p_e
+    # identically when one margin is a point mass). FCE (1969): wbar_i. = (1, 0), wbar_.j = (1/2, 1/2),
+    # sum p_ij (w_ij - (wbar_i. + wbar_.j))^2 = 1/2 * 1/4 + 1/2 * 1/4 = 1/4 = (kappa - p_e)^2 -> SE = 0.
+    # That SE is 0 because kappa cannot move, not because it is known: CI [0, 0] and "0 more labels
+    # needed" would be false certainty, so the CI, SE and sample-size advice are undefined with a reason.
+    human = ["pass", "pass", "fail", "fail"]
+    judge = ["pass"] * 4
+    a, b = (judge, human) if constant_is_a else (human, judge)
+    r = cohen_kappa(a, b, weights=weights)
+    assert r.kappa == 0.0 and r.p_observed == pytest.approx(0.5) and r.p_expected == pytest.approx(0.5)
+    assert math.isnan(r.se) and math.isnan(r.ci_low) and math.isnan(r.ci_high)
+    assert "single category 'pass'" in r.reason and ("rater A" if constant_is_a else "rater B") in r.reason
+    with pytest.raises(ValueError, match="single category 'pass'"):
+        labels_needed(a, b, 0.1, weights=weights)
+
+
+def test_one_constant_rater_with_declared_labels_and_from_a_table():
+    # Same as above, with an unused third category declared and from the table directly.
+    r = cohen_kappa(["x", "y", "y"], ["x", "x", "x"], labels=["x", "y", "z"])
+    assert r.kappa == 0.0 and math.isnan(r.ci_low) and "single category 'x'" in r.reason
+    t = cohen_kappa_table([[3, 0], [5, 0]])
+    assert t.kappa == 0.0 and math.isnan(t.se) and "rater B" in t.reason

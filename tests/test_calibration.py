@@ -253,3 +253,13 @@ def test_mixed_label_sets_get_their_own_slices_and_the_gate_reads_them(tmp_path)
     assert [s.majority.kappa for s in g.by_label_set] == [pytest.approx(0.0), pytest.approx(0.0)]
     assert g.headline == g.by_label_set
     assert main(["--db", str(db_path), "gate", "--min-kappa", "0.2"]) == 1
+
+
+def test_agreement_with_a_constant_judge_has_no_ci_and_no_sample_size_advice():
+    # Judge (rows) says pass on all 4, humans pass, fail, pass, fail: p_o = 1/2 = p_e -> kappa 0 exactly, SE 0 by
+    # construction. The CI and "labels needed" are undefined with the reason, not [0, 0] and 0 more labels.
+    a = agreement(["pass"] * 4, ["pass", "fail", "pass", "fail"], ("pass", "fail"))
+    assert a.kappa == 0.0 and math.isnan(a.kappa_ci_low) and math.isnan(a.kappa_ci_high)
+    assert "rater A used only the single category 'pass'" in a.kappa_reason
+    assert a.labels_needed is None and "single category 'pass'" in a.labels_needed_reason
+    assert (a.tpr, a.tnr) == (0.0, 1.0)

@@ -170,3 +170,17 @@ def test_demo_project_gate(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "FAIL  coverage" not in out and "ok    coverage" in out
     assert "FAIL  kappa" in out and "labels:pass/fail: kappa 0.000" in out
+
+
+def test_one_constant_rater_kappa_zero_shows_no_fake_interval(gate_db, capsys):
+    # Judge: run 1 pass, run 11 fail; alice says pass on both (she is constant). p_o = 1/2, p_e = 1/2 -> kappa 0,
+    # whose SE is 0 by construction: the gate line shows kappa 0.000 with the CI undefined, never "[0.00, 0.00]"
+    # or "[nan, nan]".
+    with ann.unit_of_work(gate_db) as db:
+        for n in (1, 11):
+            add_sample(db, n, "random")
+            add_label(db, "alice", n, "pass", seen=R1)
+    assert gate(gate_db, "--min-kappa", "0.2") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  kappa" in out and "kappa 0.000 (CI undefined: rater B used only the single category 'pass'" in out
+    assert "nan" not in out and "[0.00, 0.00]" not in out
