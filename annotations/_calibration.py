@@ -132,7 +132,8 @@ class SliceStats:
 class PassRate:
     """Pass rate of a model under test: raw judge rate and the prediction-powered estimate (Angelopoulos et al.
     2023): theta = mean(judge on all N) + mean(human - judge on the n random labelled pairs), variance
-    var(judge)/N + var(human - judge)/n (sample variances, ddof=1), 95% normal CI."""
+    var(judge)/N + var(human - judge)/n (sample variances, ddof=1), 95% normal CI. In the report the rectifiers are
+    post-stratified by constraint id (see `ppi_pass_rate`): the per-stratum quota over-samples small strata."""
 
     model: str
     n_judged: int
@@ -266,9 +267,18 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str]) ->
     )
 
 
-def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int], human_lab: Sequence[int]) -> PassRate:
+def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int], human_lab: Sequence[int], *,
+                  strata_all: Sequence[Any] | None = None, strata_lab: Sequence[Any] | None = None) -> PassRate:
     """Prediction-powered estimate of a pass rate (1 = pass): judge labels on all N pairs, judge and human labels on
-    the n random labelled pairs. With n < 2 the variance of the correction is unknown: NaN CI with a reason."""
+    the n random labelled pairs. With n < 2 the variance of the correction is unknown: NaN CI with a reason.
+
+    `strata_all` / `strata_lab` (the stratum of each judged / labelled pair) post-stratify the correction: the review
+    quota is ceil(rate × stratum size), so small strata are over-sampled and an unweighted mean of the rectifiers
+    would over-count them. Each labelled pair's rectifier is weighted by N_s / n_s (its stratum's judged / labelled
+    count): theta = mean(judge) + mean(z), z_i = n (N_s / n_s) (human_i - judge_i) / N, variance var(judge)/N +
+    var(z)/n (the with-replacement variance of the weighted mean, which ignores the gain from stratifying:
+    conservative). With equal sampling fractions every z_i is the plain rectifier. A stratum with judged pairs but
+    no labelled one cannot be corrected: the estimate is then undefined, with the reason."""
     n_all, n_lab = len(judge_all), len(judge_lab)
     raw = sum(judge_all) / n_all if n_all else math.nan
     human = sum(human_lab) / n_lab if n_lab else math.nan
@@ -280,6 +290,16 @@ def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int]
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
                         "no human labels on the random sample: the judge's pass rate cannot be corrected")
     rect = [h - j for h, j in zip(human_lab, judge_lab)]
+    if strata_all is not None or strata_lab is not None:
+        if strata_all is None or strata_lab is None or len(strata_all) != n_all or len(strata_lab) != n_lab:
+            raise ValueError("strata_all and strata_lab must both be given, one stratum per judged / labelled pair")
+        size, got = Counter(strata_all), Counter(strata_lab)
+        missing = sorted((str(k) for k in size if k not in got))
+        if missing or set(got) - set(size):
+            why = (f"no human label in the random sample on {', '.join(map(repr, missing))}: the judge's pass rate "
+                   "there cannot be corrected" if missing else "labelled pairs outside the judged strata")
+            return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, why)
+        rect = [n_lab * size[k] / got[k] * r / n_all for k, r in zip(strata_lab, rect)]
     estimate = raw + sum(rect) / n_lab
     if n_lab < 2 or n_all < 2:
         se = math.nan
@@ -459,16 +479,20 @@ def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict
 
 def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
          rules: dict[Pair, set[str]]) -> PassRate:
-    judge_all, judge_lab, human_lab = [], [], []
+    # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
+    # stratum (constraint × model × rubric), whose quota is rounded up per stratum.
+    judge_all, judge_lab, human_lab, strata_all, strata_lab = [], [], [], [], []
     for p in pairs:
         m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
         if m is None:
             continue
         judge_all.append(int(m == "pass"))
+        strata_all.append(p[1])
         if p in humans and "random" in rules.get(p, ()):
             judge_lab.append(int(m == "pass"))
             human_lab.append(int(humans[p] == "pass"))
-    return ppi_pass_rate(model, judge_all, judge_lab, human_lab)
+            strata_lab.append(p[1])
+    return ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
 
 
 def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric: str | None = None,

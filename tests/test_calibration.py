@@ -263,3 +263,52 @@ def test_agreement_with_a_constant_judge_has_no_ci_and_no_sample_size_advice():
     assert "rater A used only the single category 'pass'" in a.kappa_reason
     assert a.labels_needed is None and "single category 'pass'" in a.labels_needed_reason
     assert (a.tpr, a.tnr) == (0.0, 1.0)
+
+
+def test_ppi_weights_each_constraint_by_its_share_of_the_judged_pairs():
+    # The quota is ceil(10%) per stratum, so small strata are over-sampled: constraint x has 3 judged pairs and 1 random
+    # label, y has 20 and 2. The judge says pass on all 23; humans say fail on the x pair, pass on both y pairs.
+    # Pooling the 3 rectifiers unweighted gives 1 + (-1 + 0 + 0)/3 = 2/3, as if a third of all pairs failed.
+    # Post-stratified: 1 + (3/23)(-1/1) + (20/23)(0/2) = 20/23.
+    # SE: z_i = n (N_c/n_c) r_i / N = 3·3·(-1)/23, 0, 0 -> mean -3/23, var (ddof 1) = ((6² + 3² + 3²)/23²)/2 = 27/529;
+    # var(judge) = 0 -> se = sqrt(27/529 / 3) = 3/23.
+    pr = ppi_pass_rate("m", [1] * 23, [1, 1, 1], [0, 1, 1], strata_all=["x"] * 3 + ["y"] * 20,
+                       strata_lab=["x", "y", "y"])
+    assert pr.ppi_estimate == pytest.approx(20 / 23) and pr.ppi_se == pytest.approx(3 / 23)
+    # equal sampling fractions: the weights are all N/n and the estimate is the plain PPI one
+    plain = ppi_pass_rate("m", [1] * 10, [1, 1, 1, 1], [1, 0, 0, 1])
+    same = ppi_pass_rate("m", [1] * 10, [1, 1, 1, 1], [1, 0, 0, 1], strata_all=["x"] * 5 + ["y"] * 5,
+                         strata_lab=["x", "x", "y", "y"])
+    assert (same.ppi_estimate, same.ppi_se) == (pytest.approx(plain.ppi_estimate), pytest.approx(plain.ppi_se))
+    # a constraint with judged pairs but no random human label cannot be corrected: undefined, with the reason
+    none = ppi_pass_rate("m", [1] * 6, [1, 1], [0, 1], strata_all=["x"] * 3 + ["y"] * 3, strata_lab=["x", "x"])
+    assert math.isnan(none.ppi_estimate) and "'y'" in none.reason
+
+
+def test_report_pass_rate_is_post_stratified_by_constraint(tmp_path):
+    # Items 0-19 each have constraint y; items 0-2 also x. One run each of model m, judge pass on every pair.
+    # Random sample: x on run 0 (human fail), y on runs 0 and 1 (human pass) -> corrected 20/23 (see above).
+    import annotations as ann
+    from judgecal.cli import main
+    from conftest import add_rubric, add_verdicts
+
+    items = [{"id": f"i{n}", "instruction": "x", "constraints": [{"id": "y", "text": "fine", "type": "content"}]
+              + ([{"id": "x", "text": "grounded", "type": "content"}] if n < 3 else [])} for n in range(20)]
+    runs = [{"id": f"r{n}", "item_id": f"i{n}", "model": "m", "output": "o"} for n in range(20)]
+    (tmp_path / "i.jsonl").write_text("\n".join(json.dumps(i) for i in items))
+    (tmp_path / "r.jsonl").write_text("\n".join(json.dumps(r) for r in runs))
+    db_path = tmp_path / "p.db"
+    assert main(["--db", str(db_path), "import", "evalset", str(tmp_path / "i.jsonl")]) == 0
+    assert main(["--db", str(db_path), "import", "runs", str(tmp_path / "r.jsonl")]) == 0
+    with ann.unit_of_work(db_path) as db:
+        add_rubric(db, "s" * 64, version=1)
+        add_verdicts(db, [(f"r{n}", c, "s" * 64, "pass", None, 0) for n in range(20) for c in ("y", "x")[:1 + (n < 3)]])
+        with ann.write(db):
+            for rid, cid, label in (("r0", "x", "fail"), ("r0", "y", "pass"), ("r1", "y", "pass")):
+                db.execute("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, drawn_at)"
+                           " VALUES (?,?,'random','s',?)", [rid, cid, ann.now_iso()])
+                db.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
+                           " created_at) VALUES (?,?,'alice','label',?,1,?)", [rid, cid, label, ann.now_iso()])
+        (pr,) = ann.calibration_report(db).groups[0].pass_rates
+    assert (pr.n_judged, pr.n_labelled) == (23, 3)
+    assert pr.ppi_estimate == pytest.approx(20 / 23) and pr.ppi_se == pytest.approx(3 / 23)
