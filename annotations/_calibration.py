@@ -13,7 +13,9 @@ Conventions (stated once, used everywhere):
   where both repeats agree (or one failed): the per-repeat rows show every pair.
 - Human label of a pair = a reviewer's standing label (latest event, not undone). Where several reviewers labelled
   a pair, the reviewer who labelled it first gives the judge-vs-human label; the first two feed human-vs-human
-  agreement on the overlap pairs.
+  agreement on the overlap pairs. A standing label may be a change made after the reveal (`blind=0`): it counts
+  (it may correct a slip), but it was made with the judge's verdict in view and so leans toward agreement; each
+  slice reports `changed_after_reveal`, how many of its compared random pairs rest on such a label.
 - Confusion matrices: rows = judge (or the first reviewer), columns = human (second reviewer), in label-set order.
 - TPR / TNR are given only for pass/fail sets, with fail as the positive class: TPR = share of human-fail pairs the
   judge calls fail, TNR = share of human-pass pairs the judge calls pass.
@@ -126,6 +128,8 @@ class SliceStats:
     targeted: Agreement | None  # targeted-only pairs: biased, shown apart
     repeat_vs_repeat: tuple[RepeatPairAgreement, ...]
     consistency: Consistency
+    # majority-compared random pairs whose human label is a change made after the judge's verdict was shown (blind=0)
+    changed_after_reveal: int = 0
 
 
 @dataclass(frozen=True)
@@ -405,14 +409,15 @@ def sample_rules(db: sqlite_utils.Database) -> dict[Pair, set[str]]:
 
 
 def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int]) -> SliceStats:
+                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
+                 post_reveal: set[Pair] = frozenset()) -> SliceStats:
     order = _label_order(info[p].labels for p in pairs)
     random_pairs = [p for p in pairs if p in humans and "random" in rules.get(p, ())]
     targeted_pairs = [p for p in pairs if p in humans and "targeted" in rules.get(p, ())
                       and "random" not in rules.get(p, ())]
     tie = no_valid = 0
     maj_j, maj_h, tgt_j, tgt_h = [], [], [], []
-    all_correct = 0
+    all_correct = changed = 0
     for p in random_pairs:
         valid = [l for l in verdicts[p].labels.values() if l is not None]
         m = majority_label(valid)
@@ -423,6 +428,7 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         else:
             maj_j.append(m)
             maj_h.append(humans[p])
+            changed += p in post_reveal
         if valid and len(valid) == len(verdicts[p].labels) and all(l == humans[p] for l in valid):
             all_correct += 1
     for p in targeted_pairs:
@@ -458,7 +464,7 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                               sum(minority) / len(minority) if minority else math.nan)
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
-                      tuple(rvr), consistency)
+                      tuple(rvr), consistency, changed)
 
 
 def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -538,6 +544,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     rules = sample_rules(db)
     labels_by_pair = human_labels_by_pair(db, rubric_seen=seen)
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
+    post_reveal = {p for p, rows in labels_by_pair.items() if not rows[0]["blind"]}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
@@ -552,7 +559,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_c[p[1]].append(p)
             by_t[info[p].type].append(p)
             by_ls["/".join(info[p].labels)].append(p)
-        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats)  # noqa: E731
+        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal)  # noqa: E731
         _, name, version, created = rubric_rows[sha]
         groups.append(JudgeGroup(
             jm, sha, name, version, created, stats("overall", pairs),

@@ -65,6 +65,9 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         b.append(("p", "TPR/TNR: fail is the positive class. * one label exceeds 80% of all labels: read AC1/PABAK. "
                        "Labels needed: more random labels for a kappa CI half-width of 0.10."))
         o = g.overall
+        if o.changed_after_reveal and o.majority is not None:
+            b.append(("p", f"{o.changed_after_reveal} of the {o.majority.n} compared labels were changed after the "
+                           "judge's verdict was shown (blind=0): they may lean toward the judge."))
         if o.majority is not None:
             labels = o.majority.labels
             b.append(("table", ["judge \\ human", *labels],

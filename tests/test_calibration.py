@@ -312,3 +312,13 @@ def test_report_pass_rate_is_post_stratified_by_constraint(tmp_path):
         (pr,) = ann.calibration_report(db).groups[0].pass_rates
     assert (pr.n_judged, pr.n_labelled) == (23, 3)
     assert pr.ppi_estimate == pytest.approx(20 / 23) and pr.ppi_se == pytest.approx(3 / 23)
+
+
+def test_post_reveal_changes_are_counted_beside_the_agreement(cal_db):
+    # The report uses each reviewer's standing label, a change made after the reveal (blind=0) included: alice
+    # labelled run 3 fail blind, saw the judge's pass and changed to pass. Such changes lean toward the judge, so the
+    # slice says how many of its compared pairs rest on one: run 3 only (random, judge majority pass) -> 1.
+    r = report(cal_db)
+    assert r.groups[0].overall.changed_after_reveal == 1
+    assert r.to_dict()["groups"][0]["overall"]["changed_after_reveal"] == 1
+    assert "1 of the 7 compared labels were changed after the judge's verdict was shown" in ann.format_report(r)
