@@ -5,6 +5,7 @@ A reviewer's current label on a pair is their latest event on it; an `undo` even
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from typing import Any, Iterable, Iterator, Literal
 
@@ -30,7 +31,7 @@ class HumanLabelRow(BaseModel):
     event: LabelEvent = "label"
     note: str | None = None
     failure_mode: FailureMode | None = None
-    seconds_spent: float | None = Field(default=None, ge=0)
+    seconds_spent: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     rubric_version_seen: str | None = None
     blind: bool = True
     created_at: datetime | None = None
@@ -94,16 +95,28 @@ def import_labels(db: sqlite_utils.Database, parsed: Parsed[HumanLabelRow]) -> i
     rows = [
         (
             r.run_record_id, r.constraint_id, r.reviewer, r.event, r.label, r.note, r.failure_mode, r.seconds_spent,
-            r.rubric_version_seen, int(r.blind), r.created_at.isoformat() if r.created_at else stamp,
+            r.rubric_version_seen, int(r.blind), r.created_at.isoformat() if r.created_at else None,
         )
         for r in parsed.rows
     ]
     with write(db):
-        existing = set(db.execute(
+        stored = db.execute(
             "SELECT run_record_id, constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,"
             " rubric_version_seen, blind, created_at FROM human_labels"
-        ).fetchall())
-        fresh = [r for r in rows if r not in existing]
+        ).fetchall()
+        existing = set(stored)
+        # A row without created_at gets the import time, so it can only match a stored event by its other fields:
+        # as many such rows are skipped as identical events are stored (re-importing the file is a no-op).
+        untimed = Counter(row[:-1] for row in stored)
+        fresh = []
+        for r in rows:
+            if r[-1] is not None:
+                if r not in existing:
+                    fresh.append(r)
+            elif untimed[r[:-1]] > 0:
+                untimed[r[:-1]] -= 1
+            else:
+                fresh.append(r[:-1] + (stamp,))
         db.conn.executemany(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
             " seconds_spent, rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import sqlite_utils
 
 from evalsets import EvalItem, InputError, Parsed, Problem, RunRecord
+from evalsets._io import read_text_file
 from annotations._project import import_items, import_runs
 from annotations._sampling import stratum_key
 from annotations._store import now_iso, write
@@ -133,7 +134,7 @@ def import_llmbar(db: sqlite_utils.Database, path: str | Path) -> LLMBarImport:
     """Import an LLMBar file (see the module docstring). One transaction; idempotent."""
     path = Path(path)
     file = str(path)
-    rows = parse_llmbar(path.read_text(encoding="utf-8"), file)
+    rows = parse_llmbar(read_text_file(path), file)
     lines = [r.line for r in rows]
     items, runs = [], []
     for r in rows:

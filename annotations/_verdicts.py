@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -18,6 +19,7 @@ import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evalsets import InputError, Parsed, Problem
+from evalsets._models import SQLITE_INT_MAX
 from annotations._labels import pair_label_sets, validate_label_rows
 from annotations._store import connect, now_iso, write
 from annotations._writer import QueuedWriter
@@ -158,8 +160,8 @@ class Price(NamedTuple):
 
 def set_price(db: sqlite_utils.Database, model: str, input_per_million: float, output_per_million: float) -> None:
     """Store the price of a judge model (settings key `price:<model>`)."""
-    if input_per_million < 0 or output_per_million < 0:
-        raise ValueError("prices cannot be negative")
+    if not (0 <= input_per_million < math.inf and 0 <= output_per_million < math.inf):  # NaN fails too
+        raise ValueError("prices must be finite and not negative")
     value = json.dumps({"input_per_million": input_per_million, "output_per_million": output_per_million})
     with write(db):
         db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -196,14 +198,14 @@ class VerdictImportRow(BaseModel):
     rubric: str | None = Field(default=None, min_length=1)
     rubric_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     judge_model: str = Field(min_length=1)
-    repeat: int = Field(default=0, ge=0)
+    repeat: int = Field(default=0, ge=0, le=SQLITE_INT_MAX)
     label: str | None = None
     reason: str | None = None
     error: str | None = None
     error_detail: str | None = None
-    input_tokens: int | None = Field(default=None, ge=0)
-    output_tokens: int | None = Field(default=None, ge=0)
-    latency_ms: float | None = Field(default=None, ge=0)
+    input_tokens: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
+    output_tokens: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
+    latency_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _shape(self) -> VerdictImportRow:

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from evalsets._io import InputError, Problem, parse_rows
+from evalsets._io import InputError, Problem, parse_rows, read_text_file
 from evalsets._models import Check, Constraint, EvalItem, RunRecord
 from evalsets._registry import run_check, validate_check
 from evalsets._ifeval import IFEVAL_IDS
@@ -68,13 +68,10 @@ def _row_problems(row: IFEvalRow, file: str, line: int) -> list[Problem]:
 def read_ifeval(path: str | Path) -> list[IFEvalRow]:
     """Read an IFEval JSONL file (see parse_ifeval)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError([Problem(str(path), 0, "", "file not found")]) from None
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(path), 0, "", f"not UTF-8 text ({exc.reason})")]) from None
-    return parse_ifeval(text, file=str(path))
+    rows = parse_ifeval(read_text_file(path), file=str(path))
+    if not rows:
+        raise InputError([Problem(str(path), 0, "", "no rows (empty file)")])
+    return rows
 
 
 def evaluate_ifeval(rows: list[IFEvalRow], *, loose: bool) -> list[dict[str, Any]]:

@@ -148,6 +148,7 @@ def _csv_rows(text: str, file: str, model: type[M], problems: list[Problem]) -> 
     """CSV: one row per record; empty cells are absent; cells of list/object fields hold JSON."""
     reader = csv.DictReader(io.StringIO(text))
     json_fields = {name for name, f in model.model_fields.items() if _is_structured(f.annotation)}
+    text_fields = {name for name in json_fields if _admits_str(model.model_fields[name].annotation)}
     for raw in reader:
         line = reader.line_num
         row: dict[str, Any] = {}
@@ -157,7 +158,9 @@ def _csv_rows(text: str, file: str, model: type[M], problems: list[Problem]) -> 
                     raise _CellError("(row)", "more cells than header columns")
                 if value is None or value == "":
                     continue
-                if key in json_fields:
+                if key in text_fields and value.lstrip()[:1] not in ("{", "["):
+                    row[key] = value  # a text-or-JSON field (`input`): a cell that is no object or list is text
+                elif key in json_fields:
                     try:
                         row[key] = json.loads(value)
                     except json.JSONDecodeError as exc:
@@ -181,19 +184,42 @@ def _is_structured(annotation: Any) -> bool:
     return any(t in text for t in ("tuple", "dict", "list", "Check", "Constraint", "Step", "ToolCall"))
 
 
+def _admits_str(annotation: Any) -> bool:
+    return annotation is str or str in getattr(annotation, "__args__", ())
+
+
 def read_rows(path: str | Path, model: type[M], *, id_field: str | None = "id") -> Parsed[M]:
     """Read a .jsonl or .csv file (by extension) into validated rows."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".jsonl", ".csv", ".ndjson"):
         raise InputError([Problem(str(path), 0, "", "expected a .jsonl or .csv file")])
+    fmt = "csv" if suffix == ".csv" else "jsonl"
+    text = read_text_file(path)
+    parsed = parse_rows(text, model, file=str(path), fmt=fmt, id_field=id_field)
+    if not parsed.rows and parsed.header is None:
+        # An empty file is a mistake more often than an intent (a truncated export, the wrong file); a judgecal
+        # export of zero rows still carries its provenance header and imports as nothing.
+        why = "only a header line" if fmt == "csv" and text.strip() else "empty file"
+        raise InputError([Problem(str(path), 0, "", f"no rows ({why})")])
+    return parsed
+
+
+def read_text_file(path: str | Path) -> str:
+    """A whole input file as text: UTF-8, a leading BOM (Excel's "CSV UTF-8") dropped. Every failure to read it
+    is an InputError naming the file."""
+    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError([Problem(str(path), 0, "", "file not found")]) from None
+    except IsADirectoryError:
+        raise InputError([Problem(str(path), 0, "", "is a directory, not a file")]) from None
     except UnicodeDecodeError as exc:
-        raise InputError([Problem(str(path), 0, "", f"not UTF-8 text ({exc.reason})")]) from None
-    return parse_rows(text, model, file=str(path), fmt="csv" if suffix == ".csv" else "jsonl", id_field=id_field)
+        raise InputError([Problem(str(path), 0, "", f"not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                                                    "save the file as UTF-8")]) from None
+    except OSError as exc:
+        raise InputError([Problem(str(path), 0, "", f"cannot read: {exc.strerror or exc}")]) from None
 
 
 def read_evalset(path: str | Path) -> Parsed[EvalItem]:

@@ -19,6 +19,9 @@ Split = Literal["tune", "heldout"]
 FailureMode = Literal["format", "process", "omission", "hallucination", "other"]
 StepType = Literal["thought", "action", "observation", "final_answer"]
 
+# The largest integer SQLite stores: a bigger count in a file is an input error, not an OverflowError at insert.
+SQLITE_INT_MAX = 2**63 - 1
+
 PASS_FAIL = ("pass", "fail")
 # Named label sets a constraint may refer to instead of spelling its labels out.
 LABEL_SETS: dict[str, tuple[str, ...]] = {
@@ -152,10 +155,10 @@ class RunRecord(_Strict):
     output: str | None = None
     trajectory: tuple[Step, ...] | None = None
     tool_calls: tuple[ToolCall, ...] = ()
-    input_tokens: int | None = Field(default=None, ge=0)
-    output_tokens: int | None = Field(default=None, ge=0)
-    latency_ms: float | None = Field(default=None, ge=0)
-    rounds: int | None = Field(default=None, ge=0)
+    input_tokens: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
+    output_tokens: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
+    latency_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    rounds: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     error: str | None = None
     evalset_sha256: str | None = None
     created_at: datetime | None = None

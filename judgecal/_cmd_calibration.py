@@ -13,12 +13,13 @@ from annotations._calibration_text import format_report
 from annotations._gate import format_gate, run_gate
 from annotations._llmbar import import_llmbar
 from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
+from evalsets._io import read_text_file
 from judgecal.cli import IMPORTERS, CommandError
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
     if not file.is_file():
-        raise CommandError(f"file not found: {file}")
+        read_text_file(file)  # raises the InputError that says why (not found, a directory), before the db opens
     with ann.unit_of_work(db_path) as db:
         s = import_llmbar(db, file)
     return (f"LLMBar: {s.items} eval items, {s.runs} run records, {s.labels} human labels, {s.verdicts} verdicts "

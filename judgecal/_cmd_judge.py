@@ -26,7 +26,15 @@ from judge import (
     shipped_rubric,
 )
 from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
-from judgecal.cli import EXPORTERS, IMPORTERS, CommandError
+from judgecal.cli import (
+    EXPORTERS,
+    IMPORTERS,
+    CommandError,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 
 
 def resolve_rubric(db, name_or_file: str) -> Rubric:
@@ -182,17 +190,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="judge model (default: $JUDGECAL_MODEL)")
     p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
     p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
-    p.add_argument("--repeats", type=int, default=DEFAULT_REPEATS, metavar="K", help=f"verdicts per pair (default {DEFAULT_REPEATS})")
-    p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
+    p.add_argument("--repeats", type=positive_int, default=DEFAULT_REPEATS, metavar="K", help=f"verdicts per pair (default {DEFAULT_REPEATS})")
+    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")
     p.add_argument("--only-labelled", action="store_true", help="only pairs that have a human label")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N pairs (in import order)")
-    p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N pairs (in import order)")
+    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
     p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")
     p.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
                    help=f"SDK retries on 429/5xx/timeouts, honouring Retry-After (default {DEFAULT_MAX_RETRIES})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_judge)

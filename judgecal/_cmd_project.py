@@ -11,7 +11,7 @@ from pathlib import Path
 import annotations as ann
 import evalsets
 from evalsets import Parsed, read_rows, write_jsonl
-from judgecal.cli import EXPORTERS, IMPORTERS
+from judgecal.cli import EXPORTERS, IMPORTERS, port
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "data"
@@ -144,6 +144,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_ifeval)
 
     p = sub.add_parser("app", help="open the review app (Streamlit) on the project")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=port, default=8501)
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
     p.set_defaults(func=cmd_app)

@@ -32,7 +32,13 @@ from judge import (
     run_models,
 )
 from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
-from judgecal.cli import CommandError
+from judgecal.cli import (
+    CommandError,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 
 
 def read_tools(path: Path) -> tuple[dict[str, Any], ...]:
@@ -169,25 +175,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--system", type=Path, metavar="FILE", help="system prompt file (default: the runner's)")
     p.add_argument("--tools", type=Path, metavar="FILE", help="JSON list of OpenAI function-tool specs for agent items "
                    "(default: one spec per fixture of the item)")
-    p.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, metavar="N",
+    p.add_argument("--max-rounds", type=positive_int, default=DEFAULT_MAX_ROUNDS, metavar="N",
                    help=f"model requests per task before error max_rounds (default {DEFAULT_MAX_ROUNDS})")
-    p.add_argument("--loop-limit", type=int, default=DEFAULT_LOOP_LIMIT, metavar="N",
+    p.add_argument("--loop-limit", type=positive_int, default=DEFAULT_LOOP_LIMIT, metavar="N",
                    help=f"identical tool calls before error loop (default {DEFAULT_LOOP_LIMIT})")
-    p.add_argument("--concurrency", type=int, default=DEFAULT_RUN_CONCURRENCY, metavar="N",
+    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_RUN_CONCURRENCY, metavar="N",
                    help=f"tasks in flight (default {DEFAULT_RUN_CONCURRENCY})")
     p.add_argument("--run-id", metavar="ID", help="name of the run (default: run-<model>-<UTC time>); reuse to resume")
-    p.add_argument("--repeats", type=int, default=1, metavar="N", help="runs of each item (default 1; 5 for the "
+    p.add_argument("--repeats", type=positive_int, default=1, metavar="N", help="runs of each item (default 1; 5 for the "
                    "boundary report's reproducibility)")
     p.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N items (in import order)")
-    p.add_argument("--temperature", type=float, default=0.0, help="default 0")
+    p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N items (in import order)")
+    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
     p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")
     p.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S,
                    help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--task-timeout", type=float, default=DEFAULT_TASK_TIMEOUT_S,
+    p.add_argument("--task-timeout", type=positive_float, default=DEFAULT_TASK_TIMEOUT_S,
                    help=f"seconds per task, all rounds and retries (default {DEFAULT_TASK_TIMEOUT_S:g})")
-    p.add_argument("--max-retries", type=int, default=DEFAULT_MAX_RETRIES,
+    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
                    help=f"SDK retries on 429/5xx/timeouts, honouring Retry-After (default {DEFAULT_MAX_RETRIES})")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=cmd_run)
@@ -203,7 +209,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--thresholds", type=Path, metavar="FILE",
                    help="JSON object; keys: " + ", ".join(ann.THRESHOLD_KEYS))
     p.add_argument("--boundary", action="store_true", help="boundary acceptance report of each RUN instead")
-    p.add_argument("--runs", type=int, default=ann.DEFAULT_EXPECTED_RUNS, metavar="N",
+    p.add_argument("--runs", type=positive_int, default=ann.DEFAULT_EXPECTED_RUNS, metavar="N",
                    help=f"with --boundary: runs expected per case (default {ann.DEFAULT_EXPECTED_RUNS})")
     p.add_argument("--rubric-sha256", metavar="SHA", help="judge labels from this rubric version only")
     p.add_argument("--judge-model", metavar="MODEL", help="judge labels from this judge model only")

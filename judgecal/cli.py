@@ -7,7 +7,9 @@ registered in IMPORTERS / EXPORTERS so every package's rows come in and go out t
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Callable
@@ -22,6 +24,42 @@ EXPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
 
 class CommandError(Exception):
     """A user-facing failure: printed without a traceback, exit code 2."""
+
+
+def _number(kind: type, text: str, *, low: float, low_ok: bool, high: float | None = None) -> float:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a{'n integer' if kind is int else ' number'}, got {text!r}") from None
+    if kind is float and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
+    if not (value >= low if low_ok else value > low) or (high is not None and not value <= high):
+        bound = f"at least {low:g}" if low_ok else f"greater than {low:g}"
+        raise argparse.ArgumentTypeError(f"expected a value {bound}{f' and at most {high:g}' if high else ''}, "
+                                         f"got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (bad values exit 2 with the flag named)."""
+    return int(_number(int, text, low=1, low_ok=True))
+
+
+def non_negative_int(text: str) -> int:
+    return int(_number(int, text, low=0, low_ok=True))
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (NaN and inf are refused)."""
+    return _number(float, text, low=0, low_ok=False)
+
+
+def non_negative_float(text: str) -> float:
+    return _number(float, text, low=0, low_ok=True)
+
+
+def port(text: str) -> int:
+    return int(_number(int, text, low=1, low_ok=True, high=65535))
 
 
 def _command_modules() -> list:
@@ -88,6 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         # `judgecal report | head`: the reader left; say nothing more (Python would print a traceback at exit).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:
+        # A path the user gave that cannot be read or written (--out into a missing folder, a directory, ...).
+        print(f"error: {exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:
+        # --db names a directory, a file that is not SQLite, or a database another process holds too long.
+        print(f"error: project database {args.db}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
