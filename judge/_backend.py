@@ -117,6 +117,15 @@ class OpenAIBackend:
         )
         self._endpoint = str(self._client.base_url)
         self._openai = openai
+        # Kept only to scrub it from error text: some proxies echo the bearer token in their error messages, and
+        # the SDK hands that text on (it would land in error_detail, run records and on stderr).
+        self._secret = key if len(key) >= 8 else None
+
+    def redact(self, text: str | None) -> str | None:
+        """`text` with the API key replaced (error details and answers pass through this before they are kept)."""
+        if text is None or self._secret is None or self._secret not in text:
+            return text
+        return text.replace(self._secret, "[API key redacted]")
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -164,14 +173,14 @@ class OpenAIBackend:
         start = time.perf_counter()
 
         def failed(cause: str, detail: str) -> Answer:
-            return Answer(None, None, cause, detail, None, None, None, (time.perf_counter() - start) * 1000)
+            return Answer(None, None, cause, self.redact(detail), None, None, None, (time.perf_counter() - start) * 1000)
 
         try:
             completion = self._request(prompt, labels, key)
         except openai.APITimeoutError:
             return failed("timeout", f"no answer within {self.timeout_s:g} s (after {self.max_retries} retries)")
         except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-            raise FatalBackendError(f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}") from None
+            raise FatalBackendError(self.redact(f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
         except openai.RateLimitError as exc:
             return failed("rate_limit", f"HTTP 429 after {self.max_retries} retries: {exc.message}")
         except openai.APIStatusError as exc:
@@ -190,13 +199,14 @@ class OpenAIBackend:
             return Answer(None, None, "unparsable", "response has no choices", None, tokens_in, tokens_out, latency_ms)
         message = choices[0].message
         if getattr(message, "refusal", None):
-            return Answer(None, None, "refusal", message.refusal[:2000], message.refusal, tokens_in, tokens_out, latency_ms)
+            refusal = self.redact(message.refusal)
+            return Answer(None, None, "refusal", refusal[:2000], refusal, tokens_in, tokens_out, latency_ms)
         content = message.content
         parsed = parse_answer(content, labels)
         if parsed.error and choices[0].finish_reason == "length":
             parsed = parsed._replace(error_detail=f"{parsed.error_detail} (answer cut off at the token limit)")
-        return Answer(parsed.label, parsed.reason, parsed.error, parsed.error_detail, content, tokens_in, tokens_out,
-                      latency_ms)
+        return Answer(parsed.label, self.redact(parsed.reason), parsed.error, self.redact(parsed.error_detail),
+                      self.redact(content), tokens_in, tokens_out, latency_ms)
 
 
 def verdict_key_header(run_record_id: str, constraint_id: str, repeat: int) -> str:

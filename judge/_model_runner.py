@@ -262,16 +262,16 @@ class ModelRunner:
                 raise _Failed("timeout", f"task not finished within {self.settings.task_timeout_s:g} s") from None
             raise _Failed("timeout", f"no answer within {kwargs['timeout']:g} s (after {retries} retries)") from None
         except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-            raise FatalBackendError(f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}") from None
+            raise FatalBackendError(backend.redact(f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
         except openai.RateLimitError as exc:
-            raise _Failed("rate_limit", f"HTTP 429 after {retries} retries: {exc.message}") from None
+            raise _Failed("rate_limit", backend.redact(f"HTTP 429 after {retries} retries: {exc.message}")) from None
         except openai.APIStatusError as exc:
             cause = "server_error" if exc.status_code >= 500 else "api_error"
-            raise _Failed(cause, f"HTTP {exc.status_code} after {retries} retries: {exc.message}") from None
+            raise _Failed(cause, backend.redact(f"HTTP {exc.status_code} after {retries} retries: {exc.message}")) from None
         except openai.APIConnectionError as exc:
-            raise _Failed("connection", f"{type(exc).__name__}: {exc}") from None
+            raise _Failed("connection", backend.redact(f"{type(exc).__name__}: {exc}")) from None
         except ValueError as exc:
-            raise _Failed("bad_response", f"response body: {exc}") from None
+            raise _Failed("bad_response", backend.redact(f"response body: {exc}")) from None
         if not getattr(completion, "choices", None):
             raise _Failed("bad_response", "response has no choices")
         return completion

@@ -432,3 +432,28 @@ def test_demo_verdicts_come_from_a_recorded_offline_run(tmp_path: Path) -> None:
     assert main(["--db", str(db), "demo"]) == 0
     with ann.unit_of_work(db) as conn:
         assert conn.execute("SELECT count(*) FROM verdicts").fetchone()[0] == len(rows)
+
+
+@pytest.mark.parametrize("status", [500, 429, 400, 401])
+@pytest.mark.parametrize("command", ["judge", "run"])
+def test_an_endpoint_that_echoes_the_key_does_not_get_it_stored(tmp_path: Path, monkeypatch, capsys, status: int,
+                                                                command: str) -> None:
+    """Some proxies put the bearer token in their error message; the SDK hands that text on. It must reach neither
+    the database (error_detail, run record error, batch summary) nor stderr."""
+    from openai_stub import error_body
+
+    monkeypatch.setenv("OPENAI_API_KEY", SENTINEL_KEY)
+    project = make_project(tmp_path / "echo.db")
+
+    def echo(req):
+        return Reply(status, error_body(status, f"rejected credentials {req.headers.get('authorization')}"))
+
+    with StubServer(echo) as server:
+        argv = ["--db", str(project), command, "--model", "judge-x", "--base-url", server.url, "--max-retries", "0",
+                "--quiet"] + (["--repeats", "1"] if command == "judge" else ["--run-id", "echo-run"])
+        main(argv)
+        assert server.requests
+    captured = capsys.readouterr()
+    assert SENTINEL_KEY not in captured.out + captured.err
+    for path in [project, *project.parent.glob(project.name + "*")]:
+        assert SENTINEL_KEY.encode() not in path.read_bytes(), path
