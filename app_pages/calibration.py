@@ -128,15 +128,15 @@ def _adjudicate(run_record_id: str, constraint_id: str, rubric_sha256: str, judg
     with ann.unit_of_work(path) as db:
         adjudicate(db, run_record_id, constraint_id, st.session_state[f"{key}_decision"], who=who or "anonymous",
                    note=st.session_state.get(f"{key}_note"), rubric_sha256=rubric_sha256, judge_model=judge_model)
-    st.session_state["cal_flash"] = f"Decision saved for {run_record_id} / {constraint_id}."
+    st.session_state["cal_flash"] = f"Decision saved for {md_escape(run_record_id)} / {md_escape(constraint_id)}."
 
 
 def _send(run_record_id: str, constraint_id: str, key: str) -> None:
     with ann.unit_of_work(path) as db:
         sent = send_to_evalset(db, run_record_id, constraint_id, who=who or "anonymous",
                                reason=st.session_state.get(f"{key}_note") or "judge-human disagreement")
-    st.session_state["cal_flash"] = (f"Added eval item {sent.item_id}." if sent.added
-                                     else f"Already in the eval set as {sent.item_id}.")
+    st.session_state["cal_flash"] = (f"Added eval item {md_escape(sent.item_id)}." if sent.added
+                                     else f"Already in the eval set as {md_escape(sent.item_id)}.")
 
 
 if st.session_state.get("cal_flash"):

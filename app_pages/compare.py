@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import annotations as ann
-from app_pages._common import db_path
+from app_pages._common import db_path, md_escape
 
 st.header("Compare runs")
 with ann.unit_of_work(db_path()) as db:
@@ -46,7 +46,7 @@ with tab_boundary:
             report = ann.boundary_report(db, run, expected_runs=int(n))
         except ValueError as exc:
             report = None
-            st.info(str(exc))
+            st.info(md_escape(exc))  # names the run id: user data in a markdown message
     if report is not None:
         st.dataframe([{"category": c.category, "cases": c.cases, "runs": c.runs, "labelled": c.labelled,
                        "blocked": c.blocked_rate, "compliant": c.compliance_rate,

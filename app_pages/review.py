@@ -172,7 +172,7 @@ else:
     st.button("Undo last label", key="undo", shortcut="U", on_click=_on_undo)
 
 if card is None:
-    st.success(f"Nothing left in your queue, {name}. Thank you! New pairs arrive when `judgecal sample` draws more.")
+    st.success(f"Nothing left in your queue, {md_escape(name)}. Thank you! New pairs arrive when `judgecal sample` draws more.")
     st.stop()
 
 st.session_state.setdefault(SHOWN_KEY, {}).setdefault(card.pair, time.time())

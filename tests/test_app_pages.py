@@ -155,3 +155,22 @@ def test_other_pages_render(project_db, monkeypatch, page):
         at.selectbox(key="evalset_run").select("run-a-1").run()
         assert not at.exception
         assert HOSTILE_OUTPUT in _texts(at) and "evil.example" not in _rendered_markup(at)
+
+
+HOSTILE_NAME = "![x](http://evil.example/p.png)"
+
+
+def test_reviewer_name_and_run_ids_in_messages_are_inert(project_db, monkeypatch):
+    """Messages (st.success / st.info) render markdown: a reviewer name or a run id from the project must not
+    become an image or a link there."""
+    _sample_only(project_db, ("run-a-2", "grounded"))
+    at = _app(project_db, monkeypatch, reviewer=HOSTILE_NAME)
+    at.button(key="label_1").click().run()  # the only pair: the queue is now empty
+    assert not at.exception and at.success
+    assert "](http" not in at.success[0].value, at.success[0].value
+    with ann.unit_of_work(project_db) as db, ann.write(db):
+        db.conn.execute("UPDATE run_records SET run_id = ?", [HOSTILE_NAME])  # one run, without boundary cases
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    shown = "\n".join(m.value for m in at.info)
+    assert "has no boundary cases" in shown and "](http" not in shown, shown
