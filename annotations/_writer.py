@@ -21,6 +21,10 @@ from annotations._store import connect
 T = TypeVar("T")
 
 
+class WriterError(RuntimeError):
+    """The writer thread failed (disk full, I/O error, a constraint): raised by the next save() and by close()."""
+
+
 class QueuedWriter(Generic[T]):
     """Subclasses implement `commit(db, rows)`, called in the writer thread for each group. Use as a context
     manager (or call `close`), which drains the queue and re-raises a writer failure."""
@@ -44,7 +48,7 @@ class QueuedWriter(Generic[T]):
 
     def save(self, row: T) -> None:
         if self._error is not None:
-            raise RuntimeError(f"{self.NAME} failed: {self._error}") from self._error
+            raise WriterError(f"{self.NAME} failed: {self._error}") from self._error
         self._queue.put(row)
 
     def _run(self) -> None:
@@ -74,7 +78,7 @@ class QueuedWriter(Generic[T]):
         self._queue.put(None)
         self._thread.join()
         if self._error is not None:
-            raise RuntimeError(f"{self.NAME} failed: {self._error}") from self._error
+            raise WriterError(f"{self.NAME} failed: {self._error}") from self._error
 
     def __enter__(self) -> Any:
         return self

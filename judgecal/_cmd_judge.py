@@ -13,6 +13,7 @@ from pathlib import Path
 
 import annotations as ann
 from annotations import _verdicts as av
+from annotations._writer import WriterError
 from evalsets import read_rows, write_jsonl
 from judge import (
     DEFAULT_CONCURRENCY,
@@ -121,6 +122,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
                                     price=tuple(price) if price else None, progress=not args.quiet)
             except FatalBackendError as exc:
                 fatal, summary = exc, getattr(exc, "summary", None)
+    except WriterError as exc:
+        # The writer thread failed (disk full, I/O error): the batch stops; what it committed is kept.
+        fatal, summary = f"{exc} (verdicts committed before it are kept; re-run to resume)", None
     finally:
         backend.close()
     if summary is None or summary.interrupted:

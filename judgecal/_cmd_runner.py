@@ -18,6 +18,7 @@ from typing import Any
 
 import annotations as ann
 from annotations import _verdicts as av
+from annotations._writer import WriterError
 from evalsets import RunRecord
 from judge import (
     DEFAULT_LOOP_LIMIT,
@@ -121,6 +122,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 summary = run_models(items, backend, sink, settings, on_record=None if args.quiet else _progress())
             except FatalBackendError as exc:
                 fatal, summary = exc, getattr(exc, "summary", None)
+    except WriterError as exc:
+        # The writer thread failed (disk full, I/O error): the run stops; the records it committed are kept.
+        fatal, summary = f"{exc} (records committed before it are kept; re-run with --run-id {run_id} to resume)", None
     finally:
         backend.close()
     with ann.unit_of_work(args.db) as db:

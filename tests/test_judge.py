@@ -457,3 +457,28 @@ def test_an_endpoint_that_echoes_the_key_does_not_get_it_stored(tmp_path: Path, 
     assert SENTINEL_KEY not in captured.out + captured.err
     for path in [project, *project.parent.glob(project.name + "*")]:
         assert SENTINEL_KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_failing_writer_thread_stops_the_batch_with_a_clear_error(project: Path, monkeypatch, capsys) -> None:
+    """A crash in the verdict writer (disk full, I/O error) surfaces: exit 2 with the cause, the batch recorded as
+    interrupted, and what the writer had committed kept."""
+    import sqlite3
+
+    calls = []
+    real_commit = av.SqliteVerdictSink.commit
+
+    def flaky_commit(self, db, rows):
+        calls.append(len(rows))
+        if len(calls) > 1:
+            raise sqlite3.OperationalError("database or disk is full")
+        real_commit(self, db, rows[:1])
+
+    monkeypatch.setattr(av.SqliteVerdictSink, "commit", flaky_commit)
+    with StubServer(verdicts()) as server:
+        rc = main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url, "--repeats", "3",
+                   "--concurrency", "1", "--max-retries", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "database or disk is full" in err and "Traceback" not in err, err
+    with ann.unit_of_work(project) as db:
+        assert db.execute("SELECT status FROM batches").fetchone()[0] == "interrupted"
+        assert db.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 1
