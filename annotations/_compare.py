@@ -164,7 +164,7 @@ def is_tool_parse_failure(error: str | None) -> bool:
 
 
 def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
-                              human_lab: list[int]) -> float | None:
+                         human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> float | None:
     """The calibration report's prediction-powered estimate (ppi_pass_rate) for a whole run.
 
     The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
@@ -173,7 +173,8 @@ def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judg
     Clipped to [0, 1]. None without random-sample human labels."""
     if not human_lab or not judge_all:
         return None
-    estimate = ppi_pass_rate("run", judge_all, judge_lab, human_lab).ppi_estimate
+    estimate = ppi_pass_rate("run", judge_all, judge_lab, human_lab,
+                             strata_all=strata_all, strata_lab=strata_lab).ppi_estimate
     if estimate is None or math.isnan(estimate):
         return None
     estimate = min(1.0, max(0.0, estimate))  # PPI's point estimate can leave [0, 1] on small samples
@@ -239,6 +240,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
     judge_all: list[int] = []
     judge_lab: list[int] = []
     human_lab: list[int] = []
+    # The constraint id of each judged / labelled pair: the review quota is per constraint stratum, so the PPI
+    # correction is post-stratified by it (see ppi_pass_rate).
+    strata_all: list[str] = []
+    strata_lab: list[str] = []
     for rec in records:
         item = items[rec.item_id]
         tool_calls += len(rec.tool_calls)
@@ -253,9 +258,11 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
             elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.judge:
                 j = int(labels.judge[(rec.id, c.id)] == "pass")
                 judge_all.append(j)
+                strata_all.append(c.id)
                 if (rec.id, c.id) in labels.human and (rec.id, c.id) in labels.random_sample:
                     judge_lab.append(j)
                     human_lab.append(int(labels.human[(rec.id, c.id)] == "pass"))
+                    strata_lab.append(c.id)
             if c.check is not None and c.type == "format":
                 s_checked += 1
                 s_passed += int(bool(outcome))
@@ -296,7 +303,8 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         tool_parse_rate=_rate(tool_calls - parse_fail, tool_calls), structured_checked=s_checked,
         structured_passed=s_passed, structured_pass_rate=_rate(s_passed, s_checked), constraints_settled=c_settled,
         constraints_passed=c_passed, constraints_unjudged=c_unjudged, constraint_pass_rate=_rate(c_passed, c_settled),
-        judge_corrected_pass_rate=_corrected_pass_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab), human_settled=human,
+        judge_corrected_pass_rate=_corrected_pass_rate(
+            (mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab), human_settled=human,
         mean_rounds=sum(rounds) / len(rounds) if rounds else None, input_tokens=tin, output_tokens=tout,
         p50_latency_ms=_percentile(latencies, 0.50), p95_latency_ms=_percentile(latencies, 0.95), cost=cost,
         errors=dict(errors.most_common()),

@@ -206,3 +206,13 @@ def test_compare_page(tmp_path, monkeypatch, capsys):
     assert any("category" in t.columns and len(t) == 4 for t in tables)
     at.selectbox(key="compare_b").set_value("demo-run-a").run()
     assert not at.exception and any("two different runs" in i.value for i in at.info)
+
+
+def test_run_corrected_pass_rate_is_post_stratified_by_constraint():
+    # As in test_calibration: constraint x has 3 judged pass/fail pairs and 1 random label, y has 20 and 2; the judge
+    # says pass on all 23, humans fail on the x pair and pass on both y pairs -> semantic PPI 20/23 (pooled unweighted
+    # it would be 2/3). With 4 mechanical checks of which 2 pass: (2 + 20/23 x 23) / (4 + 23) = 22/27.
+    from annotations._compare import _corrected_pass_rate
+
+    got = _corrected_pass_rate((2, 4), [1] * 23, [1, 1, 1], [0, 1, 1], ["x"] * 3 + ["y"] * 20, ["x", "y", "y"])
+    assert got == pytest.approx(22 / 27)
