@@ -237,8 +237,9 @@ def _saved(row: dict[str, Any]) -> SavedLabel:
 
 def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: str, *, note: str | None = None,
                  failure_mode: str | None = None, seconds_spent: float | None = None) -> SavedLabel:
-    """Save `reviewer`'s label on `pair`: event ``label`` when they have no standing label on it (blind), else
-    ``change`` (made after the reveal, so not blind). One INSERT in one IMMEDIATE transaction."""
+    """Save `reviewer`'s label on `pair`: event ``label`` when they have no standing label on it, else ``change``.
+    Blind only when they never labelled the pair before (a change, or a label after an undo, follows the reveal).
+    One INSERT in one IMMEDIATE transaction."""
     reviewer = _check_reviewer(reviewer)
     pair = Pair(*pair)
     row = db.execute(
@@ -257,14 +258,17 @@ def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: st
     with write(db):
         # Read and insert under the write lock: whether this is a first label or a change cannot race.
         event = "change" if reviewer in _standing(db, pair) else "label"
+        # Blind only if the reviewer never labelled this pair before: after an undo they have seen the verdict.
+        blind = db.execute(
+            "SELECT 1 FROM human_labels WHERE run_record_id = ? AND constraint_id = ? AND reviewer = ? LIMIT 1",
+            [pair.run_record_id, pair.constraint_id, reviewer]).fetchone() is None
         rubric = revealed_rubric(db, pair)
         cur = db.conn.execute(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
             " seconds_spent, rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (pair.run_record_id, pair.constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,
-             rubric, int(event == "label"), now_iso()))
-    return SavedLabel(cur.lastrowid, pair, reviewer, event, label, note, failure_mode, seconds_spent, rubric,
-                      event == "label")
+             rubric, int(blind), now_iso()))
+    return SavedLabel(cur.lastrowid, pair, reviewer, event, label, note, failure_mode, seconds_spent, rubric, blind)
 
 
 def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
@@ -283,7 +287,7 @@ def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
             return None
         db.conn.execute(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, rubric_version_seen,"
-            " blind, created_at) VALUES (?,?,?,'undo',NULL,?,1,?)", (row[0], row[1], reviewer, row[2], now_iso()))
+            " blind, created_at) VALUES (?,?,?,'undo',NULL,?,0,?)", (row[0], row[1], reviewer, row[2], now_iso()))
     return Pair(row[0], row[1])
 
 

@@ -109,10 +109,12 @@ def test_undo_withdraws_latest_label_and_reopens_the_pair(sampled_db):
         assert ann.is_open(db, "ann", second) and ann.my_label(db, "ann", second) is None
         assert ann.undo_last(db, "ann") == first
         assert ann.undo_last(db, "ann") is None
-        assert [r[0] for r in db.execute("SELECT event FROM human_labels ORDER BY id")] == [
-            "label", "label", "undo", "undo"]
-        # relabelling after an undo is a fresh blind label
-        assert ann.record_label(db, "ann", second, "pass").event == "label"
+        assert [tuple(r) for r in db.execute("SELECT event, blind FROM human_labels ORDER BY id")] == [
+            ("label", 1), ("label", 1), ("undo", 0), ("undo", 0)]
+        # relabelling after an undo is a label again, but not blind: the verdict was shown after the first label
+        again = ann.record_label(db, "ann", second, "pass")
+        assert (again.event, again.blind) == ("label", False)
+        assert db.execute("SELECT blind FROM human_labels WHERE id = ?", [again.id]).fetchone()[0] == 0
 
 
 def test_queue_picks_up_new_samples(project_db):
