@@ -14,7 +14,7 @@ from annotations._gate import format_gate, run_gate
 from annotations._llmbar import import_llmbar
 from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
 from evalsets._io import read_text_file
-from judgecal.cli import IMPORTERS, CommandError
+from judgecal.cli import IMPORTERS, CommandError, fraction, kappa_threshold, positive_fraction
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
@@ -72,13 +72,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text}")
-    return value
-
-
 def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rubric", help="rubric version(s): sha256, 8+ character prefix, name (all versions; the gate "
                                     "takes the latest) or name@version")
@@ -91,24 +84,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "human vs human, coverage, corrected pass rates")
     _filters(p)
     p.add_argument("--rubric-seen", help="only human labels made while this rubric version was shown")
-    p.add_argument("--rate", type=_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
+    p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON (same as --format json)")
     p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
     p.add_argument("--out", type=Path, help="write to this file instead of printing")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),
                    help="also compare rubric versions A (old) and B (new) on the same human-labelled pairs")
     p.add_argument("--seed", type=int, default=0, help="seed of the tune/heldout split of items without a split")
-    p.add_argument("--tune-share", type=_fraction, default=DEFAULT_TUNE_SHARE, help="share of items in tune (0.7)")
+    p.add_argument("--tune-share", type=positive_fraction, default=DEFAULT_TUNE_SHARE, help="share of items in tune (0.7)")
     p.add_argument("--random-only", action="store_true", help="compare on the random sample only")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("gate", help="CI gate: exit 0 when review coverage, kappa (and pass rate) meet the "
                                     "thresholds, 1 otherwise; a stratum below the quota always fails")
     _filters(p)
-    p.add_argument("--min-kappa", type=float, required=True, help="minimum judge-vs-human kappa")
-    p.add_argument("--min-coverage", type=_fraction, default=0.10,
+    p.add_argument("--min-kappa", type=kappa_threshold, required=True, help="minimum judge-vs-human kappa")
+    p.add_argument("--min-coverage", type=positive_fraction, default=0.10,
                    help="minimum share of each stratum labelled in the random sample (default 0.10)")
-    p.add_argument("--min-pass-rate", type=float, help="minimum judge-corrected pass rate of each model under test")
+    p.add_argument("--min-pass-rate", type=fraction, help="minimum judge-corrected pass rate of each model under test")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=cmd_gate)
 

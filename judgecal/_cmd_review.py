@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import annotations as ann
+from judgecal.cli import fraction, positive_fraction
 
 
 def format_coverage(rows: list[ann.StratumCoverage]) -> str:
@@ -30,22 +31,15 @@ def cmd_sample(args: argparse.Namespace) -> str:
     )
 
 
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction in [0, 1], got {text}")
-    return value
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sample",
         help="draw or top up the review sample: ≥rate of every stratum (constraint × model × rubric), targeted "
              "pairs (judge repeats disagree, judge errors) and an overlap share for a second reviewer",
     )
-    p.add_argument("--rate", type=_fraction, default=ann.DEFAULT_RATE,
+    p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE,
                    help="share of each stratum's judged pairs in the random sample, rounded up (default 0.10)")
-    p.add_argument("--overlap", type=_fraction, default=ann.DEFAULT_OVERLAP,
+    p.add_argument("--overlap", type=fraction, default=ann.DEFAULT_OVERLAP,
                    help="share of each stratum's random pairs also given to a second reviewer (default 0.2)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
     p.add_argument("--judged-only", action="store_true",

@@ -58,6 +58,21 @@ def non_negative_float(text: str) -> float:
     return _number(float, text, low=0, low_ok=True)
 
 
+def fraction(text: str) -> float:
+    """A share in [0, 1]."""
+    return _number(float, text, low=0, low_ok=True, high=1)
+
+
+def positive_fraction(text: str) -> float:
+    """A share in (0, 1]: a rate of 0 would review nothing."""
+    return _number(float, text, low=0, low_ok=False, high=1)
+
+
+def kappa_threshold(text: str) -> float:
+    """A kappa in [-1, 1]."""
+    return _number(float, text, low=-1, low_ok=True, high=1)
+
+
 def port(text: str) -> int:
     return int(_number(int, text, low=1, low_ok=True, high=65535))
 
