@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import annotations as ann
+import judge
 from annotations._calibration import calibration_report, filter_options
 from annotations._calibration_text import confusion_rows, kappa_rows, slice_table
 from annotations._feedback import DECISIONS, adjudicate, disagreements, send_to_evalset
@@ -36,6 +37,10 @@ filters = {"rubric": None if rubric == ALL else rubric, "model": None if model =
 
 with ann.unit_of_work(path) as db:
     report = calibration_report(db, **filters)
+
+demo_judges = sorted({g.judge_model for g in report.groups if judge.is_demo_quality(g.judge_model)})
+if demo_judges:
+    st.warning(f"{', '.join(demo_judges)}: {judge.DEMO_QUALITY_WARNING}")
 
 # ------------------------------------------------------------------ quota
 below = report.below_quota

@@ -18,6 +18,7 @@ import time
 import streamlit as st
 
 import annotations as ann
+import judge
 from app_pages._common import db_path, md_escape, reviewer
 
 LAST_KEY = "last_saved"  # SavedLabel of the reviewer's latest action (its verdict is revealed)
@@ -127,6 +128,8 @@ def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...]) -> Non
         for v in shown.judge:
             rubric = f"{v.rubric_name} v{v.rubric_version}" if v.rubric_name else v.rubric_sha256[:12]
             st.caption(md_escape(f"Judge {v.judge_model} · rubric {rubric}"))
+            if judge.is_demo_quality(v.judge_model):
+                st.caption(md_escape(judge.DEMO_QUALITY_WARNING))
             st.text(f"Judge: {v.majority or 'no majority'}   repeats: {', '.join(l or 'error' for l in v.labels)}")
             for reason in v.reasons[:3]:
                 st.text(f"Reason: {reason}")

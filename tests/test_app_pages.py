@@ -174,3 +174,21 @@ def test_reviewer_name_and_run_ids_in_messages_are_inert(project_db, monkeypatch
     assert not at.exception
     shown = "\n".join(m.value for m in at.info)
     assert "has no boundary cases" in shown and "](http" not in shown, shown
+
+
+def test_demo_quality_judge_is_named_as_such_on_the_calibration_page(tmp_path, monkeypatch):
+    """Verdicts of the bundled offline model (the demo's) come with the demo-quality warning in the app."""
+    import judge
+    from judgecal.cli import main
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "zoe"
+    at.run()
+    at.switch_page("app_pages/calibration.py").run()
+    assert not at.exception
+    assert any(judge.DEMO_QUALITY_WARNING in w.value for w in at.warning)
+    assert judge.is_demo_quality("SmolLM2-135M-Instruct.Q4_1") and not judge.is_demo_quality("some-real-judge")
