@@ -10,17 +10,9 @@ import pytest
 
 import annotations as ann
 from judgecal.cli import main
-from test_store_import import ITEMS, RUNS, counts, write_jsonl
+from test_store_import import counts, project, write_jsonl  # noqa: F401  (project: the shared fixture)
 
 KINDS = ("evalset", "runs", "labels", "verdicts", "ifeval", "llmbar")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    db = tmp_path / "p.db"
-    assert main(["--db", str(db), "import", "evalset", str(write_jsonl(tmp_path / "items.jsonl", ITEMS))]) == 0
-    assert main(["--db", str(db), "import", "runs", str(write_jsonl(tmp_path / "runs.jsonl", RUNS))]) == 0
-    return db
 
 
 def _bad_files(tmp_path: Path) -> dict[str, Path]:
