@@ -173,6 +173,7 @@ def test_label_three_pairs_by_keyboard_and_reload(tmp_path):
         assert expected >= 1  # the demo's queue is the random sample: its labels count for the quota
         _wait_for(lambda: _quota_done(page) == expected, "the quota progress after reload")
         assert len(_labels(db, "alice")) == 3  # persisted across the reload, nothing duplicated
+        page.locator(".st-key-label_1 button").wait_for()  # the page has finished its rerun: a complete screenshot
         ARTIFACTS.mkdir(exist_ok=True)
         shot = ARTIFACTS / "review-e2e.png"
         page.screenshot(path=str(shot), full_page=True)
