@@ -114,7 +114,7 @@ class Consistency:
 
 @dataclass(frozen=True)
 class SliceStats:
-    """Judge vs human for one slice: 'overall', 'constraint:<id>' or 'type:<type>'."""
+    """Judge vs human for one slice: 'overall', 'labels:<label set>', 'constraint:<id>' or 'type:<type>'."""
 
     slice: str
     pairs_judged: int

@@ -296,7 +296,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
             break
         mi = sum(r.input_tokens or 0 for r in records if r.model == model)
         mo = sum(r.output_tokens or 0 for r in records if r.model == model)
-        cost += (mi * price.input_per_million + mo * price.output_per_million) / 1_000_000
+        cost += price.cost(mi, mo)
     stats = RunStats(
         run_id=run_id, models=models, tasks=len(records), completed=completed,
         completion_rate=_rate(completed, len(records)), tool_calls=tool_calls, tool_parse_failures=parse_fail,

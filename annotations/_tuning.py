@@ -19,7 +19,6 @@ from the settings table (key `price:<judge model>`, set by `judgecal price`) whe
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -28,6 +27,7 @@ from typing import Any
 import sqlite_utils
 
 from annotations import agreement as agr
+from annotations._verdicts import get_price
 from annotations._calibration import (
     Agreement,
     _clean,
@@ -113,14 +113,6 @@ class RubricComparison:
         return _clean(asdict(self))
 
 
-def _price(db: sqlite_utils.Database, judge_model: str) -> tuple[float, float] | None:
-    row = db.execute("SELECT value FROM settings WHERE key = ?", [f"price:{judge_model}"]).fetchone()
-    if row is None:
-        return None
-    data = json.loads(row[0])
-    return float(data["input_per_million"]), float(data["output_per_million"])
-
-
 def _one(db: sqlite_utils.Database, spec: str) -> str:
     shas = match_rubrics(db, spec)
     if len(shas) > 1:
@@ -183,7 +175,7 @@ def compare_rubrics(db: sqlite_utils.Database, rubric_a: str, rubric_b: str, *, 
                    f"({'undefined' if math.isnan(held_d) else f'{held_d:+.3f}'}): the new rubric may be fitted to the "
                    "tune cases")
     compared = {p for p, *_ in rows["all"]}
-    price = _price(db, judge_model)
+    price = get_price(db, judge_model)
 
     def cost(sha: str, vs: dict) -> VersionCost:
         tin = tout = 0
@@ -194,7 +186,7 @@ def compare_rubrics(db: sqlite_utils.Database, rubric_a: str, rubric_b: str, *, 
                 tin += ti or 0
                 tout += to or 0
         name, version = db.execute("SELECT name, version FROM rubrics WHERE sha256 = ?", [sha]).fetchone()
-        usd = None if price is None else (tin * price[0] + tout * price[1]) / 1e6
+        usd = None if price is None else price.cost(tin, tout)
         return VersionCost(sha, name, version, tin, tout, usd)
 
     return RubricComparison(judge_model, cost(sha_a, va), cost(sha_b, vb), seed, tune_share, random_only,

@@ -157,6 +157,10 @@ class Price(NamedTuple):
     input_per_million: float
     output_per_million: float
 
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """USD for these token counts."""
+        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1_000_000
+
 
 def set_price(db: sqlite_utils.Database, model: str, input_per_million: float, output_per_million: float) -> None:
     """Store the price of a judge model (settings key `price:<model>`)."""
