@@ -172,19 +172,22 @@ def set_price(db: sqlite_utils.Database, model: str, input_per_million: float, o
                    [f"price:{model}", value])
 
 
+def _price(value: str) -> Price:
+    data = json.loads(value)
+    return Price(float(data["input_per_million"]), float(data["output_per_million"]))
+
+
 def get_price(db: sqlite_utils.Database, model: str) -> Price | None:
     row = db.execute("SELECT value FROM settings WHERE key = ?", [f"price:{model}"]).fetchone()
     if row is None:
         return None
-    data = json.loads(row[0])
-    return Price(float(data["input_per_million"]), float(data["output_per_million"]))
+    return _price(row[0])
 
 
 def list_prices(db: sqlite_utils.Database) -> dict[str, Price]:
     out = {}
     for key, value in db.execute("SELECT key, value FROM settings WHERE key LIKE 'price:%' ORDER BY key"):
-        data = json.loads(value)
-        out[key[len("price:"):]] = Price(float(data["input_per_million"]), float(data["output_per_million"]))
+        out[key[len("price:"):]] = _price(value)
     return out
 
 
