@@ -25,7 +25,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 import annotations as ann  # noqa: E402
 from evalsets import EvalItem, parse_rows  # noqa: E402
-from judge import OpenAIBackend, RunSettings, run_models  # noqa: E402
+from judge import OpenAIBackend  # noqa: E402
+from judgecal.runner import RunSettings, run_models  # noqa: E402
 from annotations import SqliteRunSink  # noqa: E402
 
 
