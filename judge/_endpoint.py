@@ -134,6 +134,16 @@ def url_secrets(url: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in found if len(s) >= _MIN_SECRET_LEN))
 
 
+def _split_query(url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """`url` without its query, and the query's parameters (None when it has none)."""
+    if not url:
+        return url, None
+    parts = urlsplit(url)
+    if not parts.query:
+        return url, None
+    return urlunsplit(parts._replace(query="")), dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 def _mentions(exc: Exception, *words: str) -> bool:
     text = str(exc).lower()
     body = getattr(exc, "body", None)
@@ -167,10 +177,18 @@ class Endpoint:
                 raise FatalBackendError("no API key: set OPENAI_API_KEY (or give --base-url of a server without keys)")
         limits = httpx2.Limits(max_connections=max(self.concurrency * 2, 16),
                                max_keepalive_connections=max(self.concurrency * 2, 16))
-        self._client = openai.OpenAI(
-            api_key=key, base_url=self.base_url, timeout=self.timeout_s, max_retries=self.max_retries,
-            http_client=openai.DefaultHttpxClient(limits=limits, timeout=self.timeout_s),
-        )
+        # The SDK appends the route to the base URL as a string, so a query in it would end up in front of
+        # "chat/completions" (`/v1/?api-key=Kchat/completions`): send it as the client's default query instead.
+        try:
+            base, query = _split_query(self.base_url)
+            self._client = openai.OpenAI(
+                api_key=key, base_url=base, default_query=query, timeout=self.timeout_s, max_retries=self.max_retries,
+                http_client=openai.DefaultHttpxClient(limits=limits, timeout=self.timeout_s),
+            )
+        except Exception as exc:  # noqa: BLE001 — a URL the SDK or httpx cannot use; every request would fail
+            # The message may quote the URL: show it redacted, and nothing of the original exception.
+            shown = redact_url(self.base_url)
+            raise FatalBackendError(f"invalid base URL {shown}: {type(exc).__name__}") from None
         self._openai = openai
         # The capability memory's key; process memory only, never stored or shown.
         self._key = str(self._client.base_url)
@@ -183,7 +201,8 @@ class Endpoint:
         # Longest first, so a secret that contains another is replaced whole.
         self._secrets = tuple(sorted(marks.items(), key=lambda kv: len(kv[0]), reverse=True))
         # The URL may be shown in full except for its secrets (scrubbed again in case a secret sits in the path).
-        self.url = self.redact(redact_url(self._key)) or ""
+        shown = self._key + ("?" + urlsplit(self.base_url).query if query else "")
+        self.url = self.redact(redact_url(shown)) or ""
 
     def redact(self, text: str | None) -> str | None:
         """`text` with the API key and the base URL's credentials replaced (error details, answers and anything
