@@ -18,6 +18,8 @@ from evalsets import (
     RunRecord,
     evalset_sha256,
     item_sha256,
+    storable,
+    storable_record,
 )
 from evalsets._io import gc_paused
 from annotations._store import unit_of_work, write
@@ -208,7 +210,18 @@ class SqliteRunSink(QueuedWriter[RunRecord]):
         return {r for r in record_ids if r in stored}
 
     def commit(self, db: sqlite_utils.Database, rows: list[RunRecord]) -> None:
+        # The runner already made its records storable; a record from another producer is made so here.
+        rows = [storable_record(r) for r in rows]
         import_runs(db, Parsed("runner", rows, list(range(1, len(rows) + 1))))
+
+    def fallback(self, record: RunRecord, exc: BaseException) -> RunRecord:
+        """A record that could not be stored becomes a failed record with the cause (`unstorable`); a resume
+        does not ask it again, as for any failed task."""
+        return RunRecord(id=record.id, item_id=record.item_id, model=record.model,
+                         prompt_version=record.prompt_version, run_id=record.run_id,
+                         input_tokens=record.input_tokens, output_tokens=record.output_tokens,
+                         latency_ms=record.latency_ms, rounds=record.rounds, evalset_sha256=record.evalset_sha256,
+                         error=storable(f"unstorable: the record could not be stored: {type(exc).__name__}: {exc}")[:2000])
 
 
 def project_evalset_sha256(db: sqlite_utils.Database) -> str:

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
 
-from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json
+from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, storable_record
 
 from judge import ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
 
@@ -316,13 +316,14 @@ class ModelRunner:
                     self._call_tool(tc, fixtures, steps, calls, messages, seen)
         except _Failed as exc:
             error = exc.error
-        return RunRecord(
+        # storable_record: an answer holding lone surrogate escapes is stored escaped and marked bad_response.
+        return storable_record(RunRecord(
             id=task.record_id, item_id=item.id, model=self.model.model, prompt_version=settings.version,
             run_id=settings.run_id, output=output if error is None else None,
             trajectory=tuple(steps) if tools is not None and steps else None, tool_calls=tuple(calls),
             input_tokens=tokens[0], output_tokens=tokens[1], latency_ms=round((time.monotonic() - start) * 1000, 1),
             rounds=rounds, error=error, evalset_sha256=settings.evalset_sha256,
-        )
+        ))
 
     def _call_tool(self, tc: Any, fixtures: dict[str, Any], steps: list[Step], calls: list[ToolCall],
                    messages: list[dict[str, Any]], seen: Counter) -> None:

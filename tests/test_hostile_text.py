@@ -1,0 +1,126 @@
+"""Hostile text from models and files: answers holding lone surrogate escapes are stored (escaped, and marked) and
+never stop a batch; one row the store refuses becomes one error row; line separators inside strings do not split
+JSONL lines; control characters in data never reach the terminal raw. Real SDK over real HTTP, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import annotations as ann
+from annotations._writer import QueuedWriter
+from evalsets import printable, printable_json, storable, storable_value
+from judgecal.cli import main
+from openai_stub import Reply, StubServer, agent_script, chat_completion, verdicts
+from test_judge_fixtures import make_project
+
+SURROGATE_ESCAPED = {"label": "pass", "reason": "half an emoji \ud83d and on"}  # json.dumps writes \\ud83d
+
+
+def _verdict_rows(db: Path) -> list[dict]:
+    with ann.unit_of_work(db) as conn:
+        return list(conn.query("SELECT * FROM verdicts ORDER BY run_record_id, repeat"))
+
+
+def test_a_judge_answer_with_a_lone_surrogate_is_stored_marked_and_not_asked_again(tmp_path: Path, capsys) -> None:
+    """300 verdicts; two answers hold a lone surrogate: one as an escape inside the answer's JSON, one as a raw
+    character of the message content (the HTTP body escaped it). Today's failure: the writer thread died on the
+    first and rolled back its group, the batch stopped after a handful of verdicts."""
+    db = make_project(tmp_path / "p.db", n_items=100, label_sets=False)
+
+    def answer(req):
+        if req.key == "run-7-0|grounded|1":
+            return SURROGATE_ESCAPED
+        if req.key == "run-42-0|grounded|2":
+            return Reply(200, chat_completion('{"label": "fail", "reason": "raw \ud800 here"}'))
+        return "pass"
+
+    argv = ["--db", str(db), "judge", "--model", "judge-x", "--constraint", "grounded", "--repeats", "3",
+            "--max-retries", "0", "--quiet"]
+    with StubServer(verdicts(answer)) as server:
+        assert main(argv + ["--base-url", server.url]) == 0, capsys.readouterr().err
+        asked = server.count
+        assert main(argv + ["--base-url", server.url]) == 0  # resume: every verdict is stored, nothing is asked
+        assert server.count == asked == 300
+    rows = _verdict_rows(db)
+    assert len(rows) == 300 and all(r["error"] is None for r in rows)
+    marked = {(r["run_record_id"], r["repeat"]): r for r in rows if r["error_detail"]}
+    assert set(marked) == {("run-7-0", 1), ("run-42-0", 2)}
+    first, second = marked[("run-7-0", 1)], marked[("run-42-0", 2)]
+    assert first["label"] == "pass" and first["reason"] == "half an emoji \\ud83d and on"
+    assert "lone surrogate" in first["error_detail"] and "reason" in first["error_detail"]
+    assert second["label"] == "fail" and second["reason"] == "raw \\ud800 here" and "raw" in second["error_detail"]
+    assert "300 requested" in capsys.readouterr().out
+
+
+def test_a_model_answer_with_a_lone_surrogate_is_one_marked_record_and_the_run_resumes(tmp_path: Path, capsys) -> None:
+    db = make_project(tmp_path / "p.db", n_items=100, label_sets=False)
+
+    def model(req, rnd):
+        return "Order 57 ships \udc00 soon." if "order 57?" in req.prompt else "It ships on Friday."
+
+    argv = ["--db", str(db), "run", "--model", "model-x", "--run-id", "r1", "--max-retries", "0", "--quiet"]
+    with StubServer(agent_script(model)) as server:
+        assert main(argv + ["--base-url", server.url]) == 0, capsys.readouterr().err
+        asked = server.count
+        assert main(argv + ["--base-url", server.url]) == 0
+        assert server.count == asked == 100
+    with ann.unit_of_work(db) as conn:
+        records = list(ann.iter_runs(conn, where="run_id = ?", params=["r1"]))
+    assert len(records) == 100
+    bad = [r for r in records if r.error is not None]
+    assert [r.item_id for r in bad] == ["item-57"]
+    assert bad[0].error.startswith("bad_response:") and "output" in bad[0].error
+    assert bad[0].output == "Order 57 ships \\udc00 soon."  # kept, escaped: nothing is lost
+    assert "bad_response: 1" in capsys.readouterr().out
+
+
+class _Texts(QueuedWriter[str]):
+    """A writer into a table whose CHECK refuses one value: a row the store refuses, whatever the reason."""
+
+    def commit(self, db, rows):
+        with ann.write(db):
+            db.conn.executemany("INSERT INTO t (x) VALUES (?)", [(r,) for r in rows])
+
+    def fallback(self, row, exc):
+        return f"error: {type(exc).__name__}"
+
+
+def test_one_row_the_store_refuses_becomes_one_error_row_and_the_rest_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "w.db"
+    with ann.unit_of_work(path):
+        pass  # a project file: the writer opens it as one
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE t (x TEXT NOT NULL CHECK (x <> 'poison'))")
+    conn.commit()
+    conn.close()
+    rows = [f"row-{n}" for n in range(1000)]
+    rows[500] = "poison"
+    rows[700] = "bad \ud800"  # sqlite3 cannot even bind it
+    with _Texts(path) as writer:
+        for row in rows:
+            writer.save(row)
+    conn = sqlite3.connect(path)
+    stored = [r[0] for r in conn.execute("SELECT x FROM t ORDER BY rowid")]
+    conn.close()
+    assert len(stored) == 1000
+    assert sorted(stored) == sorted([r for r in rows if r not in ("poison", "bad \ud800")]
+                                    + ["error: IntegrityError", "error: UnicodeEncodeError"])
+    assert [type(e).__name__ for _, e in writer.replaced] == ["IntegrityError", "UnicodeEncodeError"]
+
+
+@pytest.mark.parametrize("value, expected, changed", [
+    ("plain", "plain", False),
+    ("a\ud800b", "a\\ud800b", True),
+    ({"k\udfff": ["x", "\ud83d"]}, {"k\\udfff": ["x", "\\ud83d"]}, True),
+    (["ok", 1, None], ["ok", 1, None], False),
+], ids=["clean", "lone-high", "nested-key-and-list", "untouched"])
+def test_storable_value(value, expected, changed) -> None:
+    out, did = storable_value(value)
+    assert out == expected and did is changed
+    if isinstance(out, str):
+        out.encode("utf-8")
+    assert storable("😀") == "😀"  # a real pair is valid text
