@@ -118,13 +118,21 @@ def _problems(file: str, line: int, exc: ValidationError) -> list[Problem]:
     return out
 
 
+def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of JSONL text. Lines end at "\n" (a "\r" before it is dropped) and nowhere else:
+    U+2028, U+2029, U+0085, \x0b, \x0c and \x1c-\x1e are characters inside strings (valid JSON, written raw by
+    json.dumps with ensure_ascii=False), not line ends as `str.splitlines()` would have them."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        yield number, line[:-1] if line.endswith("\r") else line
+
+
 def _parse_jsonl(text: str, model: type[M], parsed: Parsed[M], problems: list[Problem]) -> None:
     # The hot path of every import: pydantic parses and validates each line in one pass (json.loads +
     # model_validate costs twice as much), in a plain loop (a generator per row costs ~10% more on 100k rows).
     validate = model.__pydantic_validator__.validate_json
     rows, lines, file = parsed.rows, parsed.lines, parsed.file
     first = True
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in jsonl_lines(text):
         if not line or line.isspace():
             continue
         if first:

@@ -124,3 +124,64 @@ def test_storable_value(value, expected, changed) -> None:
     if isinstance(out, str):
         out.encode("utf-8")
     assert storable("😀") == "😀"  # a real pair is valid text
+
+
+# Characters `str.splitlines()` takes for line ends, all valid raw inside a JSON string.
+SEPARATORS = "\u2028 \u2029 \x85 \x0b \x0c \x1c \x1d \x1e"
+
+
+def test_line_separators_inside_strings_export_and_reimport_byte_identically(tmp_path: Path, capsys) -> None:
+    db = make_project(tmp_path / "p.db", n_items=2, label_sets=False,
+                      output="Order {n}" + SEPARATORS + " ships.")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"run_record_id": "run-0-0", "constraint_id": "grounded", "reviewer": "ana",
+                                  "label": "pass", "note": "ok" + SEPARATORS}, ensure_ascii=False) + "\n",
+                      encoding="utf-8")
+    assert main(["--db", str(db), "import", "labels", str(labels)]) == 0, capsys.readouterr().err
+    reason = {"label": "pass", "reason": "fine" + SEPARATORS}
+    with StubServer(verdicts(lambda req: reason)) as server:
+        assert main(["--db", str(db), "judge", "--model", "j", "--base-url", server.url, "--repeats", "1",
+                     "--max-retries", "0", "--quiet"]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), second.mkdir()
+    kinds = ("evalset", "runs", "labels", "verdicts", "checks")
+    for kind in kinds:
+        assert main(["--db", str(db), "export", kind, "--out", str(first / f"{kind}.jsonl")]) == 0
+    assert "\u2028" in (first / "runs.jsonl").read_text(encoding="utf-8")  # written raw, as JSON allows
+    copy = tmp_path / "copy.db"
+    for kind in kinds[:4]:
+        assert main(["--db", str(copy), "import", kind, str(first / f"{kind}.jsonl")]) == 0, capsys.readouterr().err
+    assert main(["--db", str(copy), "check"]) == 0
+    for kind in kinds:
+        assert main(["--db", str(copy), "export", kind, "--out", str(second / f"{kind}.jsonl")]) == 0
+        assert (first / f"{kind}.jsonl").read_bytes() == (second / f"{kind}.jsonl").read_bytes(), kind
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_other_tools_jsonl_and_csv_with_separators_import(tmp_path: Path, capsys, fmt: str) -> None:
+    item = {"id": "s1", "instruction": "Say" + SEPARATORS, "input": "in" + SEPARATORS,
+            "constraints": [{"id": "k", "text": "says" + SEPARATORS, "type": "content"}]}
+    path = tmp_path / f"items.{fmt}"
+    if fmt == "jsonl":
+        path.write_text("\r\n".join(json.dumps(i, ensure_ascii=False) for i in (item, item | {"id": "s2"})) + "\r\n",
+                        encoding="utf-8")
+    else:
+        import csv
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["id", "instruction", "input", "constraints"])
+            for i in ("s1", "s2"):
+                w.writerow([i, item["instruction"], item["input"], json.dumps(item["constraints"], ensure_ascii=False)])
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "evalset", str(path)]) == 0, capsys.readouterr().err
+    with ann.unit_of_work(db) as conn:
+        got = ann.load_items(conn)
+    assert got["s2"].instruction == item["instruction"] and got["s1"].constraints[0].text == "says" + SEPARATORS
+
+
+def test_llmbar_rows_with_separators_import(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "llmbar.jsonl"
+    path.write_text(json.dumps({"item_id": "lb-1", "instruction": "i" + SEPARATORS, "output_1": "a\u2028b",
+                                "output_2": "c\x85d", "human_label": 1}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert main(["--db", str(tmp_path / "p.db"), "import", "llmbar", str(path)]) == 0, capsys.readouterr().err
