@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, run_check
+from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, load_json, run_check
 from annotations._project import iter_runs, load_items
 from annotations._calibration import ppi_pass_rate
 from annotations._verdicts import get_price, majority_label
@@ -353,7 +353,7 @@ def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
 def read_thresholds(path: str | Path) -> dict[str, float]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
     return parse_thresholds(data, str(path))

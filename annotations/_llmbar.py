@@ -25,7 +25,7 @@ from typing import NamedTuple
 import sqlite_utils
 
 from evalsets import EvalItem, InputError, Parsed, Problem, RunRecord
-from evalsets import jsonl_lines
+from evalsets import jsonl_lines, load_json
 from evalsets._io import read_text_file
 from annotations._project import import_items, import_runs
 from annotations._sampling import stratum_key
@@ -76,7 +76,7 @@ def parse_llmbar(text: str, file: str = "<string>") -> list[LLMBarRow]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = load_json(raw)
         except json.JSONDecodeError as exc:
             problems.append(Problem(file, line, "(json)", f"invalid JSON: {exc.msg}"))
             continue

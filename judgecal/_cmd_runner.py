@@ -19,7 +19,7 @@ from typing import Any
 import annotations as ann
 from annotations import _verdicts as av
 from annotations._writer import WriterError
-from evalsets import RunRecord
+from evalsets import RunRecord, load_json
 from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, Endpoint, FatalBackendError
 from judgecal.runner import (
     DEFAULT_LOOP_LIMIT,
@@ -44,7 +44,7 @@ from judgecal.cli import (
 def read_tools(path: Path) -> tuple[dict[str, Any], ...]:
     """A JSON list of OpenAI function-tool specs ({"type": "function", "function": {"name": ..., ...}})."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: {exc}") from None
     except json.JSONDecodeError as exc:

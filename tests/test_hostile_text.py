@@ -185,3 +185,24 @@ def test_llmbar_rows_with_separators_import(tmp_path: Path, capsys) -> None:
     path.write_text(json.dumps({"item_id": "lb-1", "instruction": "i" + SEPARATORS, "output_1": "a\u2028b",
                                 "output_2": "c\x85d", "human_label": 1}, ensure_ascii=False) + "\n", encoding="utf-8")
     assert main(["--db", str(tmp_path / "p.db"), "import", "llmbar", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_an_output_nested_too_deep_for_the_json_parser_fails_its_check_and_stops_nothing(tmp_path: Path, capsys) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "j", "instruction": "Answer in JSON", "constraints": [
+        {"id": "json", "text": "JSON", "type": "format", "check": {"id": "format:json", "args": {"fenced": False}}},
+        {"id": "ife", "text": "JSON", "type": "format", "check": {"id": "detectable_format:json_format"}}]}) + "\n")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps({"id": f"r{n}", "item_id": "j", "model": "m", "output": out}) + "\n"
+                            for n, out in enumerate([deep, "[1]"])))
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "evalset", str(items)]) == 0
+    assert main(["--db", str(db), "import", "runs", str(runs)]) == 0
+    assert main(["--db", str(db), "check"]) == 0, capsys.readouterr().err
+    with ann.unit_of_work(db) as conn:
+        got = {(r["run_record_id"], r["constraint_id"]): (r["passed"], r["detail"]) for r in conn.query(
+            "SELECT run_record_id, constraint_id, passed, detail FROM check_results")}
+    assert got[("r0", "json")][0] == 0 and "nested deeper" in got[("r0", "json")][1]
+    assert got[("r0", "ife")][0] == 0 and "nested deeper" in got[("r0", "ife")][1]
+    assert got[("r1", "json")][0] == 1 and got[("r1", "ife")][0] == 1
