@@ -15,7 +15,7 @@ from evalsets._models import (
 )
 from evalsets._registry import CheckResult, CheckerSpec, checker, checkers, get_checker, run_check, validate_check
 from evalsets._io import InputError, Parsed, Problem, jsonl_lines, load_json, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
-from evalsets._text import UNSTORABLE_NOTE, printable, printable_json, storable, storable_record, storable_value
+from evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
 from evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
 
 # Importing the checker modules fills the registry; nothing registers checkers after this point.
@@ -39,5 +39,5 @@ __all__ = [
     "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval",
     "summarize_ifeval",
     "InputError", "Parsed", "Problem", "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
-    "UNSTORABLE_NOTE", "printable", "printable_json", "storable", "storable_record", "storable_value",
+    "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
 ]

@@ -18,15 +18,15 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # and lone surrogates (which a UTF-8 terminal stream cannot even encode).
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\r": "\\r", "\x1b": "\\x1b"}
-# Within JSON text only the characters JSON itself does not escape need it (json.dumps escapes C0 already).
-_UNPRINTABLE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 UNSTORABLE_NOTE = "held text that is not valid Unicode (lone surrogate escapes); stored with each written as \\uXXXX"
 
 
 def _escape(match: re.Match[str]) -> str:
     c = match.group()
-    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+    # C0 controls get short forms (json.dumps never leaves them raw, so JSON text is not affected); everything else
+    # the \uXXXX form, which is also a valid JSON escape of the same character: printed JSON stays valid JSON.
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 else f"\\u{ord(c):04x}")
 
 
 def storable(text: str) -> str:
@@ -59,18 +59,11 @@ def storable_value(value: Any) -> tuple[Any, bool]:
 
 
 def printable(text: object) -> str:
-    """`str(text)` with control characters written as visible escapes (`\\x1b`, `\\r`, `\\u202e`); newlines and
-    tabs kept. Every CLI line whose text can come from data goes through this."""
+    """`str(text)` with control characters written as visible escapes (`\\x1b`, `\\r`, `\\u009b`, `\\u202e`);
+    newlines and tabs kept. JSON text from json.dumps stays valid JSON with the same value. Every line the CLI
+    prints goes through this (judgecal.cli.say)."""
     text = str(text)
     return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
-
-
-def printable_json(text: str) -> str:
-    """JSON text (json.dumps with ensure_ascii=False) with the characters JSON leaves raw but a terminal acts on
-    written as \\uXXXX escapes: the same JSON value, safe to print."""
-    if not _UNPRINTABLE_IN_JSON.search(text):
-        return text
-    return _UNPRINTABLE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def storable_record(record: Any) -> Any:

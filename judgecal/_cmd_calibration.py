@@ -14,7 +14,7 @@ from annotations._gate import format_gate, run_gate
 from annotations._llmbar import import_llmbar
 from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
 from evalsets._io import read_text_file
-from judgecal.cli import IMPORTERS, CommandError, fraction, kappa_threshold, positive_fraction
+from judgecal.cli import IMPORTERS, CommandError, fraction, kappa_threshold, positive_fraction, say
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
@@ -66,9 +66,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        say(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print(format_gate(result))
+        say(format_gate(result))
     return 0 if result.passed else 1
 
 

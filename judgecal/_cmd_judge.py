@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 import annotations as ann
@@ -35,6 +34,7 @@ from judgecal.cli import (
     non_negative_int,
     positive_float,
     positive_int,
+    say,
 )
 
 
@@ -69,7 +69,7 @@ def _backend(args: argparse.Namespace):
         ok, why = local_backend_available()
         if not ok:
             raise CommandError(f"offline backend unavailable: {why}")
-        print(f"warning: {DEMO_QUALITY_WARNING}", file=sys.stderr)
+        say(f"warning: {DEMO_QUALITY_WARNING}", err=True)
         # One in-process model answers one request at a time; a single worker also keeps the repeats of a pair
         # back to back, so llama.cpp reuses the whole evaluated prompt for repeats 2..k.
         args.concurrency = 1
@@ -110,10 +110,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if not pairs:
         with ann.unit_of_work(args.db) as db:
             av.finish_batch(db, batch_id, "done", {"planned": 0})
-        print("nothing to judge: no (run record, semantic constraint) pairs match", file=sys.stderr)
+        say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
         return 0
-    print(f"judging {len(pairs)} pairs x {args.repeats} repeats with {backend.model} "
-          f"(rubric {rubric.name} v{stored.version}, {rubric.sha256[:12]}), batch {batch_id}", file=sys.stderr)
+    say(f"judging {len(pairs)} pairs x {args.repeats} repeats with {backend.model} "
+        f"(rubric {rubric.name} v{stored.version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
     status, summary, fatal = "done", None, None
     try:
         with av.SqliteVerdictSink(args.db, batch_id) as sink:
@@ -134,10 +134,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
         flipped = sum(1 for r in av.judge_consistency(db, rubric.sha256, backend.model) if r.flipped)
     if fatal is not None:
         raise CommandError(f"judge batch stopped: {fatal}")
-    print(summary.format())
-    print(f"pairs whose repeats disagree (targeted for review): {flipped}")
+    say(summary.format())
+    say(f"pairs whose repeats disagree (targeted for review): {flipped}")
     if args.backend == "local":
-        print(f"note: {DEMO_QUALITY_WARNING}")
+        say(f"note: {DEMO_QUALITY_WARNING}")
     return 130 if summary.interrupted else 0
 
 

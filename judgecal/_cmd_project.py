@@ -11,7 +11,7 @@ from pathlib import Path
 import annotations as ann
 import evalsets
 from evalsets import Parsed, read_rows, write_jsonl
-from judgecal.cli import EXPORTERS, IMPORTERS, port
+from judgecal.cli import EXPORTERS, IMPORTERS, port, say
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "data"
@@ -126,7 +126,7 @@ def cmd_app(args: argparse.Namespace) -> int:
            "--browser.gatherUsageStats", "false"]
     if args.headless:
         cmd += ["--server.headless", "true"]
-    print(f"judgecal app on {env['JUDGECAL_DB']}: http://localhost:{args.port}  (Ctrl+C stops it)")
+    say(f"judgecal app on {env['JUDGECAL_DB']}: http://localhost:{args.port}  (Ctrl+C stops it)")
     return subprocess.call(cmd, env=env)
 
 

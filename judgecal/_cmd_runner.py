@@ -38,6 +38,7 @@ from judgecal.cli import (
     non_negative_int,
     positive_float,
     positive_int,
+    say,
 )
 
 
@@ -112,8 +113,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     record = settings.as_dict() | backend.settings() | {"items": len(items)}
     with ann.unit_of_work(args.db) as db:
         batch_id = av.start_batch(db, record, kind="run")
-    print(f"running {len(items)} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
-          file=sys.stderr)
+    say(f"running {len(items)} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
+        err=True)
     summary, fatal = None, None
     try:
         with ann.SqliteRunSink(args.db, run_id) as sink:
@@ -132,8 +133,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         ann.run_checks(db)
     if fatal is not None:
         raise CommandError(f"run stopped: {fatal}")
-    print(summary.format())
-    print(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
+    say(summary.format())
+    say(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
     return 130 if summary.interrupted else 0
 
 
@@ -144,9 +145,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 reports = [ann.boundary_report(db, r, expected_runs=args.runs, rubric_sha256=args.rubric_sha256,
                                                judge_model=args.judge_model) for r in args.runs_ids]
                 if args.json:
-                    print(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
+                    say(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
                 else:
-                    print("\n\n".join(ann.format_boundary(r) for r in reports))
+                    say("\n\n".join(ann.format_boundary(r) for r in reports))
                 return 0
             if len(args.runs_ids) != 2:
                 raise CommandError("compare needs two run ids: RUN_A (current) RUN_B (candidate)")
@@ -156,9 +157,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise CommandError(str(exc)) from None
     if args.json:
-        print(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2))
+        say(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2))
     else:
-        print(ann.format_comparison(comparison))
+        say(ann.format_comparison(comparison))
     return 0 if comparison.decision is None or comparison.decision.switch else 1
 
 

@@ -14,12 +14,19 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from evalsets import InputError
+from evalsets import InputError, printable
 
 # kind -> (help, function(db_path, file) -> message)
 IMPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
 # kind -> (help, function(db_path, out) -> message)
 EXPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
+
+
+def say(text: object = "", *, err: bool = False) -> None:
+    """Print a line for the user (stdout, or stderr with err=True) with control characters escaped: ids, model
+    and rubric names, labels and reasons come from imported files and model answers, and an ESC or CR in them must
+    not drive the terminal. Every CLI print goes through here (a test keeps other print calls out of judgecal/)."""
+    print(printable(text), file=sys.stderr if err else sys.stdout)
 
 
 class CommandError(Exception):
@@ -129,13 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(result, int):
             return result
         if result:
-            print(result)
+            say(result)
         return 0
     except (InputError, CommandError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", err=True)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; everything committed so far is kept", file=sys.stderr)
+        say("interrupted; everything committed so far is kept", err=True)
         return 130
     except BrokenPipeError:
         # `judgecal report | head`: the reader left; say nothing more (Python would print a traceback at exit).
@@ -143,11 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except OSError as exc:
         # A path the user gave that cannot be read or written (--out into a missing folder, a directory, ...).
-        print(f"error: {exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}", file=sys.stderr)
+        say(f"error: {str(exc.filename) + ': ' if exc.filename else ''}{exc.strerror or exc}", err=True)
         return 2
     except sqlite3.DatabaseError as exc:
         # --db names a directory, a file that is not SQLite, or a database another process holds too long.
-        print(f"error: project database {args.db}: {exc}", file=sys.stderr)
+        say(f"error: project database {args.db}: {exc}", err=True)
         return 2
 
 

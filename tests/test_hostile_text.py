@@ -12,7 +12,7 @@ import pytest
 
 import annotations as ann
 from annotations._writer import QueuedWriter
-from evalsets import printable, printable_json, storable, storable_value
+from evalsets import printable, storable, storable_value
 from judgecal.cli import main
 from openai_stub import Reply, StubServer, agent_script, chat_completion, verdicts
 from test_judge_fixtures import make_project
@@ -206,3 +206,79 @@ def test_an_output_nested_too_deep_for_the_json_parser_fails_its_check_and_stops
     assert got[("r0", "json")][0] == 0 and "nested deeper" in got[("r0", "json")][1]
     assert got[("r0", "ife")][0] == 0 and "nested deeper" in got[("r0", "ife")][1]
     assert got[("r1", "json")][0] == 1 and got[("r1", "ife")][0] == 1
+
+
+# Control characters an imported name may carry: SGR colour, a window-title OSC, CR (overwrites the line), C1 CSI,
+# a bidi override, and a raw line separator.
+EVIL = "\x1b[31mred\x1b]0;pwned\x07\rover\x9b2J\u202eevil"
+RAW = ("\x1b", "\r", "\x9b", "\u202e", "\x07")
+
+
+def test_control_characters_in_imported_names_never_reach_the_terminal_raw(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "p.db"
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "item" + EVIL, "instruction": "Answer.", "constraints": [
+        {"id": "c" + EVIL, "text": "Polite" + EVIL, "type": "content", "labels": ["ok" + EVIL, "bad"]},
+        {"id": "n", "text": "short", "type": "format", "check": {"id": "length:max_words", "args": {"n": 5}}}]}) + "\n")
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps({"id": f"r{n}" + EVIL, "item_id": "item" + EVIL, "model": f"m{n}" + EVIL,
+                                        "run_id": f"run{n}" + EVIL, "output": "fine" + EVIL}) + "\n" for n in (1, 2)))
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"run_record_id": "r1" + EVIL, "constraint_id": "c" + EVIL, "reviewer": "ana" + EVIL,
+                                  "label": "ok" + EVIL, "note": EVIL}) + "\n")
+    outputs = []
+
+    def cli(*argv: str) -> int:
+        rc = main(["--db", str(db), *argv])
+        captured = capsys.readouterr()
+        outputs.append((argv, captured.out + captured.err))
+        return rc
+
+    assert cli("import", "evalset", str(items)) == 0
+    assert cli("import", "runs", str(runs)) == 0
+    assert cli("import", "labels", str(labels)) == 0
+    assert cli("import", "labels", str(labels)) == 0
+    with StubServer(verdicts(lambda req: {"label": req.labels[0], "reason": EVIL})) as server:
+        assert cli("judge", "--model", "judge" + EVIL, "--base-url", server.url, "--repeats", "2", "--max-retries",
+                   "0", "--quiet", "--rubric", "strict") == 0
+    cli("check")
+    cli("sample", "--rate", "1")
+    cli("report")
+    cli("report", "--format", "md")
+    cli("report", "--json")
+    cli("gate", "--min-kappa", "0")
+    cli("gate", "--min-kappa", "0", "--json")
+    cli("compare", "run1" + EVIL, "run2" + EVIL)
+    cli("compare", "run1" + EVIL, "run2" + EVIL, "--json")
+    cli("compare", "--boundary", "run1" + EVIL)
+    cli("price", "judge" + EVIL, "1", "2")
+    # Errors that name the hostile value: a run record of an unknown item, a label outside the label set.
+    bad = tmp_path / ("bad" + EVIL.replace("/", "") + ".jsonl")
+    bad.write_text(json.dumps({"id": "x", "item_id": "nope" + EVIL, "model": "m", "output": "o"}) + "\n")
+    assert cli("import", "runs", str(bad)) == 2
+    assert cli("compare", "nope" + EVIL, "run2" + EVIL) in (1, 2)
+    for argv, text in outputs:
+        assert not any(c in text for c in RAW), (argv, text)
+    seen = "".join(text for _, text in outputs)
+    assert "item\\x1b[31mred" in seen and "\\r" in seen and "\\u009b2J" in seen  # shown escaped, not dropped
+    report = next(text for argv, text in outputs if argv == ("report", "--json"))
+    assert json.loads(report)  # printed JSON stays valid JSON
+
+
+def test_printable_escapes_what_drives_a_terminal_and_keeps_text() -> None:
+    assert printable("a\x1b[2Jb\rc") == "a\\x1b[2Jb\\rc"
+    assert printable("tab\tand\nnewline, 中文, emoji 😀") == "tab\tand\nnewline, 中文, emoji 😀"
+    assert printable("\x9b\x7f\u2028\u202e\ud800") == "\\u009b\\u007f\\u2028\\u202e\\ud800"
+    printable("\ud800").encode("utf-8")  # a lone surrogate cannot even be written to a UTF-8 stream raw
+    assert json.loads(printable(json.dumps({"k": EVIL}, ensure_ascii=False))) == {"k": EVIL}
+
+
+def test_no_cli_module_prints_around_say() -> None:
+    """Every CLI line goes through judgecal.cli.say (control characters escaped)."""
+    import re
+
+    root = Path(__file__).resolve().parents[1] / "judgecal"
+    for path in root.glob("*.py"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if re.search(r"\bprint\(", line) and not (path.name == "cli.py" and "printable(text)" in line):
+                pytest.fail(f"{path.name}:{n}: print( outside judgecal.cli.say: {line.strip()}")
