@@ -72,7 +72,7 @@ def parse_llmbar(text: str, file: str = "<string>") -> list[LLMBarRow]:
     rows: list[LLMBarRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
-    for line, raw in jsonl_lines(text):
+    for line, raw in enumerate(jsonl_lines(text), start=1):
         if not raw.strip():
             continue
         try:
