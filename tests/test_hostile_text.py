@@ -54,6 +54,10 @@ def test_a_judge_answer_with_a_lone_surrogate_is_stored_marked_and_not_asked_aga
     assert "lone surrogate" in first["error_detail"] and "reason" in first["error_detail"]
     assert second["label"] == "fail" and second["reason"] == "raw \\ud800 here" and "raw" in second["error_detail"]
     assert "300 requested" in capsys.readouterr().out
+    out = tmp_path / "verdicts.jsonl"  # the marked rows export and re-import like any other
+    assert main(["--db", str(db), "export", "verdicts", "--out", str(out)]) == 0
+    assert main(["--db", str(db), "import", "verdicts", str(out)]) == 0, capsys.readouterr().err
+    assert "0 imported, 300 already present" in capsys.readouterr().out
 
 
 def test_a_model_answer_with_a_lone_surrogate_is_one_marked_record_and_the_run_resumes(tmp_path: Path, capsys) -> None:

@@ -237,6 +237,7 @@ MALFORMED = [
     ("runs-duplicate-id", "runs", "r.jsonl", _jl(RUN, RUN), 2),
     ("runs-changed-existing-id", "runs", "r.jsonl", _jl(RUN | {"id": "r1", "output": "changed"}), 1),
     ("runs-deep-after-header", "runs", "r.jsonl", _jl({"judgecal_export": {"kind": "runs"}}, DEEP), 2),
+    ("runs-deep-header-line", "runs", "r.jsonl", _jl('{"judgecal_export": ' + DEEP + "}", RUN), 1),
     # ---- runs, CSV
     ("runs-csv-huge-output", "runs", "r.csv", _csv(RUN_CSV, ["x", "i1", "m", HUGE, "", ""]), 2),
     ("runs-csv-deep-tool-calls", "runs", "r.csv", _csv(RUN_CSV, ["x", "i1", "m", "o", DEEP, ""]), 2),
@@ -248,6 +249,7 @@ MALFORMED = [
     ("runs-csv-tokens-not-a-number", "runs", "r.csv", "id,item_id,model,output,input_tokens\nx,i1,m,o,many\n", 2),
     # ---- labels
     ("labels-deep-first-line", "labels", "l.jsonl", _jl(DEEP), 1),
+    ("labels-deep-header-line", "labels", "l.jsonl", _jl('{"judgecal_export": ' + DEEP + "}", LABEL), 1),
     ("labels-surrogate-note", "labels", "l.jsonl", _jl(LABEL | {"note": SUR}), 1),
     ("labels-surrogate-reviewer", "labels", "l.jsonl", _jl(LABEL | {"reviewer": "\udfff"}), 1),
     ("labels-deep-field", "labels", "l.jsonl", _jl(_with(LABEL, "note", DEEP)), 1),
@@ -260,6 +262,7 @@ MALFORMED = [
      _csv(["run_record_id", "constraint_id", "reviewer", "label"], ["r1", "order_no", "ana", "pass", "x"]), 2),
     # ---- verdicts
     ("verdicts-deep-first-line", "verdicts", "v.jsonl", _jl(DEEP), 1),
+    ("verdicts-deep-header-line", "verdicts", "v.jsonl", _jl('{"judgecal_export": ' + DEEP + "}", VERDICT), 1),
     ("verdicts-surrogate-reason", "verdicts", "v.jsonl", _jl(VERDICT | {"reason": SUR}), 1),
     ("verdicts-surrogate-model", "verdicts", "v.jsonl", _jl(VERDICT | {"judge_model": "j\ud800"}), 1),
     ("verdicts-label-and-error", "verdicts", "v.jsonl", _jl(VERDICT | {"error": "timeout"}), 1),
@@ -270,6 +273,7 @@ MALFORMED = [
           ["r1", "order_no", "strict", "j", "pass", HUGE]), 2),
     # ---- ifeval
     ("ifeval-deep-first-line", "ifeval", "i.jsonl", _jl(DEEP), 1),
+    ("ifeval-deep-header-line", "ifeval", "i.jsonl", _jl('{"judgecal_export": ' + DEEP + "}", IFEVAL), 1),
     ("ifeval-deep-extra-field", "ifeval", "i.jsonl", _jl(_with(IFEVAL, "extra", DEEP)), 1),
     ("ifeval-deep-kwargs", "ifeval", "i.jsonl", _jl(_with(IFEVAL, "kwargs", "[" + DEEPISH + "]")), 1),
     ("ifeval-surrogate-response", "ifeval", "i.jsonl", _jl(IFEVAL | {"response": SUR}), 1),
@@ -279,6 +283,7 @@ MALFORMED = [
     ("ifeval-duplicate-key", "ifeval", "i.jsonl", _jl(IFEVAL, IFEVAL), 2),
     # ---- llmbar
     ("llmbar-deep-first-line", "llmbar", "b.jsonl", _jl(DEEP), 1),
+    ("llmbar-deep-header-line", "llmbar", "b.jsonl", _jl('{"judgecal_export": ' + DEEP + "}", LLMBAR), 1),
     ("llmbar-deep-second-line", "llmbar", "b.jsonl", _jl(LLMBAR, DEEP), 2),
     ("llmbar-deepish-field", "llmbar", "b.jsonl", _jl(_with(LLMBAR, "output_1", DEEPISH)), 1),
     ("llmbar-surrogate-output", "llmbar", "b.jsonl", _jl(LLMBAR | {"output_1": SUR}), 1),
