@@ -282,7 +282,7 @@ def test_no_cli_module_prints_around_say() -> None:
     import re
 
     root = Path(__file__).resolve().parents[1] / "judgecal"
-    for path in root.glob("*.py"):
+    for path in root.rglob("*.py"):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if re.search(r"\bprint\(", line) and not (path.name == "cli.py" and "printable(text)" in line):
                 pytest.fail(f"{path.name}:{n}: print( outside judgecal.cli.say: {line.strip()}")
