@@ -1044,7 +1044,7 @@ def _wilson(po: float, n: float, z: float = Z_95) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def kappa_interval(table: Any, *, weights: str | None = None) -> KappaInterval:
+def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence | None = None) -> KappaInterval:
     """The interval the report, the app and the gate show for Cohen's kappa of a count table (rows = rater A).
 
     Method ``"wilson-mapped+wald"``: the Wilson score interval of the observed agreement p_o (n pairs) mapped
@@ -1059,10 +1059,10 @@ def kappa_interval(table: Any, *, weights: str | None = None) -> KappaInterval:
 
     NaN bounds with ``reason`` when kappa is undefined (expected agreement 1) and when one rater used a single
     category (kappa is then 0 whatever the other rater says: the data carry no information on kappa). Empty or
-    malformed tables raise ``ValueError``.
+    malformed tables raise ``ValueError``. ``labels`` only name the categories in ``reason``.
     """
     t = _validate_table(table)
-    res = _kappa_from_table(t, weights, tuple(range(t.shape[0])))
+    res = _kappa_from_table(t, weights, tuple(labels) if labels is not None else tuple(range(t.shape[0])))
     n = float(t.sum())
     approximate = n < MIN_N_INTERVAL
     if not math.isfinite(res.kappa) or not math.isfinite(res.se):
