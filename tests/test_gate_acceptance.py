@@ -65,3 +65,61 @@ def test_gate_passes_a_good_judge_and_fails_a_poor_one(labelled_demo, tmp_path, 
     assert main(["--db", str(labelled_demo), "gate", "--min-kappa", "0.6", "--model", JUDGE]) == exit_code
     out = capsys.readouterr().out
     assert "lower bound" in out and "human vs human kappa" in out
+
+
+def test_design_weighted_agreement_tracks_the_population_on_the_demo(tmp_path):
+    """Issue 10 item 7 on the demo: the ceil(10%) quota samples small strata (constraint × model) at 33-100% and large
+    ones at ~10%. A synthetic judge that is always right on small strata (<= 5 pairs) and right on 60% of the pairs
+    of large ones: the unweighted agreement over the sample over-counts the small strata and flatters the judge; the
+    design-weighted one (N_s / n_s) estimates the population's. Population = every pair labelled (`sample --rate
+    1.0`, all weights 1); estimates averaged over 8 fresh random samples (seeds 1-8)."""
+    import shutil
+    import statistics
+    from collections import Counter
+
+    base = tmp_path / "base.db"
+    assert main(["--db", str(base), "demo"]) == 0
+    key = {(r["run_record_id"], r["constraint_id"]): r["label"]
+           for r in map(json.loads, LABELS.read_text().splitlines()) if r["reviewer"] == "demo-author"}
+    with ann.unit_of_work(base) as db:
+        label_sets = ann.pair_label_sets(db)
+        model = dict(db.execute("SELECT id, model FROM run_records"))
+    size = Counter((cid, model[rid]) for rid, cid in key)
+    rng = random.Random(4)
+    rows = []
+    for (rid, cid), human in sorted(key.items()):
+        right = 1.0 if size[(cid, model[rid])] <= 5 else 0.6
+        label = human if rng.random() < right else rng.choice([lab for lab in label_sets[(rid, cid)] if lab != human])
+        rows += [{"run_record_id": rid, "constraint_id": cid, "rubric": "synthetic", "rubric_sha256": "5" * 64,
+                  "judge_model": JUDGE, "repeat": 0, "label": label}]
+    (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["--db", str(base), "import", "verdicts", str(tmp_path / "v.jsonl")]) == 0
+    with ann.unit_of_work(base) as db, ann.write(db):
+        db.execute("DELETE FROM samples")  # the demo's own draw was over the offline judge's strata
+    pop = tmp_path / "pop.db"
+    shutil.copy(base, pop)
+    assert main(["--db", str(pop), "import", "labels", str(LABELS)]) == 0
+    assert main(["--db", str(pop), "sample", "--rate", "1.0"]) == 0
+    with ann.unit_of_work(pop) as db:
+        o = ann.calibration_report(db, model=JUDGE).groups[0].overall
+    population = o.majority.pct_agreement
+    assert o.majority_weighted.pct_agreement == pytest.approx(population)  # every weight 1
+    weighted, unweighted = [], []
+    for seed in range(1, 9):
+        s = tmp_path / f"s{seed}.db"
+        shutil.copy(base, s)
+        with ann.unit_of_work(s) as db:
+            ann.draw_sample(db, rate=0.10, overlap=0.0, seed=seed, include_unjudged=False)
+            drawn = set(db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"))
+        f = tmp_path / "quota.jsonl"
+        f.write_text("".join(json.dumps(r) + "\n" for r in map(json.loads, LABELS.read_text().splitlines())
+                             if r["reviewer"] == "demo-author" and (r["run_record_id"], r["constraint_id"]) in drawn))
+        assert main(["--db", str(s), "import", "labels", str(f)]) == 0
+        with ann.unit_of_work(s) as db:
+            o = ann.calibration_report(db, model=JUDGE).groups[0].overall
+        weighted.append(o.majority_weighted.pct_agreement)
+        unweighted.append(o.majority.pct_agreement)
+    w, u = statistics.mean(weighted), statistics.mean(unweighted)
+    # measured: population 0.649, weighted mean 0.624, unweighted mean 0.696
+    assert u - population > 0.04  # the unweighted sample flatters the judge
+    assert abs(w - population) < abs(u - population)
