@@ -143,7 +143,7 @@ def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha2
 
 def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None) -> bool | None:
     """Whether the record meets the constraint; None when that is not known (unjudged, or not a pass/fail set)."""
-    failed_run = record.output is None and record.trajectory is None
+    failed_run = record.failed
     if constraint.check is not None:
         if failed_run:
             return False

@@ -283,3 +283,10 @@ def test_corrected_rate_rests_on_one_rubric_version(tmp_path):
     assert after.judge_corrected_pass_rate == pytest.approx(honest.judge_corrected_pass_rate)
     assert "71497671efa8" in after.judge_corrected_source and v1.startswith("71497671efa8")
     assert after.judge_corrected_pass_rate < 0.65
+
+
+def test_failed_run_has_one_definition():
+    # RunRecord.failed: no output and no trajectory (an error with an output is a completed run that reported one)
+    assert RunRecord(id="r", item_id="i", model="m", error="timeout: no answer").failed
+    assert not RunRecord(id="r", item_id="i", model="m", output="", error="timeout: partial").failed
+    assert not RunRecord(id="r", item_id="i", model="m", trajectory=TRAJ).failed
