@@ -389,7 +389,13 @@ def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int]
         se = math.nan
         reason = "at least two judged and two labelled pairs are needed for a CI"
     else:
-        se = math.sqrt(lam * lam * statistics.variance(judge_all) / n_all + statistics.variance(rect) / n_lab)
+        var_rect = statistics.variance(rect)
+        if var_rect == 0:
+            # every labelled pair agrees with the judge (or all differ alike): the plug-in variance is 0 and the CI
+            # would claim certainty; floor it at the variance of one disagreement in n + 1 pairs (the weights average
+            # 1), as the kappa interval never has zero width either
+            var_rect = n_lab / (n_lab + 1) ** 2
+        se = math.sqrt(lam * lam * statistics.variance(judge_all) / n_all + var_rect / n_lab)
     # A pass rate lives in [0, 1]: the estimate and its interval are clipped there together (the normal interval can
     # poke out near the ends, and so can the estimate on few labels). An undefined SE leaves both bounds NaN.
     low, high = (math.nan, math.nan) if math.isnan(se) else (_clip01(estimate - agr.Z_95 * se),

@@ -443,3 +443,11 @@ def test_ppi_interval_covers_by_simulation():
         hits += pr.ppi_ci_low <= sum(truth) / 300 <= pr.ppi_ci_high
         runs += 1
     assert hits / runs >= 0.92
+
+
+def test_ppi_interval_is_never_zero_width():
+    # the judge and the 20 labelled humans agree everywhere (all pass): plug-in variances 0, CI [1, 1] before.
+    # Floor: one disagreement in n + 1 = 21 pairs -> var 20/441, se = sqrt(20/441 / 20) = 1/21.
+    pr = ppi_pass_rate("m", [1] * 100, [1] * 20, [1] * 20)
+    assert pr.ppi_estimate == 1.0 and pr.ppi_se == pytest.approx(1 / 21)
+    assert pr.ppi_ci_low == pytest.approx(1 - 1.959964 / 21) and pr.ppi_ci_high == 1.0
