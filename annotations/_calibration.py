@@ -334,9 +334,10 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     )
 
 
-def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int], human_lab: Sequence[int], *,
+def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[float], human_lab: Sequence[int], *,
                   strata_all: Sequence[Any] | None = None, strata_lab: Sequence[Any] | None = None) -> PassRate:
-    """Prediction-powered estimate of a pass rate (1 = pass): judge labels on all N pairs, judge and human labels on
+    """Prediction-powered estimate of a pass rate (1 = pass): judge predictions (0, 1, or 0.5 for an abstention: see
+    `ppi_prediction`) on all N pairs, judge predictions and human labels on
     the n random labelled pairs. Power-tuned (PPI++) with λ̂ clipped to [0, 1] from PPI_TUNE_MIN_N labels on, plain
     PPI (λ = 1) below: `lam` and `method` say which. Estimate and CI are clipped to [0, 1] together. With n < 2 the
     variance of the correction is unknown: NaN bounds with a reason (never a [0, 1] made up by clipping NaN).
@@ -354,7 +355,7 @@ def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int]
     reason = None
     if n_all == 0:
         return PassRate(model, 0, math.nan, n_lab, human, math.nan, math.nan, math.nan, math.nan,
-                        "no judged pairs with a judge label")
+                        "no judged pairs")
     if n_lab == 0:
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
                         "no human labels on the random sample: the judge's pass rate cannot be corrected")
@@ -596,19 +597,26 @@ def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict
     return tuple(_ppi(model, by_model[model], verdicts, humans, rules) for model in sorted(by_model))
 
 
+def ppi_prediction(labels: Iterable[str | None]) -> float:
+    """The judge's prediction of "pass" for a pass/fail pair, from its repeats' labels (None = error row): 1 or 0 by
+    the majority, 0.5 when the repeats tie or none is valid. PPI is unbiased for any predictor applied alike to
+    labelled and unlabelled pairs, so an abstaining judge's pairs stay in the estimate (dropping them estimated the
+    pass rate of the pairs the judge could decide, not of all pairs); the rectifier corrects the 0.5."""
+    m = majority_label([l for l in labels if l is not None])
+    return 0.5 if m is None else float(m == "pass")
+
+
 def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
          rules: dict[Pair, set[str]]) -> PassRate:
     # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
     # stratum (constraint × model × rubric), whose quota is rounded up per stratum.
     judge_all, judge_lab, human_lab, strata_all, strata_lab = [], [], [], [], []
     for p in pairs:
-        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
-        if m is None:
-            continue
-        judge_all.append(int(m == "pass"))
+        f = ppi_prediction(verdicts[p].labels.values())
+        judge_all.append(f)
         strata_all.append(p[1])
         if p in humans and "random" in rules.get(p, ()):
-            judge_lab.append(int(m == "pass"))
+            judge_lab.append(f)
             human_lab.append(int(humans[p] == "pass"))
             strata_lab.append(p[1])
     return ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
@@ -731,5 +739,5 @@ __all__ = [
     "Agreement", "CalibrationReport", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
     "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
     "judge_corrected_pass_rate", "majority_label",
-    "match_rubrics", "ppi_pass_rate", "ABSTAIN", "design_weights", "PPI_TUNE_MIN_N",
+    "match_rubrics", "ppi_pass_rate", "ppi_prediction", "ABSTAIN", "design_weights", "PPI_TUNE_MIN_N",
 ]

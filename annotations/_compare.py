@@ -26,7 +26,7 @@ import sqlite_utils
 
 from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, run_check
 from annotations._project import iter_runs, load_items
-from annotations._calibration import ppi_pass_rate
+from annotations._calibration import ppi_pass_rate, ppi_prediction
 from annotations.agreement import Z_95
 from annotations._verdicts import get_price, majority_label
 
@@ -72,7 +72,7 @@ class PairLabels(NamedTuple):
     judge: dict[tuple[str, str], str]
     human: dict[tuple[str, str], str]
     random_sample: set[tuple[str, str]]  # pairs drawn by the random rule (the unbiased part of the sample)
-    ppi_judge: dict[tuple[str, str], str] = {}
+    ppi_judge: dict[tuple[str, str], float] = {}  # the PPI predictor per pair (see ppi_prediction)
     ppi_source: tuple[str, str] | None = None  # (rubric sha256, judge model)
 
     def settled(self) -> dict[tuple[str, str], Settled]:
@@ -87,36 +87,40 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
     where, params = _run_ids_clause(run_ids)
     sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, v.id FROM verdicts v"
-           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where} AND v.label IS NOT NULL")
+           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where}")
     if rubric_sha256 is not None:
         sql += " AND v.rubric_sha256 = ?"
         params.append(rubric_sha256)
     if judge_model is not None:
         sql += " AND v.judge_model = ?"
         params.append(judge_model)
+    # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
     groups: dict[tuple[str, str], dict[tuple[str, str], list[Any]]] = {}
     for rid, cid, sha, model, label, vid in db.execute(sql, params):
-        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, []])
-        g[0] = max(g[0], vid)
-        g[1].append(label)
+        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, [], 0])
+        g[2] = max(g[2], vid)
+        if label is not None:
+            g[0] = max(g[0], vid)
+            g[1].append(label)
     judge = {}
     for pair, by_group in groups.items():
-        label = majority_label(max(by_group.values(), key=lambda g: g[0])[1])
+        labelled = [g for g in by_group.values() if g[1]]
+        label = majority_label(max(labelled, key=lambda g: g[0])[1]) if labelled else None
         if label is not None:
             judge[pair] = label
     # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
     reach: dict[tuple[str, str], list[int]] = {}
     for by_group in groups.values():
-        for key, (last, _labels) in by_group.items():
+        for key, (_last_label, _labels, last) in by_group.items():
             r = reach.setdefault(key, [0, 0])
             r[0] += 1
             r[1] = max(r[1], last)
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
-    ppi_judge = {}
+    ppi_judge: dict[tuple[str, str], float] = {}
     if source is not None:
         for pair, by_group in groups.items():
-            if source in by_group and (label := majority_label(by_group[source][1])) is not None:
-                ppi_judge[pair] = label
+            if source in by_group:
+                ppi_judge[pair] = ppi_prediction(by_group[source][1])
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         SELECT h.run_record_id, h.constraint_id, h.label FROM human_labels h
@@ -306,7 +310,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
                 mech[0] += int(bool(outcome))
                 mech[1] += 1
             elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.ppi_judge:
-                j = int(labels.ppi_judge[(rec.id, c.id)] == "pass")
+                j = labels.ppi_judge[(rec.id, c.id)]
                 judge_all.append(j)
                 strata_all.append(c.id)
                 if (rec.id, c.id) in labels.human and (rec.id, c.id) in labels.random_sample:

@@ -115,19 +115,20 @@ def test_human_human_on_overlap_pairs(cal_db):
 
 def test_ppi_pass_rate(cal_db):
     (pr,) = report(cal_db).groups[0].pass_rates
-    # judge majority on the 9 pairs with one (run 8 is a tie): pass on 1, 2, 3, 6, 9 -> 5/9
-    # random labelled with a majority: runs 1-7, judge 1 1 1 0 0 1 0, human 1 1 1 0 0 0 1;
-    # human - judge = 0 0 0 0 0 -1 1, mean 0 -> estimate 5/9
-    # var(judge, ddof 1) = (5 (4/9)^2 + 4 (5/9)^2) / 8 = 5/18; var(rect) = 2/6 = 1/3
-    # se = sqrt(5/18 / 9 + 1/3 / 7)
-    assert (pr.model, pr.n_judged, pr.n_labelled) == ("m", 9, 7)
-    assert pr.judge_pass_rate == pytest.approx(5 / 9)
-    assert pr.human_pass_rate == pytest.approx(4 / 7)
-    assert pr.ppi_estimate == pytest.approx(5 / 9)
-    se = math.sqrt(5 / 162 + 1 / 21)
+    # Judge prediction per pair (ppi_prediction): the majority, 0.5 where the repeats tie (run 8: P, error, F):
+    # runs 1-10 -> 1 1 1 0 0 1 0 0.5 1 0, mean 5.5/10 = 0.55 (issue 10: the tie pair stays in, it was dropped).
+    # Random labelled runs 1-8: judge 1 1 1 0 0 1 0 0.5, human 1 1 1 0 0 0 1 1 -> rectifiers 0 0 0 0 0 -1 1 0.5,
+    # mean 0.0625 -> estimate 0.6125 (8 labels < 30: λ = 1).
+    # var(judge, ddof 1) = (5 · 0.45² + 4 · 0.55² + 0.05²)/9 = 2.225/9;
+    # var(rect) = (5 · 0.0625² + 1.0625² + 0.9375² + 0.4375²)/7 = 2.21875/7; se = sqrt(2.225/90 + 2.21875/56)
+    assert (pr.model, pr.n_judged, pr.n_labelled) == ("m", 10, 8)
+    assert pr.judge_pass_rate == pytest.approx(0.55)
+    assert pr.human_pass_rate == pytest.approx(5 / 8)
+    assert pr.ppi_estimate == pytest.approx(0.6125) and pr.lam == 1.0
+    se = math.sqrt(2.225 / 90 + 2.21875 / 56)
     assert pr.ppi_se == pytest.approx(se)
-    # 5/9 + 1.96 se = 1.10: a pass rate cannot exceed 1, so the interval is clipped there
-    assert (pr.ppi_ci_low, pr.ppi_ci_high) == (pytest.approx(5 / 9 - 1.959964 * se), 1.0)
+    # 0.6125 + 1.96 se = 1.11: a pass rate cannot exceed 1, so the interval is clipped there
+    assert (pr.ppi_ci_low, pr.ppi_ci_high) == (pytest.approx(0.6125 - 1.959964 * se), 1.0)
 
 
 def test_ppi_corrects_a_biased_judge():
@@ -218,8 +219,8 @@ def test_judge_corrected_pass_rate_of_a_run(cal_db):
         db.execute("UPDATE run_records SET run_id = 'r1'")
         pr = judge_corrected_pass_rate(db, run_id="r1")
         assert judge_corrected_pass_rate(db, run_id="nope") is None
-    # the same pairs as the report's model `m` (see test_ppi_pass_rate): 5/9 corrected by a mean rectifier of 0
-    assert pr.estimate == pytest.approx(5 / 9) and (pr.n_judged, pr.n_labelled) == (9, 7)
+    # the same pairs as the report's model `m` (see test_ppi_pass_rate)
+    assert pr.estimate == pytest.approx(0.6125) and (pr.n_judged, pr.n_labelled) == (10, 8)
 
 
 def test_mixed_label_sets_get_their_own_slices_and_the_gate_reads_them(tmp_path):
