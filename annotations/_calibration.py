@@ -13,11 +13,11 @@ Conventions (stated once, used everywhere):
   disagreement) and is counted (`excluded_tie`, `excluded_no_valid`; the names predate this rule). Dropping such
   pairs rewarded a judge for contradicting itself (LLMBar FairEval: 0.650 on the 46 agreeing pairs while each order
   alone is 0.513 / 0.395). Per repeat, an error row is that repeat's `abstain` the same way.
-- Design weights: the quota is ceil(rate × N_s) per stratum (constraint × model under test × rubric version), so small
-  strata are sampled at 33-100% and large ones at ~10%. `majority_weighted` weights each compared pair by N_s / n_s
-  (judged pairs of its stratum / random labelled pairs of it): the design-weighted confusion table estimates the
-  population's, and it is the headline (gate, report) with the unweighted `majority` beside it. Its interval uses
-  Kish's effective sample size n_eff = (Σw)² / Σw².
+- Design weights: the quota is ceil(rate × N_s) per stratum (constraint × model under test × rubric version), so
+  small strata are sampled at 33-100% and large ones at ~10%. `majority_weighted` weights each compared pair by
+  N_s / n_s (judged pairs of its stratum / random labelled pairs of it): the design-weighted confusion table
+  estimates the population's, and it is the headline (gate, report) with the unweighted `majority` beside it. Its
+  interval uses Kish's effective sample size n_eff = (Σw)² / Σw².
 - Intervals: `kappa_ci_low` / `kappa_ci_high` are `annotations.agreement.kappa_interval` (within [-1, 1], never zero
   width, method in `kappa_ci_method`, `kappa_ci_approximate` below 30 pairs); the statsmodels-style Wald interval is
   kept beside it (`kappa_wald_low` / `kappa_wald_high`). `labels_needed` projects from that interval, never from a
@@ -346,7 +346,8 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
     quota is ceil(rate × stratum size), so small strata are over-sampled and an unweighted mean of the rectifiers
     would over-count them. Each labelled pair's rectifier is weighted by N_s / n_s (its stratum's judged / labelled
     count): with λ = 1, theta = mean(judge) + mean(z), z_i = n (N_s / n_s) (human_i - judge_i) / N, variance
-    var(judge)/N + var(z)/n (the with-replacement variance of the weighted mean, which ignores the gain from stratifying:
+    var(judge)/N + var(z)/n (the with-replacement variance of the weighted mean, which ignores the gain from
+    stratifying:
     conservative). With equal sampling fractions every z_i is the plain rectifier. A stratum with judged pairs but
     no labelled one cannot be corrected: the estimate is then undefined, with the reason."""
     n_all, n_lab = len(judge_all), len(judge_lab)

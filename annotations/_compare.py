@@ -494,11 +494,9 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
                 status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
                 detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
                           f"[{diff.low:.2f}, {diff.high:.2f}]")
-                reasons.append(Reason(key, limit, value, status == "ok",
-                                      f"{detail} vs limit {limit:g}: " + {
-                                          "ok": "the whole CI is within the limit",
-                                          "fail": "the whole CI is beyond the limit",
-                                          "undecided": "UNDECIDED, the CI straddles the limit (label more pairs)"}[status],
+                verdict = {"ok": "the whole CI is within the limit", "fail": "the whole CI is beyond the limit",
+                           "undecided": "UNDECIDED, the CI straddles the limit (label more pairs)"}[status]
+                reasons.append(Reason(key, limit, value, status == "ok", f"{detail} vs limit {limit:g}: {verdict}",
                                       status, diff.low, diff.high))
                 continue
         elif key == "max_tool_parse_failure_rate":
