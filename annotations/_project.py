@@ -253,7 +253,7 @@ def semantic_pairs(db: sqlite_utils.Database, *, constraint_id: str | None = Non
     """Every (run record, semantic constraint) pair: what the judge and the reviewers score."""
     items = load_items(db)
     for record in iter_runs(db):
-        if record.error is not None and record.output is None and record.trajectory is None:
+        if record.failed:
             continue  # a failed run has no output to judge
         item = items[record.item_id]
         for c in item.constraints:
