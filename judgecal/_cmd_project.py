@@ -119,6 +119,29 @@ def cmd_ifeval(args: argparse.Namespace) -> str:
     )
 
 
+def _summary(doc: str, limit: int = 100) -> str:
+    """A docstring's first sentence on one line (docstrings wrap mid-sentence, so the first line alone is cut)."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    sentence = paragraph.split(". ", 1)[0].rstrip(".") + "."
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+
+
+def cmd_checkers(args: argparse.Namespace) -> int:
+    """List every checker (built-in, bundled, plugins) with its source distribution and the first line of its doc.
+    A plugin that failed to load is named on stderr and the exit code is 1, so CI can catch a broken plugin."""
+    registry = evalsets.default_registry()
+    specs = sorted(registry.all().values(), key=lambda s: (s.source != "judgecal", s.source, s.id))
+    width = max((len(s.id) for s in specs), default=2)
+    source_width = max((len(s.source) for s in specs), default=6)
+    print(f"{'id'.ljust(width)}  {'source'.ljust(source_width)}  description")
+    for s in specs:
+        print(f"{s.id.ljust(width)}  {s.source.ljust(source_width)}  {_summary(s.doc)}")
+    problems = registry.problems()
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     """Start the Streamlit review app on the project database."""
     env = dict(os.environ, JUDGECAL_DB=str(Path(args.db).resolve()))
@@ -142,6 +165,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--loose", action="store_true", help="IFEval's loose mode")
     p.add_argument("--out", type=Path, help="write one result line per prompt (IFEval's result shape)")
     p.set_defaults(func=cmd_ifeval)
+
+    p = sub.add_parser("checkers", help="list the mechanical checkers: built-in and from installed plugins")
+    p.set_defaults(func=cmd_checkers)
 
     p = sub.add_parser("app", help="open the review app (Streamlit) on the project")
     p.add_argument("--port", type=port, default=8501)
