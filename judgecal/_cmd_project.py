@@ -10,79 +10,25 @@ from pathlib import Path
 
 import annotations as ann
 import evalsets
-from evalsets import Parsed, read_rows, write_jsonl
-from judgecal.cli import EXPORTERS, IMPORTERS, port
+from evalsets import write_jsonl
+from judgecal._args import port
+from judgecal._transfer import IMPORTERS, import_evalset, import_runs
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "data"
 
 
-def _import_evalset(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_evalset(file)
-    with ann.unit_of_work(db_path) as db:
-        s = ann.import_items(db, parsed)
-    return f"eval items: {s['inserted']} imported, {s['unchanged']} already present ({file})"
-
-
-def _import_runs(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_runs(file)
-    with ann.unit_of_work(db_path) as db:
-        s = ann.import_runs(db, parsed)
-    return f"run records: {s['inserted']} imported, {s['unchanged']} already present ({file})"
-
-
-def _import_labels(db_path: Path, file: Path) -> str:
-    parsed = read_rows(file, ann.HumanLabelRow, id_field=None)
-    with ann.unit_of_work(db_path) as db:
-        n = ann.import_labels(db, parsed)
-    return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
-
-
-def _import_ifeval(db_path: Path, file: Path) -> str:
-    rows = evalsets.read_ifeval(file)
-    items, runs = evalsets.ifeval_to_evalset(rows)
-    with ann.unit_of_work(db_path) as db, ann.write(db):
-        # Both imports in one transaction: an IFEval file comes in whole or not at all.
-        s1 = ann.import_items(db, Parsed(str(file), items, list(range(1, len(items) + 1))))
-        s2 = ann.import_runs(db, Parsed(str(file), runs, list(range(1, len(runs) + 1))))
-    return f"IFEval: {s1['inserted']} eval items and {s2['inserted']} run records imported ({file})"
-
-
-def _exporter(kind: str, rows_fn):
-    def export(db_path: Path, out: Path) -> str:
-        with ann.unit_of_work(db_path) as db:
-            n = write_jsonl(out, rows_fn(db), header=ann.export_header(db, kind))
-        return f"{n} {kind} rows written to {out}"
-
-    return export
-
-
-IMPORTERS.update(
-    evalset=("eval items (JSONL/CSV)", _import_evalset),
-    runs=("run records (JSONL/CSV)", _import_runs),
-    labels=("human labels (JSONL/CSV; fields in README)", _import_labels),
-    ifeval=("an IFEval-format file as eval items + run records", _import_ifeval),
-)
-EXPORTERS.update(
-    evalset=("eval items", _exporter("evalset", ann.item_rows)),
-    runs=("run records", _exporter("runs", ann.run_rows)),
-    checks=("mechanical check results", _exporter("checks", ann.check_export_rows)),
-    labels=("every human label event", _exporter("labels", ann.label_export_rows)),
-)
-
-
 def cmd_demo(args: argparse.Namespace) -> str:
     """Create the demo project (or bring an existing one up to date: imports are idempotent, labels are kept)."""
     messages = [
-        _import_evalset(args.db, DEMO_DIR / "demo_evalset.jsonl"),
-        _import_runs(args.db, DEMO_DIR / "demo_runs.jsonl"),
+        import_evalset(args.db, DEMO_DIR / "demo_evalset.jsonl"),
+        import_runs(args.db, DEMO_DIR / "demo_runs.jsonl"),
         # Five runs of demo-agent-a on each boundary item: the boundary report's reproducibility cases.
-        _import_runs(args.db, DEMO_DIR / "demo_boundary_runs.jsonl"),
+        import_runs(args.db, DEMO_DIR / "demo_boundary_runs.jsonl"),
     ]
-    # Verdicts recorded from a real judge run, and the sample drawn for review, when those features exist.
-    for kind, name in (("verdicts", "demo_verdicts.jsonl"),):
-        if kind in IMPORTERS and (DEMO_DIR / name).exists():
-            messages.append(IMPORTERS[kind][1](args.db, DEMO_DIR / name))
+    # Verdicts recorded from a real judge run.
+    if (DEMO_DIR / "demo_verdicts.jsonl").exists():
+        messages.append(IMPORTERS["verdicts"].run(args.db, DEMO_DIR / "demo_verdicts.jsonl"))
     with ann.unit_of_work(args.db) as db:
         ann.run_checks(db)
         # Drawing again adds nothing (a drawn pair stays drawn); after new verdicts it tops the strata up.

@@ -33,7 +33,7 @@ from judge import (
     run_models,
 )
 from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
-from judgecal.cli import (
+from judgecal._args import (
     CommandError,
     non_negative_float,
     non_negative_int,
