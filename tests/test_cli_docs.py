@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judgecal._transfer import EXPORTERS, IMPORTERS
-from judgecal.cli import build_parser
+from judgecal.cli import EXPORTERS, IMPORTERS, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 

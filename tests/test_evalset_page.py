@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import annotations as ann
-import annotations._checks as checks_module
+import annotations._checks as checks_module  # private on purpose: the name run_checks calls is patched
 from evalsets import CheckResult
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
