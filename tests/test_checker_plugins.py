@@ -287,7 +287,7 @@ def test_importing_evalsets_has_no_global_side_effect_on_langdetect() -> None:
         import langdetect, langdetect.detector_factory as f
         before = f.DetectorFactory.seed
         import evalsets
-        assert "evalsets._ifeval" not in sys.modules, "IFEval's checkers load on first use, not on import"
+        assert evalsets.BUNDLED_PLUGINS["ifeval"] not in sys.modules, "IFEval's checkers load on first use"
         r = evalsets.run_check("language:response_language", {"language": "en"},
                                text="This is plainly an English sentence about the weather today.")
         assert r.passed, r
@@ -305,3 +305,49 @@ def test_language_detection_is_seeded_and_repeatable() -> None:
     first = evalsets.run_check("language:response_language", {"language": "it"}, text=text).detail
     assert all(evalsets.run_check("language:response_language", {"language": "it"}, text=text).detail == first
                for _ in range(20))
+
+
+def test_a_duplicate_built_in_id_fails_when_the_registry_is_made(tmp_path: Path, monkeypatch) -> None:
+    # Built-ins are ours: a duplicate is a bug to fail on at once, not a plugin problem to report.
+    install(tmp_path, "x", {}, {"dup_checks_mod": '''
+        from judgecal.checkers import checker
+
+        @checker("text:one")
+        def one(text: str) -> bool:
+            """First."""
+            return True
+
+        @checker("text:one")
+        def two(text: str) -> bool:
+            """Second."""
+            return False
+    '''})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="checker 'text:one' registered twice"):
+        CheckerRegistry(["dup_checks_mod"])
+    sys.modules.pop("dup_checks_mod", None)
+
+
+def test_concurrent_first_lookups_load_plugins_once() -> None:
+    import threading
+
+    calls = []
+    gate = threading.Barrier(8)
+
+    def entry_points():
+        calls.append(1)
+        return []
+
+    registry = CheckerRegistry(entry_points=entry_points)
+    found = []
+
+    def lookup():
+        gate.wait()
+        found.append(registry.get("punctuation:no_comma").id)
+
+    threads = [threading.Thread(target=lookup) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [1] and found == ["punctuation:no_comma"] * 8
