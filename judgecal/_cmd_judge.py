@@ -26,7 +26,7 @@ from judge import (
     run_batch,
     shipped_rubric,
 )
-from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal._args import (
     CommandError,
     non_negative_float,

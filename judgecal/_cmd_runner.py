@@ -1,7 +1,7 @@
 """Runner commands: `run` (put the eval set to a model) and `compare` (two runs side by side, a switch verdict for CI,
 or `--boundary`: the boundary acceptance report of a run).
 
-Wires the judge package's model runner to the project store: the runner hands each finished task to a sink, which
+Wires the model runner (judgecal.runner) to the project store: the runner hands each finished task to a sink, which
 writes it as a run record through annotations (judge does not import annotations).
 """
 
@@ -20,19 +20,18 @@ import annotations as ann
 from annotations import _verdicts as av
 from annotations._writer import WriterError
 from evalsets import RunRecord
-from judge import (
+from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, Endpoint, FatalBackendError
+from judgecal.runner import (
     DEFAULT_LOOP_LIMIT,
     DEFAULT_MAX_ROUNDS,
     DEFAULT_RUN_CONCURRENCY,
     DEFAULT_SYSTEM_PROMPT,
     DEFAULT_TASK_TIMEOUT_S,
-    FatalBackendError,
-    OpenAIBackend,
+    ModelClient,
     RunSettings,
     RunSummary,
     run_models,
 )
-from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal._args import (
     CommandError,
     non_negative_float,
@@ -103,14 +102,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             run_id=run_id, system_prompt=system,
             tools=tools, prompt_version=args.prompt_version, max_rounds=args.max_rounds, loop_limit=args.loop_limit,
             task_timeout_s=args.task_timeout, repeats=args.repeats, concurrency=args.concurrency, evalset_sha256=evalset)
-        backend = OpenAIBackend(model=model, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL") or None,
-                                api_key=args.api_key, temperature=args.temperature,
-                                seed=None if args.no_seed else args.seed, timeout_s=args.timeout,
-                                max_retries=args.max_retries, concurrency=args.concurrency)
+        endpoint = Endpoint(base_url=args.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+                            api_key=args.api_key, timeout_s=args.timeout, max_retries=args.max_retries,
+                            concurrency=args.concurrency)
+        backend = ModelClient(model=model, endpoint=endpoint, temperature=args.temperature,
+                              seed=None if args.no_seed else args.seed)
     except (ValueError, FatalBackendError) as exc:
         raise CommandError(str(exc)) from None
     record = settings.as_dict() | backend.settings() | {"items": len(items)}
-    record.pop("json_schema", None)  # a judge setting; the runner does not ask for structured output
     with ann.unit_of_work(args.db) as db:
         batch_id = av.start_batch(db, record, kind="run")
     print(f"running {len(items)} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",

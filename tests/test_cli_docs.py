@@ -95,6 +95,6 @@ def _judgecal_imports(path: Path) -> set[str]:
 
 def test_no_command_module_imports_the_cli() -> None:
     # cli.py imports the command modules; a command module importing cli back is the cycle issue 14 removed.
-    offenders = sorted(p.name for p in (ROOT / "judgecal").glob("*.py")
+    offenders = sorted(p.name for p in (ROOT / "judgecal").rglob("*.py")
                        if p.name not in ("cli.py", "__main__.py") and "judgecal.cli" in _judgecal_imports(p))
     assert not offenders, f"import shared helpers from judgecal._args, not judgecal.cli: {offenders}"

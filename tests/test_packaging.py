@@ -28,7 +28,7 @@ def _requirement_name(req: str) -> str:
 
 def imported_top_level_modules() -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
-    files = [p for s in SOURCES for p in ((ROOT / s).glob("*.py") if (ROOT / s).is_dir() else [ROOT / s])]
+    files = [p for s in SOURCES for p in ((ROOT / s).rglob("*.py") if (ROOT / s).is_dir() else [ROOT / s])]
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
