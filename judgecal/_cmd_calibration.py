@@ -14,7 +14,7 @@ from annotations._gate import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate
 from annotations._llmbar import import_llmbar
 from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
 from evalsets._io import read_text_file
-from judgecal.cli import IMPORTERS, CommandError, fraction, kappa_threshold, positive_fraction, say
+from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, say
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
@@ -25,8 +25,6 @@ def _import_llmbar(db_path: Path, file: Path) -> str:
     return (f"LLMBar: {s.items} eval items, {s.runs} run records, {s.labels} human labels, {s.verdicts} verdicts "
             f"({s.errors} unparsable) imported; rubric versions: {', '.join(s.rubrics)} ({file})")
 
-
-IMPORTERS.update(llmbar=("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts", _import_llmbar))
 
 
 def _min_n(value: str) -> int:

@@ -26,9 +26,7 @@ from judge import (
     shipped_rubric,
 )
 from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
-from judgecal.cli import (
-    EXPORTERS,
-    IMPORTERS,
+from judgecal._args import (
     CommandError,
     non_negative_float,
     non_negative_int,
@@ -174,10 +172,6 @@ def _export_verdicts(db_path: Path, out: Path) -> str:
     with ann.unit_of_work(db_path) as db:
         n = write_jsonl(out, av.verdict_export_rows(db), header=ann.export_header(db, "verdicts"))
     return f"{n} verdicts rows written to {out}"
-
-
-IMPORTERS.update(verdicts=("judge verdicts (JSONL/CSV; fields in docs/judge.md)", _import_verdicts))
-EXPORTERS.update(verdicts=("judge verdicts and error rows", _export_verdicts))
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -32,7 +32,7 @@ from judgecal.runner import (
     RunSummary,
     run_models,
 )
-from judgecal.cli import (
+from judgecal._args import (
     CommandError,
     non_negative_float,
     non_negative_int,

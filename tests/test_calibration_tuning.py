@@ -47,9 +47,7 @@ def test_compare_versions_on_tune_and_heldout(two_versions):
     # cost: tokens of the 8 compared pairs × 3 repeats; v1 at (100, 10) per verdict, v2 at (200, 20)
     assert (c.a.input_tokens, c.a.output_tokens, c.b.input_tokens, c.b.output_tokens) == (2400, 240, 4800, 480)
     assert c.a.cost_usd is None
-    with ann.unit_of_work(two_versions) as db, ann.write(db):
-        db.execute("INSERT INTO settings VALUES ('price:j', ?)",
-                   [json.dumps({"input_per_million": 1.0, "output_per_million": 10.0})])
+    assert main(["--db", str(two_versions), "price", "j", "1.0", "10.0"]) == 0
     with ann.unit_of_work(two_versions) as db:
         c2 = compare_rubrics(db, "strict@1", "strict@2")
     # 4800 × 1 / 1e6 + 480 × 10 / 1e6 = 0.0096

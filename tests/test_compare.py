@@ -70,9 +70,7 @@ def db_path(tmp_path: Path) -> Path:
             ("b3", "r", SHA, "complied", None, 0), ("b3", "r", SHA, "complied", None, 1),
         ])
         # A reviewer says a2/s passes (the judge's majority said fail): the human label wins.
-        with ann.write(db):
-            db.conn.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
-                            " created_at) VALUES ('a2', 's', 'ann', 'label', 'pass', 1, ?)", [ann.now_iso()])
+        ann.record_label(db, "ann", ann.Pair("a2", "s"), "pass")
         av.set_price(db, "m-a", 1.0, 2.0)
     return path
 
