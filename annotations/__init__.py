@@ -60,6 +60,7 @@ from annotations._sampling import (
     coverage,
     draw_orders,
     draw_sample,
+    population_pairs,
     population_sizes,
     sample_rules,
     labelled_pairs,
@@ -94,7 +95,7 @@ from annotations._review import (
 
 __all__ += [
     "DEFAULT_OVERLAP", "DEFAULT_RATE", "Pair", "SampleSummary", "StratumCoverage", "StratumKey", "coverage",
-    "CountedPairs", "counted_pairs", "draw_orders", "population_sizes", "sample_rules",
+    "CountedPairs", "counted_pairs", "draw_orders", "population_pairs", "population_sizes", "sample_rules",
     "draw_sample", "labelled_pairs", "quota", "quota_progress", "strata_members", "stratum_key", "targeted_pairs",
     "DEFAULT_GUIDELINES", "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue",
     "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",

@@ -1,8 +1,10 @@
 """The CI gate: a build passes only when the judge has been verified and agrees with the humans well enough.
 
 Checked, for the latest version of each rubric (per judge model) unless `rubric` names another:
-- coverage: every stratum (constraint × model under test × rubric version) has at least `min_coverage` of its judged
-  pairs labelled in the random sample. Always checked: no unverified judge may gate a build.
+- coverage: every stratum (constraint × model under test × rubric version) has judged every semantic pair of its
+  constraint × model (the population the version will be used on) and the counted prefix of the draw order holds
+  ceil(min_coverage × population) pairs (see annotations._sampling). Always checked: no unverified judge may gate
+  a build.
 - kappa: judge (majority over repeats) vs human on the random sample, overall per judge model × rubric version (per
   label set when the group mixes label sets: a pooled kappa rewards always answering a set's first label), or
   per constraint when `constraints` are given. An undefined kappa fails (with its reason).
@@ -70,10 +72,14 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
     for c in report.coverage:
         if c.rubric_sha256 not in shas:
             continue
+        size = c.population or c.judged
         checks.append(GateCheck(
-            c.stratum, "coverage", c.labelled / c.judged if c.judged else math.nan, min_coverage, c.ok,
+            c.stratum, "coverage", c.labelled / size if size else math.nan, min_coverage, c.ok,
             f"{c.labelled} of {c.judged} judged pairs labelled in the random sample, {c.needed} needed "
-            f"({min_coverage:.0%} quota)" + ("" if c.ok else f": {c.needed - c.labelled} more labels needed")))
+            f"({min_coverage:.0%} quota of {size} semantic pairs)"
+            + ("" if c.ok else ": " + "; ".join(
+                ([f"{c.needed - c.labelled} more labels needed"] if c.labelled < c.needed else [])
+                + ([c.reason] if c.reason else [])))))
     for g in groups:
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
         slices = g.by_constraint if constraints else g.headline

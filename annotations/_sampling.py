@@ -241,6 +241,11 @@ def counted_pairs(db: sqlite_utils.Database) -> CountedPairs:
     return CountedPairs(orders, prefix, frozenset(pairs))
 
 
+def population_pairs(db: sqlite_utils.Database) -> set[Pair]:
+    """Every semantic pair with output (run record × semantic constraint): what the judge and reviewers score."""
+    return {Pair(rid, cid) for cid, rid in db.execute(f"SELECT c.id, r.id {_SEMANTIC_PAIRS}")}
+
+
 def population_sizes(db: sqlite_utils.Database) -> Counter[tuple[str, str]]:
     """(constraint id, model) -> number of semantic pairs with output: the population a rubric version is gated on."""
     return Counter({(cid, model): n for cid, model, n in db.execute(

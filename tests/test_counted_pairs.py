@@ -1,0 +1,185 @@
+"""Issue 10: which pairs and which labels count. Attacks a hostile user could try on the gate, on the demo project.
+
+The judge here is a stand-in: its verdicts are the demo's hand-written answer key (data/demo_labels.jsonl,
+`demo-author`, blind) with a seeded share of pairs answered wrong (another label of the set), 3 agreeing repeats per
+pair, under rubric `stand-in`. Every test gates `--rubric stand-in` (the shipped demo verdicts are a constant judge).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import annotations as ann
+from annotations._calibration import calibration_report
+from annotations._gate import run_gate
+from judgecal.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+KEY = [json.loads(line) for line in (REPO / "data" / "demo_labels.jsonl").read_text().splitlines()]
+AUTHOR = {(r["run_record_id"], r["constraint_id"]): r["label"] for r in KEY if r["reviewer"] == "demo-author"}
+SHA = "e" * 64
+
+
+def _demo_with_judge(tmp_path: Path, right: float, *, seed: int = 0) -> tuple[Path, dict]:
+    """The demo project plus a stand-in judge right on `right` of the semantic pairs. Returns (db, judge labels)."""
+    db_path = tmp_path / "demo.db"
+    assert main(["--db", str(db_path), "demo"]) == 0
+    rng = random.Random(seed)
+    judge = {}
+    with ann.unit_of_work(db_path) as db:
+        sets = ann.pair_label_sets(db)
+        for pair in sorted(ann.population_pairs(db)):
+            human = AUTHOR[pair]
+            wrong = [l for l in sets[pair] if l != human]
+            judge[pair] = human if rng.random() < right else rng.choice(wrong)
+        with ann.write(db):
+            db.execute("INSERT INTO rubrics (sha256, name, version, template, created_at) VALUES (?,?,?,?,?)",
+                       [SHA, "stand-in", 1, "stand-in judge", "2026-11-01T00:00:00Z"])
+            db.conn.executemany(
+                "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                " created_at) VALUES (?,?,?,?,?,?,?)",
+                [(p[0], p[1], SHA, "stand-in-judge", rep, lab, "2026-11-01T00:00:00Z")
+                 for p, lab in judge.items() for rep in range(3)])
+    return db_path, judge
+
+
+def _label(db, pairs, reviewer="alice", *, blind=True, event="label", labels=None) -> None:
+    with ann.write(db):
+        db.conn.executemany(
+            "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(p[0], p[1], reviewer, event, (labels or AUTHOR)[p], int(blind), ann.now_iso()) for p in pairs])
+
+
+def _gate(db_path, *args) -> int:
+    return main(["--db", str(db_path), "gate", "--rubric", "stand-in", *args])
+
+
+def test_cherry_picked_agreeing_pairs_do_not_meet_the_quota(tmp_path, capsys):
+    """Issue 10 item 1: `sample --rate 1.0`, then label only ceil(10%) of each population, picked where the judge
+    agrees with the truth. Before issue 10 `gate --min-kappa 0.8` passed (kappa 0.910 and 1.000)."""
+    db_path, judge = _demo_with_judge(tmp_path, 0.70)
+    assert main(["--db", str(db_path), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db_path) as db:
+        by_pop = defaultdict(list)
+        model = dict(db.execute("SELECT id, model FROM run_records").fetchall())
+        for pair in sorted(judge):
+            by_pop[(pair[1], model[pair[0]])].append(pair)
+        picked = []
+        for pop, pairs in by_pop.items():
+            agreeing = [p for p in pairs if judge[p] == AUTHOR[p]]
+            picked += agreeing[:ann.quota(0.10, len(pairs))]
+        _label(db, picked)
+        counted = ann.counted_pairs(db).pairs
+        # only pairs that happen to stand at the front of their draw order count
+        assert counted < set(picked)
+        report = calibration_report(db, rubric="stand-in")
+    capsys.readouterr()
+    assert _gate(db_path, "--min-kappa", "0.8") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  coverage" in out and "counted pairs" in out
+    assert "label the random sample in queue order, without skipping" in out
+    group = report.groups[0]
+    assert group.non_random.n == len(picked) - len(counted & set(picked))
+    assert group.non_random.beyond_prefix == group.non_random.n  # all random, beyond the prefix
+
+
+def test_honest_judges_pass_and_bad_ones_fail_with_every_pair_labelled(tmp_path, capsys):
+    """Issue 10 acceptance: every pair labelled blind, `sample --rate 1.0`: a judge right on 95% of pairs passes
+    `gate --min-kappa 0.6`, one right on 70% fails."""
+    for right, expected in ((0.95, 0), (0.70, 1)):
+        sub = tmp_path / f"r{int(right * 100)}"
+        sub.mkdir()
+        db_path, judge = _demo_with_judge(sub, right)
+        assert main(["--db", str(db_path), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+        with ann.unit_of_work(db_path) as db:
+            _label(db, sorted(judge))
+            assert ann.counted_pairs(db).pairs == set(judge)
+        capsys.readouterr()
+        assert _gate(db_path, "--min-kappa", "0.6") == expected, capsys.readouterr().out
+
+
+def test_imported_labels_and_queue_order_cannot_change_the_counted_set(tmp_path, capsys):
+    db_path, judge = _demo_with_judge(tmp_path, 0.70)
+    assert main(["--db", str(db_path), "sample", "--rate", "0.3", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db_path) as db:
+        orders = ann.draw_orders(db)
+        # the first 2 pairs of every population, in draw order: the counted prefix
+        front = [p for o in orders.values() for p in o[:2]]
+        _label(db, front)
+        before = ann.counted_pairs(db)
+        assert before.pairs == set(front)
+        # two reviewers' queues differ in how populations interleave, never in a population's own order
+        for who in ("ann", "bob"):
+            order = ann.reviewer_order(db, who)
+            for o in orders.values():
+                assert [p for p in order if p in set(o)] == list(o)
+        # an imported file that labels, blind, every pair where the judge is right but skips the next pair in order
+        agreeing = [p for o in orders.values() for p in o[3:] if judge[p] == AUTHOR[p]]
+        skipped = [o[2] for o in orders.values() if len(o) > 2]
+    rows = [{"run_record_id": p[0], "constraint_id": p[1], "reviewer": "mallory", "label": AUTHOR[p], "blind": True}
+            for p in agreeing]
+    file = tmp_path / "picked.jsonl"
+    file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["--db", str(db_path), "import", "labels", str(file)]) == 0
+    with ann.unit_of_work(db_path) as db:
+        assert ann.counted_pairs(db).pairs == before.pairs
+        report = calibration_report(db, rubric="stand-in")
+        assert report.groups[0].non_random.n == len(agreeing)
+        # labelling the skipped pairs (in any order, by anyone) extends each prefix only as far as it is contiguous
+        _label(db, list(reversed(skipped)), reviewer="zed")
+        after = ann.counted_pairs(db)
+        for key, o in orders.items():
+            k = after.prefix[key]
+            assert all(p in after.pairs for p in o[:k]) and (k == len(o) or o[k] not in after.pairs)
+            assert k >= min(3, len(o))
+
+
+def test_changes_after_the_reveal_never_lift_kappa(tmp_path):
+    """Issue 10 item 4: 17 `change` events copying the judge lifted kappa to 1.000 and passed the gate."""
+    db_path, judge = _demo_with_judge(tmp_path, 0.70)
+    assert main(["--db", str(db_path), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db_path) as db:
+        _label(db, sorted(judge))
+        before = calibration_report(db, rubric="stand-in").groups[0]
+        wrong = [p for p in sorted(judge) if judge[p] != AUTHOR[p]][:17]
+        assert len(wrong) == 17
+        _label(db, wrong, event="change", blind=False, labels=judge)
+        # an undo and a fresh label after it are not blind either
+        ann.undo_last(db, "alice")
+        after = calibration_report(db, rubric="stand-in").groups[0]
+        gate = run_gate(db, min_kappa=0.6, rubric="stand-in")
+    for b, a in zip(before.headline, after.headline):
+        assert a.majority.kappa == b.majority.kappa and a.majority.n == b.majority.n
+    assert sum(s.changed_after_reveal for s in after.headline) == 17
+    assert not gate.passed
+
+
+def test_a_version_judged_only_on_labelled_pairs_cannot_pass(tmp_path, capsys):
+    """Issue 10 item 3: `judge --rubric new.txt --only-labelled` made strata holding only labelled pairs (coverage
+    100% by construction). The coverage denominator is every semantic pair of the constraint × model."""
+    db_path, judge = _demo_with_judge(tmp_path, 0.95)
+    assert main(["--db", str(db_path), "sample", "--rate", "0.1", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db_path) as db:
+        front = [p for o in ann.draw_orders(db).values() for p in o]
+        _label(db, front)
+        # version 2 "judges" only the labelled pairs, agreeing with the humans on every one
+        with ann.write(db):
+            db.execute("INSERT INTO rubrics (sha256, name, version, template, parent_sha256, created_at)"
+                       " VALUES (?,?,?,?,?,?)", ["d" * 64, "stand-in", 2, "tuned", SHA, ann.now_iso()])
+            db.conn.executemany(
+                "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                " created_at) VALUES (?,?,?,?,?,?,?)",
+                [(p[0], p[1], "d" * 64, "stand-in-judge", rep, AUTHOR[p], ann.now_iso()) for p in front
+                 for rep in range(3)])
+    capsys.readouterr()
+    assert _gate(db_path, "--min-kappa", "0.6") == 1
+    out = capsys.readouterr().out
+    assert "FAIL  coverage" in out
+    assert "a version is gated on the population it will be used on" in out
+    assert "0 more labels needed" not in out
