@@ -60,7 +60,10 @@ from annotations._sampling import (
     coverage,
     draw_orders,
     draw_sample,
+    SampleRow,
+    import_samples,
     population_pairs,
+    sample_export_rows,
     population_sizes,
     sample_rules,
     labelled_pairs,
@@ -79,6 +82,7 @@ from annotations._review import (
     ReviewError,
     ReviewQueue,
     SavedLabel,
+    awaiting_blind_label,
     guidelines,
     is_open,
     my_label,
@@ -95,11 +99,11 @@ from annotations._review import (
 
 __all__ += [
     "DEFAULT_OVERLAP", "DEFAULT_RATE", "Pair", "SampleSummary", "StratumCoverage", "StratumKey", "coverage",
-    "CountedPairs", "counted_pairs", "draw_orders", "population_pairs", "population_sizes", "sample_rules",
+    "CountedPairs", "counted_pairs", "draw_orders", "SampleRow", "import_samples", "sample_export_rows", "population_pairs", "population_sizes", "sample_rules",
     "draw_sample", "labelled_pairs", "quota", "quota_progress", "strata_members", "stratum_key", "targeted_pairs",
     "DEFAULT_GUIDELINES", "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue",
     "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",
-    "review_card", "reviewer_order", "skip", "undo", "undo_last",
+    "awaiting_blind_label", "review_card", "reviewer_order", "skip", "undo", "undo_last",
 ]
 from annotations._browse import (
     BatchRow,

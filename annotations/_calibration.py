@@ -678,9 +678,13 @@ def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[P
         return HumanAgreement(name, agreement(a, b, _label_order(info[p].labels for p in ps)), len(ps))
 
     by_c: dict[str, list[Pair]] = defaultdict(list)
+    by_ls: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
         by_c[p[1]].append(p)
-    return (one("overall", pairs),) + tuple(one(f"constraint:{c}", by_c[c]) for c in sorted(by_c))
+        by_ls["/".join(info[p].labels)].append(p)
+    # Per label set when the overlap pairs mix sets (as the judge's headline): a pooled ceiling misleads the same way.
+    per_set = tuple(one(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else ()
+    return (one("overall", pairs),) + per_set + tuple(one(f"constraint:{c}", by_c[c]) for c in sorted(by_c))
 
 
 __all__ = [

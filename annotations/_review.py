@@ -346,3 +346,21 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
         for r, row in sorted(standing.items()) if r != reviewer
     )
     return Reveal(_saved(standing[reviewer]), tuple(views), others)
+
+
+def awaiting_blind_label(db: sqlite_utils.Database, reviewer: str | None) -> set[Pair]:
+    """Sampled pairs still waiting for a blind label from `reviewer` (any reviewer when None): the judge's verdict
+    and other reviewers' labels on them must stay out of view (the Calibration page hides them), or the label that
+    follows is not blind. One pass over the sample and the standing labels."""
+    name = (reviewer or "").strip() or None
+    standing: dict[Pair, set[str]] = {}
+    for row in current_labels(db):
+        standing.setdefault(Pair(row["run_record_id"], row["constraint_id"]), set()).add(row["reviewer"])
+    out = set()
+    for pair, rules in sample_rules(db).items():
+        who = standing.get(pair, set())
+        if name is not None and name in who:
+            continue
+        if len(who) < (2 if "overlap" in rules else 1):
+            out.add(pair)
+    return out

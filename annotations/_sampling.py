@@ -42,9 +42,12 @@ import hashlib
 import heapq
 import math
 from collections import Counter, defaultdict
-from typing import Iterable, NamedTuple
+from typing import Any, Iterator, Literal, NamedTuple
 
 import sqlite_utils
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalsets import InputError, Parsed, Problem
 
 from annotations._labels import blind_first_labels, current_labels
 from annotations._store import now_iso, write
@@ -397,3 +400,64 @@ def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
         rows.append(StratumCoverage(s["stratum"], s["constraint_id"], s["model"], s["rubric_sha256"], s["judged"],
                                     s["sampled"], n, s["needed"], n >= s["needed"] and complete, size))
     return rows
+
+
+# --------------------------------------------------------------------------- export / import of the sample
+
+
+class SampleRow(BaseModel):
+    """One row of the review sample as exported and imported (`judgecal export samples` / `import samples`):
+    the rule, the stratum it was drawn in, and the seed that fixes its population's draw order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_record_id: str = Field(min_length=1)
+    constraint_id: str = Field(min_length=1)
+    rule: Literal["random", "targeted", "overlap"]
+    stratum: str = Field(min_length=1)
+    reason: str | None = None
+    seed: int | None = None
+    drawn_at: str = Field(min_length=1)
+
+
+def sample_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    """Every sample row in the order it was drawn, in the import format."""
+    for row in db.query("SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples"
+                        " ORDER BY rowid"):
+        yield SampleRow.model_validate(row).model_dump(mode="json", exclude_none=True)
+
+
+def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
+    """Insert an exported review sample (one transaction); rows already stored are skipped. Every row must name a
+    semantic pair of the project. A sample is drawn once: a file that would add random or overlap rows to a
+    constraint × model population that already has a random sample is refused (its draw order is pre-committed;
+    adding pairs to it could move which pairs count)."""
+    pairs = population_pairs(db)
+    model = dict(db.execute("SELECT id, model FROM run_records").fetchall())
+    stored = {tuple(r) for r in db.execute(
+        "SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples")}
+    stored_keys = {r[:3] for r in stored}
+    drawn = set(committed_seeds(db))
+    problems: list[Problem] = []
+    fresh = []
+    for index, r in enumerate(parsed.rows):
+        row = (r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at)
+        if (r.run_record_id, r.constraint_id) not in pairs:
+            problems.append(parsed.problem(index, "constraint_id", f"no semantic pair ({r.run_record_id!r}, "
+                                                                   f"{r.constraint_id!r}) in the project"))
+        elif row in stored:
+            continue
+        elif row[:3] in stored_keys:
+            problems.append(parsed.problem(index, "rule", "this pair is already in the sample under this rule, "
+                                                          "with other fields"))
+        elif r.rule != "targeted" and (r.constraint_id, model[r.run_record_id]) in drawn:
+            problems.append(parsed.problem(index, "rule", f"{r.constraint_id} × {model[r.run_record_id]} already "
+                                                          "has a random sample: its draw order is pre-committed"))
+        else:
+            fresh.append(row)
+    if problems:
+        raise InputError(problems)
+    with write(db):
+        db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                            " VALUES (?,?,?,?,?,?,?)", fresh)
+    return len(fresh)

@@ -38,6 +38,13 @@ def _import_labels(db_path: Path, file: Path) -> str:
     return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
 
 
+def _import_samples(db_path: Path, file: Path) -> str:
+    parsed = read_rows(file, ann.SampleRow, id_field=None)
+    with ann.unit_of_work(db_path) as db:
+        n = ann.import_samples(db, parsed)
+    return f"sample rows: {n} imported, {len(parsed.rows) - n} already present ({file})"
+
+
 def _import_ifeval(db_path: Path, file: Path) -> str:
     rows = evalsets.read_ifeval(file)
     items, runs = evalsets.ifeval_to_evalset(rows)
@@ -62,12 +69,14 @@ IMPORTERS.update(
     runs=("run records (JSONL/CSV)", _import_runs),
     labels=("human labels (JSONL/CSV; fields in README)", _import_labels),
     ifeval=("an IFEval-format file as eval items + run records", _import_ifeval),
+    samples=("the review sample (rules, strata, seeds: the pre-committed draw order)", _import_samples),
 )
 EXPORTERS.update(
     evalset=("eval items", _exporter("evalset", ann.item_rows)),
     runs=("run records", _exporter("runs", ann.run_rows)),
     checks=("mechanical check results", _exporter("checks", ann.check_export_rows)),
     labels=("every human label event", _exporter("labels", ann.label_export_rows)),
+    samples=("the review sample (rules, strata, seeds)", _exporter("samples", ann.sample_export_rows)),
 )
 
 
