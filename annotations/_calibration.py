@@ -175,6 +175,11 @@ class JudgeGroup:
     # over different label sets rewards a judge that always answers each set's first label, so the gate reads these.
     by_label_set: tuple[SliceStats, ...] = ()
     non_random: "NonRandomLabels | None" = None  # labels that do not count, shown apart
+    # Which pairs verify this version (see `_verification`): "all counted pairs" for a first version; for a revision
+    # (it may have been tuned on the labels it could see) only counted pairs labelled after it was created, whose
+    # slices are `verification` (per label set when mixed). The gate reads `verification` when it is not empty.
+    verified_on: str = "all counted pairs"
+    verification: tuple[SliceStats, ...] = ()
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
@@ -602,6 +607,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
+    parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
                                       key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
@@ -617,6 +623,12 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_ls["/".join(info[p].labels)].append(p)
         stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal)  # noqa: E731
         _, name, version, created = rubric_rows[sha]
+        verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
+        verification = ()
+        if fresh is not None:
+            fresh_ls = {ls: [p for p in ps if p in fresh] for ls, ps in by_ls.items()}
+            verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1
+                            else (stats("overall", [p for p in pairs if p in fresh]),))
         groups.append(JudgeGroup(
             jm, sha, name, version, created, stats("overall", pairs),
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
@@ -624,6 +636,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             _pass_rates(pairs, verdicts, humans, rules, info),
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
+            verified_on, verification,
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -636,6 +649,21 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,
                "rubric_seen": rubric_seen}
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
+
+
+def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
+                  labels_by_pair: dict[Pair, list[dict[str, Any]]], counted: frozenset[Pair]
+                  ) -> tuple[str, frozenset[Pair] | None]:
+    """(description, fresh pairs or None). A first version of a rubric was written before any label could tune it:
+    every counted pair verifies it. A revision (it has a parent) may have been edited while its author read the
+    labelled pairs (`judge --only-labelled`, then `report --compare`): it is verified only on counted pairs whose
+    blind first label was made after the revision was created, i.e. random pairs it cannot have been tuned on."""
+    if not parents.get(sha):
+        return "all counted pairs (a first version: no labels could tune it)", None
+    fresh = frozenset(p for p in pairs if p in counted and labels_by_pair[p][0]["created_at"] > created)
+    tuned = sum(1 for p in pairs if p in counted) - len(fresh)
+    return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
+            "it may have been tuned on, are left out)"), fresh
 
 
 def _coverage_reason(c: Any) -> str | None:

@@ -82,13 +82,16 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 + ([c.reason] if c.reason else [])))))
     for g in groups:
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
-        slices = g.by_constraint if constraints else g.headline
+        slices = g.by_constraint if constraints else (g.verification or g.headline)
         for s in slices:
             name = f"{where} · {s.slice}"
             a = s.majority
             if a is None:
                 checks.append(GateCheck(name, "kappa", None, min_kappa, False,
-                                        "no human-labelled random pair with a judge majority label"))
+                                        "no human-labelled random pair with a judge majority label"
+                                        + (f" among the pairs that verify it: {g.verified_on}; label the next "
+                                           "random pairs (`judgecal sample --rate` higher, then review)"
+                                           if g.verification else "")))
             elif math.isnan(a.kappa):
                 checks.append(GateCheck(name, "kappa", None, min_kappa, False,
                                         f"kappa is undefined: {a.kappa_reason}"))
@@ -98,7 +101,7 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                       if math.isnan(a.kappa_ci_low) else f"[{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]")
                 checks.append(GateCheck(name, "kappa", a.kappa, min_kappa, ok,
                                         f"kappa {a.kappa:.3f} {ci} on {a.n} "
-                                        f"random pairs {'≥' if ok else '<'} {min_kappa}"))
+                                        f"random pairs {'≥' if ok else '<'} {min_kappa}; verified on {g.verified_on}"))
         if min_pass_rate is not None:
             for p in g.pass_rates:
                 name = f"{where} · model {p.model}"
