@@ -30,7 +30,6 @@ from annotations._calibration import ppi_pass_rate
 from annotations._verdicts import get_price, majority_label
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
-_EXPECTED = re.compile(r"(?:Expected|期望)\s*[:：]\s*(.*)", re.S)
 
 
 # --------------------------------------------------------------------------- settling constraints
@@ -44,13 +43,12 @@ class Settled(NamedTuple):
 
 
 def expected_labels(constraint: Constraint) -> tuple[str, ...] | None:
-    """The labels the constraint's text names after `Expected:` (or `期望：`), up to the first parenthesis, in
-    label-set order; None when the text states no expected label. "Expected: hard_refusal or soft_refusal" ->
-    both."""
-    m = _EXPECTED.search(constraint.text)
-    if not m:
+    """The labels the constraint's `expected` field names, up to the first parenthesis, in label-set order; None
+    when it states no expected label. "hard_refusal or soft_refusal" -> both. (Old files carried it in the text
+    after `Expected:` / `期望：`; `Constraint` moves it to the field on load.)"""
+    if not constraint.expected:
         return None
-    tail = re.split(r"[(（]", m.group(1), maxsplit=1)[0]
+    tail = re.split(r"[(（]", constraint.expected, maxsplit=1)[0]
     found = tuple(lab for lab in constraint.labels if re.search(rf"(?<![\w-]){re.escape(lab)}(?![\w-])", tail))
     return found or None
 

@@ -49,8 +49,9 @@ if below:
              "is not verified there, and `judgecal gate` fails until they are labelled.")
 else:
     st.success(f"Every stratum meets the {report.rate:.0%} review quota ({len(report.coverage)} strata).")
-st.dataframe(pd.DataFrame([{"stratum": c.stratum, "judged": c.judged, "labelled": c.labelled, "needed": c.needed,
-                            "status": "ok" if c.ok else "BELOW QUOTA"} for c in report.coverage]),
+st.dataframe(pd.DataFrame([{"stratum": c.stratum, "semantic pairs": c.population, "judged": c.judged,
+                            "counted": c.labelled, "needed": c.needed,
+                            "status": "ok" if c.ok else (c.reason or "BELOW QUOTA")} for c in report.coverage]),
              hide_index=True, width="stretch")
 
 # ------------------------------------------------------------------ agreement
