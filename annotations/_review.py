@@ -288,15 +288,11 @@ def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
     which is open for them again, or None when they have nothing to undo. Repeated calls go further back."""
     reviewer = _check_reviewer(reviewer)
     with write(db):
-        row = db.execute(
-            """
-            SELECT h.run_record_id, h.constraint_id, h.rubric_version_seen FROM human_labels h
-            JOIN (SELECT max(id) AS id FROM human_labels WHERE reviewer = ?
-                  GROUP BY run_record_id, constraint_id) last ON last.id = h.id
-            WHERE h.event != 'undo' ORDER BY h.id DESC LIMIT 1
-            """, [reviewer]).fetchone()
-        if row is None:
+        standing = current_labels(db, reviewer=reviewer)  # in event order: the last one is the most recent
+        if not standing:
             return None
+        last = standing[-1]
+        row = (last["run_record_id"], last["constraint_id"], last["rubric_version_seen"])
         db.conn.execute(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, rubric_version_seen,"
             " blind, created_at) VALUES (?,?,?,'undo',NULL,?,0,?)", (row[0], row[1], reviewer, row[2], now_iso()))
