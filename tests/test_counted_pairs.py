@@ -87,6 +87,8 @@ def test_cherry_picked_agreeing_pairs_do_not_meet_the_quota(tmp_path, capsys):
     group = report.groups[0]
     assert group.non_random.n == len(picked) - len(counted & set(picked))
     assert group.non_random.beyond_prefix == group.non_random.n  # all random, beyond the prefix
+    text = ann.format_report(report)
+    assert f"{group.non_random.n} labels on pairs that do not count" in text and "Not used in any number" in text
 
 
 def test_honest_judges_pass_and_bad_ones_fail_with_every_pair_labelled(tmp_path, capsys):
@@ -157,6 +159,9 @@ def test_changes_after_the_reveal_never_lift_kappa(tmp_path):
     for b, a in zip(before.headline, after.headline):
         assert a.majority.kappa == b.majority.kappa and a.majority.n == b.majority.n
     assert sum(s.changed_after_reveal for s in after.headline) == 17
+    with ann.unit_of_work(db_path) as db:
+        text = ann.format_report(calibration_report(db, rubric="stand-in"))
+    assert "the changes are kept but not used, the blind first label is" in text
     assert not gate.passed
 
 
