@@ -333,7 +333,7 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
             pairs = members[key]
             size = max(len(pairs), population[(key.constraint_id, key.model)])
             strata_rows.append((key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
-                                sum(p in random_set for p in pairs), quota(rate, size), rate, stamp))
+                                sum(p in random_set for p in pairs), quota(rate, size), rate, stamp, size))
         for pair, (stratum, reason) in targeted_pairs(db).items():
             if pair not in targeted_set:
                 targeted_set.add(pair)
@@ -343,7 +343,8 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
             "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
             " VALUES (?,?,?,?,?,?,?)", new_rows)
         db.conn.execute("DELETE FROM sample_strata")
-        db.conn.executemany("INSERT INTO sample_strata VALUES (?,?,?,?,?,?,?,?,?)", strata_rows)
+        db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
+                            " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", strata_rows)
     return SampleSummary(len(members), added["random"], added["targeted"], added["overlap"],
                          len(random_set), len(targeted_set), len(overlap_set))
 
@@ -374,9 +375,9 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
 def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
     """Coverage of the strata as of the last draw (quotas stored by `draw_sample`), with the labels as they are now.
 
-    Cost grows with the number of labels and strata, not with the number of run records or verdicts, so the review
-    page can call it on every rerun. Equals `coverage(rate, include_unjudged=True)` until new verdicts arrive;
-    then it lags until the next `judgecal sample`.
+    Cost grows with the number of labels, sampled pairs and strata, not with the number of run records or verdicts,
+    so the review page can call it on every rerun (the population of each stratum is stored by the draw). Equals
+    `coverage(rate, include_unjudged=True)` until new verdicts arrive; then it lags until the next `judgecal sample`.
     """
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
     counted = counted_pairs(db).pairs
@@ -391,10 +392,9 @@ def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
     for rid, cid, model, sha in db.execute(sql):
         if (rid, cid) in counted:
             labelled[stratum_key(cid, model, sha)] += 1
-    population = population_sizes(db)
     rows = []
     for s in strata:
-        size = max(s["judged"], population[(s["constraint_id"], s["model"])])
+        size = max(s["judged"], s["population"] or 0)
         complete = s["rubric_sha256"] is None or s["judged"] >= size
         n = labelled[s["stratum"]]
         rows.append(StratumCoverage(s["stratum"], s["constraint_id"], s["model"], s["rubric_sha256"], s["judged"],

@@ -321,6 +321,9 @@ def _m004_expected(db: sqlite_utils.Database) -> None:
     # the review card show. Constraints stored with "Expected: ..." in their text are moved over here, and their
     # items' content hashes recomputed, so re-importing the old file (moved the same way on load) is a no-op.
     db.conn.execute("ALTER TABLE constraints ADD COLUMN expected TEXT")
+    # sample_strata.population: the stratum's constraint × model size at the last draw (the coverage denominator), so
+    # the review page's progress does not count every run record on each rerun.
+    db.conn.execute("ALTER TABLE sample_strata ADD COLUMN population INTEGER")
     from evalsets import Constraint, item_sha256  # noqa: PLC0415 (only this migration needs them)
     from annotations._project import load_items  # noqa: PLC0415
 
