@@ -314,3 +314,29 @@ def _m003_calibration(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("003_calibration", _m003_calibration),)
+
+
+def _m004_expected(db: sqlite_utils.Database) -> None:
+    # constraints.expected: a boundary case's expected refusal level, kept out of the text that the judge prompt and
+    # the review card show. Constraints stored with "Expected: ..." in their text are moved over here, and their
+    # items' content hashes recomputed, so re-importing the old file (moved the same way on load) is a no-op.
+    db.conn.execute("ALTER TABLE constraints ADD COLUMN expected TEXT")
+    # sample_strata.population: the stratum's constraint × model size at the last draw (the coverage denominator), so
+    # the review page's progress does not count every run record on each rerun.
+    db.conn.execute("ALTER TABLE sample_strata ADD COLUMN population INTEGER")
+    from evalsets import Constraint, item_sha256  # noqa: PLC0415 (only this migration needs them)
+    from annotations._project import load_items  # noqa: PLC0415
+
+    touched = set()
+    for item_id, cid, text in db.conn.execute("SELECT item_id, id, text FROM constraints").fetchall():
+        moved = Constraint._move_expected({"text": text})
+        if moved.get("expected"):
+            db.conn.execute("UPDATE constraints SET text = ?, expected = ? WHERE item_id = ? AND id = ?",
+                            (moved["text"], moved["expected"], item_id, cid))
+            touched.add(item_id)
+    if touched:
+        for item_id, item in load_items(db, sorted(touched)).items():
+            db.conn.execute("UPDATE eval_items SET content_sha256 = ? WHERE id = ?", (item_sha256(item), item_id))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("004_expected", _m004_expected),)
