@@ -50,7 +50,7 @@ def _import_ifeval(db_path: Path, file: Path) -> str:
 
 def _exporter(kind: str, rows_fn):
     def export(db_path: Path, out: Path) -> str:
-        with ann.unit_of_work(db_path) as db:
+        with ann.unit_of_work(db_path, readonly=True) as db:
             n = write_jsonl(out, rows_fn(db), header=ann.export_header(db, kind))
         return f"{n} {kind} rows written to {out}"
 

@@ -33,6 +33,34 @@ class CommandError(Exception):
     """A user-facing failure: printed without a traceback, exit code 2."""
 
 
+# How each command opens the project (README "Opening a project" lists the same). READ: the project must exist and
+# is opened read-only (works without write permission; never changes the file). UPDATE: must exist; a mistyped
+# --db is an error, not a new empty project. CREATE: a missing project is created, and stderr says so.
+# Commands not listed (ifeval) do not open the project.
+READ, UPDATE, CREATE = "read", "update", "create"
+PROJECT_ACCESS: dict[str, str | Callable[[argparse.Namespace], str]] = {
+    "report": READ, "gate": READ, "export": READ, "compare": READ,
+    "price": lambda a: READ if a.model is None else UPDATE,
+    "check": UPDATE, "sample": UPDATE, "judge": UPDATE, "run": UPDATE, "app": UPDATE,
+    "demo": CREATE, "import": CREATE,
+}
+
+
+def project_access(args: argparse.Namespace) -> str | None:
+    access = PROJECT_ACCESS.get(args.command)
+    return access(args) if callable(access) else access
+
+
+def _open_project(args: argparse.Namespace, access: str | None) -> None:
+    """Refuse, before the command does any work, a missing project (READ, UPDATE), another application's database
+    or one of a newer judgecal (all), or one this user cannot write (UPDATE, and CREATE on an existing file)."""
+    import annotations as ann
+
+    if access is None or (access == CREATE and not Path(args.db).exists()):
+        return
+    ann.connect(args.db, create=access == CREATE, readonly=access == READ).close()
+
+
 def _number(kind: type, text: str, *, low: float, low_ok: bool, high: float | None = None) -> float:
     try:
         value = kind(text)
@@ -125,20 +153,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from annotations import default_db_path
+    from annotations import ProjectError, default_db_path
 
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.db is None:
         args.db = default_db_path()
+    access = project_access(args)
+    existed = Path(args.db).exists()
     try:
+        _open_project(args, access)
         result = args.func(args)
         if isinstance(result, int):
             return result
         if result:
             say(result)
         return 0
-    except (InputError, CommandError) as exc:
+    except (InputError, CommandError, ProjectError) as exc:
         say(f"error: {exc}", err=True)
         return 2
     except KeyboardInterrupt:
@@ -156,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         # --db names a directory, a file that is not SQLite, or a database another process holds too long.
         say(f"error: project database {args.db}: {exc}", err=True)
         return 2
+    finally:
+        if access == CREATE and not existed and Path(args.db).exists():
+            say(f"created new project at {args.db}", err=True)
 
 
 if __name__ == "__main__":
