@@ -278,16 +278,51 @@ def _open_readonly(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _inspect_file(path: Path) -> ProjectState:
+def _open_inspected(path: Path) -> tuple[sqlite3.Connection, ProjectState]:
+    """A read-only connection to an existing file and what it holds; nothing is written to the file."""
     try:
         conn = _open_readonly(path)
         try:
-            return inspect_project(conn)
-        finally:
+            return conn, inspect_project(conn)
+        except BaseException:
             conn.close()
+            raise
     except sqlite3.DatabaseError as exc:
         if "not a database" in str(exc):
             raise ProjectError(f"{path} is not a judgecal project (not an SQLite database)") from None
+        raise
+
+
+# Files this process has opened as judgecal projects: a read-write open skips the separate read-only inspection for
+# them (it doubled the cost of a unit of work); migrate() still refuses a newer judgecal's schema. The change time
+# is part of the key: a deleted file's inode number is reused, and in WAL mode commits leave the main file alone,
+# so the key stays valid between checkpoints.
+_VERIFIED: set[tuple[int, int, int]] = set()
+
+
+def _file_id(path: Path) -> tuple[int, int, int]:
+    st = path.stat()
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+def _connect_readonly(path: Path) -> sqlite_utils.Database:
+    conn, state = _open_inspected(path)
+    try:
+        _refuse(state, str(path))
+        if state.empty:
+            raise NoProject(f"no project at {path} (an empty database)")
+        if state.pending:
+            conn.close()
+            if not _writable(path):
+                raise ProjectError(f"{path} has an older judgecal schema (missing {', '.join(state.pending)}) and "
+                                   "no write permission to upgrade it: open it once with a judgecal command that "
+                                   "writes, as a user who may write it")
+            connect(path).close()
+            return _connect_readonly(path)
+        conn.execute("PRAGMA query_only = ON")
+        return sqlite_utils.Database(conn)
+    except BaseException:
+        conn.close()
         raise
 
 
@@ -308,20 +343,14 @@ def connect(path: str | Path | None = None, *, create: bool = True, readonly: bo
     exists = path.exists()
     if not exists and (readonly or not create):
         raise NoProject(f"no project at {path}")
-    state = _inspect_file(path) if exists else ProjectState((), ())
-    _refuse(state, str(path))
-    if state.empty and (readonly or not create):
-        raise NoProject(f"no project at {path} (an empty database)")
     if readonly:
-        if state.pending:
-            if not _writable(path):
-                raise ProjectError(f"{path} has an older judgecal schema (missing {', '.join(state.pending)}) and "
-                                   "no write permission to upgrade it: open it once with a judgecal command that "
-                                   "writes, as a user who may write it")
-            connect(path).close()
-        conn = _open_readonly(path)
-        conn.execute("PRAGMA query_only = ON")
-        return sqlite_utils.Database(conn)
+        return _connect_readonly(path)
+    if exists and _file_id(path) not in _VERIFIED:
+        conn, state = _open_inspected(path)
+        conn.close()
+        _refuse(state, str(path))
+        if state.empty and not create:
+            raise NoProject(f"no project at {path} (an empty database)")
     if not _writable(path):
         raise ProjectError(f"no write permission on {path} or its folder: only reading commands work "
                            "(report, gate, export, compare)")
@@ -337,6 +366,7 @@ def connect(path: str | Path | None = None, *, create: bool = True, readonly: bo
     except BaseException:
         conn.close()
         raise
+    _VERIFIED.add(_file_id(path))
     return db
 
 

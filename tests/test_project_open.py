@@ -132,6 +132,22 @@ def test_connect_refuses_a_foreign_database_in_every_mode(tmp_path: Path) -> Non
     assert _sha(db) == before and _journal_mode(db) == "delete"
 
 
+def test_a_project_replaced_by_another_applications_file_is_inspected_again(tmp_path: Path) -> None:
+    """connect() skips the read-only inspection for a file it has opened before; a file put in its place (the
+    inode number may well be reused) must be inspected again."""
+    db = tmp_path / "project.db"
+    for _ in range(3):
+        ann.connect(db).close()
+        for side in tmp_path.glob("project.db*"):
+            side.unlink()
+        _foreign_db(db)
+        before = _sha(db)
+        with pytest.raises(ann.ProjectError, match="another application"):
+            ann.connect(db)
+        assert _sha(db) == before and _journal_mode(db) == "delete"
+        db.unlink()
+
+
 def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path: Path, capsys) -> None:
     db = tmp_path / "notes.db"
     db.write_text("not a database\n" * 200)
