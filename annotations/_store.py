@@ -370,6 +370,27 @@ def connect(path: str | Path | None = None, *, create: bool = True, readonly: bo
     return db
 
 
+def discard_if_empty(path: str | Path) -> bool:
+    """Delete a project that holds no rows (only its schema) and return True; else False, nothing touched.
+
+    For a creating command that failed on bad input after it had created the project file: "nothing changed" then
+    includes not leaving a new empty project behind."""
+    path = Path(path)
+    try:
+        db = connect(path, create=False)
+    except ProjectError:
+        return False
+    try:
+        with write(db):  # the write lock: no other judgecal process is adding rows while we look
+            if any(n for t, n in table_counts(db).items() if t != "_migrations"):
+                return False
+    finally:
+        db.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return True
+
+
 @contextmanager
 def unit_of_work(path: str | Path | None = None, *, create: bool = True,
                  readonly: bool = False) -> Iterator[sqlite_utils.Database]:

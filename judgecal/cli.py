@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from annotations import ProjectError, default_db_path
+    from annotations import default_db_path
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -161,6 +161,20 @@ def main(argv: list[str] | None = None) -> int:
         args.db = default_db_path()
     access = project_access(args)
     existed = Path(args.db).exists()
+    rc = _run(args, access)
+    if access == CREATE and not existed and Path(args.db).exists():
+        import annotations as ann
+
+        if rc != 0 and ann.discard_if_empty(args.db):
+            pass  # the command failed before storing anything: the new project is gone again, nothing changed
+        else:
+            say(f"created new project at {args.db}", err=True)
+    return rc
+
+
+def _run(args: argparse.Namespace, access: str | None) -> int:
+    from annotations import ProjectError
+
     try:
         _open_project(args, access)
         result = args.func(args)
@@ -187,9 +201,6 @@ def main(argv: list[str] | None = None) -> int:
         # --db names a directory, a file that is not SQLite, or a database another process holds too long.
         say(f"error: project database {args.db}: {exc}", err=True)
         return 2
-    finally:
-        if access == CREATE and not existed and Path(args.db).exists():
-            say(f"created new project at {args.db}", err=True)
 
 
 if __name__ == "__main__":

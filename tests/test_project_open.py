@@ -105,6 +105,23 @@ def test_a_bad_import_into_a_missing_project_creates_nothing(tmp_path: Path, cap
     assert main(["--db", str(db), "import", "evalset", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "created new project" not in err and not db.exists()
+    # Rejected only after the project was opened (a label of a run record that does not exist): the new, still
+    # empty project is removed again.
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"run_record_id": "r1", "constraint_id": "c", "reviewer": "a", "label": "pass"}\n')
+    assert main(["--db", str(db), "import", "labels", str(labels)]) == 2
+    err = capsys.readouterr().err
+    assert "no constraint" in err and "created new project" not in err
+    assert not list(tmp_path.glob("project.db*"))
+
+
+def test_a_failed_import_into_an_existing_empty_project_keeps_it(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "project.db"
+    ann.connect(db).close()
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"run_record_id": "r1", "constraint_id": "c", "reviewer": "a", "label": "pass"}\n')
+    assert main(["--db", str(db), "import", "labels", str(labels)]) == 2
+    assert db.exists()  # it was there before the command: not the command's to remove
 
 
 @pytest.mark.parametrize("wal", [False, True], ids=["rollback-journal", "wal"])
