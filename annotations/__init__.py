@@ -3,8 +3,11 @@
 from annotations._store import (
     DEFAULT_DB,
     MIGRATIONS,
+    NoProject,
+    ProjectError,
     connect,
     default_db_path,
+    discard_if_empty,
     migrate,
     now_iso,
     table_counts,
@@ -38,7 +41,8 @@ from annotations._labels import (
 )
 
 __all__ = [
-    "DEFAULT_DB", "MIGRATIONS", "connect", "default_db_path", "migrate", "now_iso", "table_counts",
+    "DEFAULT_DB", "MIGRATIONS", "NoProject", "ProjectError", "connect", "default_db_path", "discard_if_empty",
+    "migrate", "now_iso", "table_counts",
     "unit_of_work", "write",
     "ImportSummary", "export_header", "import_items", "import_runs", "item_rows", "iter_runs", "load_items",
     "load_run", "models_in_run", "project_evalset_sha256", "SqliteRunSink", "run_rows", "semantic_pairs",

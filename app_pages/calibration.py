@@ -40,7 +40,7 @@ with ann.unit_of_work(path) as db:
 
 demo_judges = sorted({g.judge_model for g in report.groups if judge.is_demo_quality(g.judge_model)})
 if demo_judges:
-    st.warning(f"{', '.join(demo_judges)}: {judge.DEMO_QUALITY_WARNING}")
+    st.warning(f"{md_escape(', '.join(demo_judges))}: {judge.DEMO_QUALITY_WARNING}")  # model names: user data
 
 # ------------------------------------------------------------------ quota
 below = report.below_quota

@@ -60,7 +60,7 @@ def import_ifeval(db_path: Path, file: Path) -> str:
 
 def _exporter(kind: str, rows_fn) -> Callable[[Path, Path], str]:
     def export(db_path: Path, out: Path) -> str:
-        with ann.unit_of_work(db_path) as db:
+        with ann.unit_of_work(db_path, readonly=True) as db:
             n = write_jsonl(out, rows_fn(db), header=ann.export_header(db, kind))
         return f"{n} {kind} rows written to {out}"
 
