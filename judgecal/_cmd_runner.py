@@ -153,7 +153,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 raise CommandError("compare needs two run ids: RUN_A (current) RUN_B (candidate)")
             thresholds = ann.read_thresholds(args.thresholds) if args.thresholds else None
             comparison = ann.compare_runs(db, *args.runs_ids, thresholds=thresholds,
-                                          rubric_sha256=args.rubric_sha256, judge_model=args.judge_model)
+                                          rubric_sha256=args.rubric_sha256, judge_model=args.judge_model,
+                                          allow_prompt_change=args.allow_prompt_change)
         except (ValueError, OSError) as exc:
             raise CommandError(str(exc)) from None
     if args.json:
@@ -217,4 +218,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"with --boundary: runs expected per case (default {ann.DEFAULT_EXPECTED_RUNS})")
     p.add_argument("--rubric-sha256", metavar="SHA", help="judge labels from this rubric version only")
     p.add_argument("--judge-model", metavar="MODEL", help="judge labels from this judge model only")
+    p.add_argument("--allow-prompt-change", action="store_true",
+                   help="the runs' prompt versions may differ (a prompt A/B): no refusal under --thresholds")
     p.set_defaults(func=cmd_compare)
