@@ -514,6 +514,15 @@ def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | No
     return _run_data(db, run_id, load_items(db), labels).stats
 
 
+def require_run(db: sqlite_utils.Database, run_id: str) -> set[str]:
+    """The record ids of run `run_id`; ValueError naming the project's runs when it has none (`--run-id` filters)."""
+    ids = {r[0] for r in db.execute("SELECT id FROM run_records WHERE run_id = ?", [run_id])}
+    if not ids:
+        known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
+        raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
+    return ids
+
+
 def list_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Every run id with its models, record count and first/last record time, in import order."""
     sql = """SELECT run_id, group_concat(DISTINCT model) AS models, count(*) AS records, min(seq) AS first
@@ -866,5 +875,5 @@ __all__ = [
     "comparability", "Decision", "ItemOutcome", "Reason", "RunStats",
     "PairLabels", "Settled", "CorrectedRate", "RateDifference", "rate_difference", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
     "is_tool_parse_failure", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
-    "run_stats", "settled_labels",
+    "require_run", "run_stats", "settled_labels",
 ]

@@ -32,7 +32,7 @@ from annotations._calibration import (
     CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, counted_rules,
     human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
 )
-from annotations._compare import constraint_passed
+from annotations._compare import constraint_passed, require_run
 from annotations._project import iter_runs, load_items
 
 #: Compared pairs a gated slice needs (`judgecal gate --min-n`). Below 30 the shown interval is labelled approximate
@@ -335,10 +335,8 @@ def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: floa
         raise ValueError(f"on must be one of {', '.join(GATE_ON)}, got {on!r}")
     if min_pass_rate is None and min_check_pass_rate is None and max_error_rate is None:
         raise ValueError("the run gate needs a limit: --min-pass-rate, --min-check-pass-rate or --max-error-rate")
+    require_run(db, run_id)
     records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
-    if not records:
-        known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
-        raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
     where = f"run {run_id}"
     checks: list[GateCheck] = []
     if max_error_rate is not None:

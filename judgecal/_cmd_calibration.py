@@ -133,7 +133,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _filters(p)
     p.add_argument("--min-kappa", type=kappa_threshold,
                    help="minimum judge-vs-human kappa (required by the judge gate, refused with --run)")
-    p.add_argument("--run", metavar="RUN_ID",
+    p.add_argument("--run", "--run-id", dest="run", metavar="RUN_ID",
                    help="the run gate: gate this run's mechanical checks and judge-corrected pass rate (the judge's "
                         "latest verification named) instead of the judge; needs at least one limit")
     p.add_argument("--min-check-pass-rate", type=fraction, help="run gate: minimum mechanical check pass rate")

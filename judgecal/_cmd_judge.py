@@ -12,6 +12,7 @@ from pathlib import Path
 
 import annotations as ann
 from annotations import _verdicts as av
+from annotations._compare import require_run
 from annotations._writer import WriterError
 from evalsets import read_rows, write_jsonl
 from judge import (
@@ -90,9 +91,17 @@ def cmd_judge(args: argparse.Namespace) -> int:
         raise CommandError("--repeats and --concurrency must be at least 1")
     backend = _backend(args)
     with ann.unit_of_work(args.db) as db:
+        in_run = None
+        if args.run_id is not None:  # checked before anything is stored: a bad run id changes nothing
+            try:
+                in_run = require_run(db, args.run_id)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         rubric = resolve_rubric(db, args.rubric)
         stored = av.store_rubric(db, rubric.name, rubric.template, rubric.sha256, rubric.note)
         pairs = list(ann.semantic_pairs(db, constraint_id=args.constraint))
+        if in_run is not None:
+            pairs = [p for p in pairs if p[0].id in in_run]
         if args.only_labelled:
             labelled = {(r["run_record_id"], r["constraint_id"]) for r in ann.current_labels(db)}
             pairs = [p for p in pairs if (p[0].id, p[2].id) in labelled]
@@ -103,6 +112,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
             "rubric": rubric.name, "rubric_version": stored.version, "rubric_sha256": rubric.sha256,
             "repeats": args.repeats, "concurrency": args.concurrency, "constraint": args.constraint,
             "only_labelled": args.only_labelled, "limit": args.limit, "pairs": len(pairs),
+            **({"run_id": args.run_id} if args.run_id is not None else {}),
         }
         batch_id = av.start_batch(db, settings)
     if not pairs:
@@ -192,6 +202,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")
+    p.add_argument("--run-id", metavar="RUN_ID", help="only the pairs of this run's records")
     p.add_argument("--only-labelled", action="store_true", help="only pairs that have a human label")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N pairs (in import order)")
     p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
