@@ -38,7 +38,15 @@ class ImportSummary(dict):
 
 def import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
     """Insert eval items with their constraints. Re-importing an identical item is a no-op; an existing id with
-    different content is an error (items are versioned by content: give a changed item a new id)."""
+    different content is an error (items are versioned by content: give a changed item a new id).
+
+    What is already stored is read inside the write transaction: two processes importing the same new file then
+    queue on the write lock and the second finds every row present (not a UNIQUE constraint error)."""
+    with write(db):
+        return _import_items(db, parsed)
+
+
+def _import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
     conn = db.conn
     existing = {
         row[0]: row[1] for row in conn.execute("SELECT id, content_sha256 FROM eval_items")
@@ -99,7 +107,13 @@ def _run_tuple(r: RunRecord, seq: int) -> tuple[Any, ...]:
 
 def import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
     """Insert run records. Each must name an existing eval item; ids must be new (an identical re-import is a
-    no-op, a changed record under an old id is an error)."""
+    no-op, a changed record under an old id is an error). Read and insert in one write transaction, as
+    `import_items`."""
+    with write(db):
+        return _import_runs(db, parsed)
+
+
+def _import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
     conn = db.conn
     item_ids = {row[0] for row in conn.execute("SELECT id FROM eval_items")}
     ids = [r.id for r in parsed.rows]

@@ -347,7 +347,13 @@ def unknown_rubric_sha256(name: str) -> str:
 
 def import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]) -> dict[str, int]:
     """Insert imported verdicts in one transaction: all or nothing. A row identical to a stored verdict is skipped;
-    one that differs from it is an error. Rubrics unknown to the project are created (template not known)."""
+    one that differs from it is an error. Rubrics unknown to the project are created (template not known).
+    Stored rows are read inside the write transaction, so two concurrent imports of one file cannot collide."""
+    with write(db):
+        return _import_verdicts(db, parsed)
+
+
+def _import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]) -> dict[str, int]:
     label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
     problems: list[Problem] = validate_label_rows(parsed, label_sets, allow_missing_label=True)
     known = {r.sha256: r for r in list_rubrics(db)}

@@ -92,6 +92,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     print(f"pairs whose repeats disagree (targeted for review): {result.flipped}")
     if args.backend == "local":
         print(f"note: {DEMO_QUALITY_WARNING}")
+    exit_if_abandoned(result.summary.abandoned)
     return batch_exit_code(result.status, result.summary.errors, result.summary.sent, "requests")
 
 
@@ -108,6 +109,15 @@ def acknowledge_stop(what: str):
               flush=True)
 
     return on_stop
+
+
+def exit_if_abandoned(abandoned: int) -> None:
+    """After a second Ctrl+C the abandoned requests' threads still sit in socket reads; interpreter shutdown would
+    wait on them (up to a request timeout). Everything is committed and the batch recorded by now: leave at once."""
+    if abandoned:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def batch_exit_code(status: str, errors: Counter, attempted: int, what: str) -> int:

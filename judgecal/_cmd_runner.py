@@ -31,7 +31,7 @@ from judge import (
 )
 from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
-from judgecal._cmd_judge import acknowledge_stop, batch_exit_code
+from judgecal._cmd_judge import acknowledge_stop, batch_exit_code, exit_if_abandoned
 from judgecal.cli import (
     CommandError,
     non_negative_float,
@@ -115,6 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = result.summary
     print(summary.format())
     print(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
+    exit_if_abandoned(summary.abandoned)
     return batch_exit_code(result.status, summary.errors, summary.done, "tasks")
 
 
