@@ -275,3 +275,23 @@ def test_second_ctrl_c_abandons_requests_in_flight(tmp_path: Path) -> None:
     assert judge.returncode == 130 and stopped < 2.0, f"exit {judge.returncode} after {stopped:.1f} s"
     assert "INTERRUPTED; 4 abandoned in flight" in out, out
     assert _statuses(db) == ["interrupted"]
+
+
+# --------------------------------------------------------------------------- the fault model's figures
+
+
+def test_fault_model_bench_at_small_scale() -> None:
+    """bench/fault_model.py measures the figures the README and docs/decisions.md quote (8 writers x 500 labels with
+    a judge batch and a 100k import, kill -9, Ctrl+C); here at a small scale, checking every promise."""
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "fault_model.py"), "--writers", "3", "--labels", "20",
+                           "--import-rows", "2000", "--items", "40", "--json"],
+                          env=ENV, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    w, k, c = r["writers"], r["kill9"], r["ctrl_c"]
+    assert w["labels_stored"] == w["labels_sent"] == 60
+    assert w["verdicts_stored"] == w["verdicts_expected"] == 60 and w["judge_exit"] == 0, w["errors"]
+    assert w["import_stored"] == 2000 and w["import_exit"] == 0, w["errors"]
+    assert k["lost"] == k["duplicated"] == k["requested_twice_in_rerun"] == 0 and k["stored_after_resume"] == 240
+    assert k["resent"] <= 20 and k["statuses"] == ["dead", "done"] and k["rerun_exit"] == 0
+    assert c["exit"] == 130 and c["reported"] == c["stored"] and c["status"] == "interrupted" and c["acknowledged"]
