@@ -21,6 +21,7 @@ from evalsets import (
 )
 from evalsets._io import gc_paused
 from annotations._store import unit_of_work, write
+from annotations._verdicts import claim_leases
 from annotations._writer import QueuedWriter
 
 
@@ -212,9 +213,22 @@ class SqliteRunSink(QueuedWriter[RunRecord]):
 
     NAME = "run-writer"
 
-    def __init__(self, db_path: str | Path, run_id: str):
+    def __init__(self, db_path: str | Path, run_id: str, batch_id: str | None = None):
         self.run_id = run_id
+        self.batch_id = batch_id
+        self.claimed_elsewhere = 0
         super().__init__(db_path)
+
+    def claim(self, record_ids: Iterable[str]) -> set[str]:
+        """Lease the tasks no live batch holds and that are not stored yet (see `claim_leases`): two `run`
+        processes on one run id split the tasks instead of both running them."""
+        if self.batch_id is None:
+            return set(record_ids)
+        with unit_of_work(self.db_path) as db:
+            claim = claim_leases(db, self.batch_id, [json.dumps(["run", r], ensure_ascii=False) for r in record_ids],
+                                 _run_done)
+        self.claimed_elsewhere += claim.elsewhere
+        return {json.loads(k)[1] for k in claim.keys}
 
     def done(self, record_ids: Iterable[str]) -> set[str]:
         with unit_of_work(self.db_path) as db:
@@ -223,6 +237,10 @@ class SqliteRunSink(QueuedWriter[RunRecord]):
 
     def commit(self, db: sqlite_utils.Database, rows: list[RunRecord]) -> None:
         import_runs(db, Parsed("runner", rows, list(range(1, len(rows) + 1))))
+
+
+def _run_done(db: sqlite_utils.Database, lease_key: str) -> bool:
+    return db.execute("SELECT 1 FROM run_records WHERE id = ?", [json.loads(lease_key)[1]]).fetchone() is not None
 
 
 def project_evalset_sha256(db: sqlite_utils.Database) -> str:

@@ -16,11 +16,11 @@ import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json
 
-from judge._pool import run_pool
+from judge._pool import CLAIM_CHUNK, run_pool
 from judge._backend import ENDPOINTS, FatalBackendError, OpenAIBackend, _mentions
 
 # The shared system prompt. v1 (2026-11): first version. It says nothing about any eval item: the item's own
@@ -184,6 +184,7 @@ class RunSummary:
     output_tokens: int = 0
     wall_s: float = 0.0
     interrupted: bool = False
+    elsewhere: int = 0  # tasks another running batch held (or stored meanwhile): left to it
     abandoned: int = 0  # tasks in flight when a second Ctrl+C (or the grace time) gave up on them
 
     @property
@@ -203,7 +204,8 @@ class RunSummary:
     def as_dict(self) -> dict[str, Any]:
         return {"planned": self.planned, "stored_before": self.stored_before, "done": self.done, "ok": self.ok,
                 "errors": dict(self.errors), "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "wall_s": round(self.wall_s, 3), "interrupted": self.interrupted, "abandoned": self.abandoned}
+                "wall_s": round(self.wall_s, 3), "interrupted": self.interrupted, "elsewhere": self.elsewhere,
+                "abandoned": self.abandoned}
 
     def format(self) -> str:
         errs = ", ".join(f"{k}: {v}" for k, v in self.errors.most_common())
@@ -211,6 +213,7 @@ class RunSummary:
         return "\n".join([
             f"planned {self.planned} tasks: {self.stored_before} already stored (skipped), {self.done} run"
             + (" — INTERRUPTED" if self.interrupted else "")
+            + (f"; {self.elsewhere} left to another running batch" if self.elsewhere else "")
             + (f"; {self.abandoned} abandoned in flight" if self.abandoned else ""),
             f"completed: {self.ok}",
             f"failed:    {self.done - self.ok}" + (f"  by cause: {errs}" if errs else ""),
@@ -388,7 +391,20 @@ def run_models(items: Iterable[EvalItem], backend: OpenAIBackend, sink: RunSink,
         if on_record is not None:
             on_record(record, summary)
 
-    result = run_pool(todo, handle, concurrency=settings.concurrency, name="run", grace_s=grace_s, on_stop=on_stop)
+    claim = getattr(sink, "claim", None)  # optional, as for the judge's sink: lease tasks just ahead of the workers
+
+    def claimed() -> Iterator[Task]:
+        for start in range(0, len(todo), CLAIM_CHUNK):
+            chunk = todo[start:start + CLAIM_CHUNK]
+            got = None if claim is None else claim([t.record_id for t in chunk])
+            for t in chunk:
+                if got is None or t.record_id in got:
+                    yield t
+                else:
+                    summary.elsewhere += 1
+
+    result = run_pool(claimed(), handle, concurrency=min(settings.concurrency, max(len(todo), 1)), name="run",
+                      grace_s=grace_s, on_stop=on_stop)
     summary.interrupted = result.interrupted
     summary.abandoned = result.abandoned
     summary.wall_s = time.monotonic() - start

@@ -17,6 +17,8 @@ from typing import Callable, Iterable, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
+CLAIM_CHUNK = 64  # tasks leased per transaction by the runners: few transactions, little held ahead of workers
+
 
 class PoolResult(NamedTuple):
     interrupted: bool  # Ctrl+C, or a worker failed

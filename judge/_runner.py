@@ -17,7 +17,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, 
 
 from evalsets import Constraint, EvalItem, RunRecord
 
-from judge._pool import run_pool
+from judge._pool import CLAIM_CHUNK, run_pool
 from judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
 from judge._rubric import Rubric
 
@@ -203,9 +203,6 @@ def plan(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric:
         for r in range(repeats):
             tasks.append(_Task(VerdictKey(record.id, constraint.id, rubric.sha256, model, r), prompt, constraint.labels))
     return tasks
-
-
-CLAIM_CHUNK = 64  # keys leased per transaction: few transactions, and little held ahead of the workers
 
 
 def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric: Rubric, backend: Backend,

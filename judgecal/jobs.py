@@ -247,7 +247,7 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
         with batch(db_path, record, kind="run") as b:
             if on_start is not None:
                 on_start(b.id, len(items))
-            with ann.SqliteRunSink(db_path, settings.run_id) as sink:
+            with ann.SqliteRunSink(db_path, settings.run_id, b.id) as sink:
                 b.summary = run_models(items, backend, sink, settings, on_record=on_record, grace_s=grace_s,
                                        on_stop=on_stop)
     finally:

@@ -161,6 +161,26 @@ def test_two_judge_processes_at_once_ask_each_verdict_once(tmp_path: Path) -> No
     conn.close()
 
 
+def test_two_run_processes_on_one_run_id_run_each_task_once(tmp_path: Path) -> None:
+    db = make_project(tmp_path / "runs.db", n_items=60, label_sets=False)
+    server, url, log = _stub_process(tmp_path, "--latency", "0.05")
+    try:
+        cmd = [sys.executable, "-m", "judgecal", "--db", str(db), "run", "--model", "m", "--base-url", url,
+               "--run-id", "r1", "--repeats", "5", "--concurrency", "8", "--max-retries", "0", "--quiet"]
+        procs = [subprocess.Popen(cmd, env=ENV, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        outs = [p.communicate(timeout=120) for p in procs]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait()
+    assert [p.returncode for p in procs] == [0, 0], outs
+    ran = [int(re.search(r"(\d+) run\b", out).group(1)) for out, _ in outs]
+    assert min(ran) > 0 and sum(ran) == 300, f"the runs did not overlap, or a task ran twice: {ran}"
+    assert len(log.read_text().splitlines()) == 300  # single-turn items: one request per task
+    with ann.unit_of_work(db) as conn:
+        assert conn.execute("SELECT count(*) FROM run_records WHERE run_id = 'r1'").fetchone()[0] == 300
+
+
 def test_a_live_batch_keeps_its_keys_and_a_dead_one_frees_them(project: Path) -> None:
     keys = [("run-0-0", "grounded", "sha", "judge-x", r) for r in range(3)]
     with ann.unit_of_work(project) as db:
