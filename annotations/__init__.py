@@ -113,6 +113,7 @@ __all__ += [
 from annotations.agreement import (
     AgreementResult,
     BootstrapCI,
+    KappaInterval,
     KappaResult,
     bootstrap_ci,
     cohen_kappa,
@@ -120,8 +121,10 @@ from annotations.agreement import (
     fleiss_kappa,
     gwet_ac1,
     interpret_kappa,
+    kappa_interval,
     krippendorff_alpha,
     labels_needed,
+    labels_needed_for_interval,
     mcnemar_exact,
     pabak,
     randolph_kappa,
@@ -130,7 +133,7 @@ from annotations.agreement import (
 __all__ += [
     "AgreementResult", "BootstrapCI", "KappaResult", "bootstrap_ci", "cohen_kappa", "cohen_kappa_table",
     "fleiss_kappa", "gwet_ac1", "interpret_kappa", "krippendorff_alpha", "labels_needed", "mcnemar_exact", "pabak",
-    "randolph_kappa",
+    "randolph_kappa", "KappaInterval", "kappa_interval", "labels_needed_for_interval",
 ]
 
 # Run comparison (judgecal compare) and the boundary acceptance report (judgecal compare --boundary).

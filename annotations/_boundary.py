@@ -136,7 +136,7 @@ def _case_run(record: RunRecord, item: EvalItem, cid: str, settled: Settled | No
     blocked = None if label is None else label in BLOCKED_LABELS
     marker = blocked_by(record)
     layer = marker or (MODEL_LAYER if blocked else None)
-    failed_run = record.output is None and record.trajectory is None
+    failed_run = record.failed
     checks = tuple(
         (c.id, False if failed_run else run_check(c.check.id, c.check.args, text=record.final_text,
                                                    trajectory=record.trajectory, loose=c.check.loose).passed)

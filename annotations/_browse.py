@@ -53,10 +53,16 @@ def project_counts(db: sqlite_utils.Database) -> dict[str, int]:
     }
 
 
-def data_version(db: sqlite_utils.Database) -> tuple[int, int]:
-    """Changes when run records or check results change: a cache key for derived tables such as metrics."""
-    return (db.execute("SELECT coalesce(max(rowid), 0) FROM run_records").fetchone()[0],
-            db.execute("SELECT count(*), max(checked_at) FROM check_results").fetchone()[0])
+def data_version(db: sqlite_utils.Database) -> tuple[int, int, str | None, int]:
+    """Changes when run records or check results change: a cache key for derived tables such as metrics.
+
+    A re-run of the checks replaces every result with as many new ones (same count) that may differ (a newer checker
+    or plugin), so the key also holds the newest `checked_at` and the newest rowid (`INSERT OR REPLACE` gives the
+    replacing row a new one, so two re-runs within one millisecond differ too)."""
+    runs = db.execute("SELECT coalesce(max(rowid), 0) FROM run_records").fetchone()[0]
+    n, last_checked, last_rowid = db.execute(
+        "SELECT count(*), max(checked_at), coalesce(max(rowid), 0) FROM check_results").fetchone()
+    return (runs, n, last_checked, last_rowid)
 
 
 def run_ids_of_item(db: sqlite_utils.Database, item_id: str) -> list[tuple[str, str]]:

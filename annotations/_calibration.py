@@ -8,9 +8,20 @@ per constraint id and per constraint type.
 Conventions (stated once, used everywhere):
 
 - Judge label of a pair = the majority over its repeats' labels (error rows are not labels). A tie (e.g. 1 × pass,
-  1 × fail with two repeats) or a pair whose repeats all failed has no judge label: it is excluded from the majority
-  statistics and counted (`excluded_tie`, `excluded_no_valid`). With two repeats the majority therefore exists only
-  where both repeats agree (or one failed): the per-repeat rows show every pair.
+  1 × fail with two repeats) or a pair whose repeats all failed has no judge label: it stays in the majority
+  statistics as the judge label `abstain` (an extra confusion row; humans never use it, so it can only count as a
+  disagreement) and is counted (`excluded_tie`, `excluded_no_valid`; the names predate this rule). Dropping such
+  pairs rewarded a judge for contradicting itself (LLMBar FairEval: 0.650 on the 46 agreeing pairs while each order
+  alone is 0.513 / 0.395). Per repeat, an error row is that repeat's `abstain` the same way.
+- Design weights: the quota is ceil(rate × N_s) per stratum (constraint × model under test × rubric version), so
+  small strata are sampled at 33-100% and large ones at ~10%. `majority_weighted` weights each compared pair by
+  N_s / n_s (judged pairs of its stratum / random labelled pairs of it): the design-weighted confusion table
+  estimates the population's, and it is the headline (gate, report) with the unweighted `majority` beside it. Its
+  interval uses Kish's effective sample size n_eff = (Σw)² / Σw².
+- Intervals: `kappa_ci_low` / `kappa_ci_high` are `annotations.agreement.kappa_interval` (within [-1, 1], never zero
+  width, method in `kappa_ci_method`, `kappa_ci_approximate` below 30 pairs); the statsmodels-style Wald interval is
+  kept beside it (`kappa_wald_low` / `kappa_wald_high`). `labels_needed` projects from that interval, never from a
+  zero Wald SE.
 - Human label of a pair = a reviewer's standing label (latest event, not undone). Where several reviewers labelled
   a pair, the reviewer who labelled it first gives the judge-vs-human label; the first two feed human-vs-human
   agreement on the overlap pairs. A standing label may be a change made after the reveal (`blind=0`): it counts
@@ -35,6 +46,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
+import numpy as np
 import sqlite_utils
 
 from annotations import agreement as agr
@@ -45,9 +57,13 @@ from annotations._verdicts import majority_label
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
 TARGET_HALF_WIDTH = 0.10
+#: Labelled pairs from which the PPI++ weight λ is estimated; below it λ = 1 (plain PPI). Issue 15 measured PPI++
+#: covering only 0.43-0.88 at n <= 20, where λ = 1 covered 0.97+: an estimated λ is noisy on few labels.
+PPI_TUNE_MIN_N = 30
+ABSTAIN = "abstain"
 MAJORITY_RULE = (
-    "judge label = strict majority over the repeats' labels; ties and pairs without a valid repeat are excluded from "
-    "the majority statistics and counted"
+    "judge label = strict majority over the repeats' labels; a tie or a pair without a valid repeat counts as the "
+    "judge label 'abstain', a disagreement"
 )
 
 Pair = tuple[str, str]
@@ -79,6 +95,13 @@ class Agreement:
     prevalence_dominant: bool
     labels_needed: int | None
     labels_needed_reason: str | None
+    kappa_ci_method: str = ""
+    kappa_ci_approximate: bool = False
+    kappa_wald_low: float = math.nan  # the library's Wald interval (as statsmodels), for reference only
+    kappa_wald_high: float = math.nan
+    abstain: int = 0  # pairs where rater A gave no label (judge tie, no valid repeat, error): disagreements
+    design_weighted: bool = False  # confusion holds design-weighted (population) counts, not pair counts
+    n_effective: float = math.nan  # Kish's effective sample size of the weighted table (= n unweighted)
 
 
 @dataclass(frozen=True)
@@ -130,6 +153,15 @@ class SliceStats:
     consistency: Consistency
     # majority-compared random pairs whose human label is a change made after the judge's verdict was shown (blind=0)
     changed_after_reveal: int = 0
+    # the headline: `majority` with each pair weighted by N_s / n_s of its stratum (see the module docstring)
+    majority_weighted: Agreement | None = None
+    verdict_rows: int = 0  # verdict rows (pairs × repeats) in the slice
+    verdict_errors: int = 0  # of which error rows (judge failures: no label)
+
+    @property
+    def headline(self) -> Agreement | None:
+        """The agreement a decision rests on: design-weighted when there is one."""
+        return self.majority_weighted if self.majority_weighted is not None else self.majority
 
 
 @dataclass(frozen=True)
@@ -149,6 +181,8 @@ class PassRate:
     ppi_ci_low: float
     ppi_ci_high: float
     reason: str | None
+    lam: float = 1.0  # the PPI++ power-tuning weight λ used (1 = plain PPI)
+    method: str = "PPI"
 
     @property
     def estimate(self) -> float | None:
@@ -238,49 +272,82 @@ def _order(labels: Iterable[str], label_order: Sequence[str]) -> tuple[str, ...]
     return tuple(label_order) + tuple(sorted(set(labels) - set(label_order)))
 
 
-def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str]) -> Agreement | None:
-    """Agreement of labels `a` (rows) with `b` (columns); None when there are no pairs. Uses annotations.agreement."""
+def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
+              weights: Sequence[float] | None = None) -> Agreement | None:
+    """Agreement of labels `a` (rows) with `b` (columns); None when there are no pairs. Uses annotations.agreement.
+
+    `a` may hold ABSTAIN (no label from rater A): an extra category rater B never uses, so it only lowers agreement.
+    With `weights` (one per pair, e.g. N_s / n_s) the confusion table is the weighted one (population counts) and
+    every rate, kappa, AC1 and PABAK come from it; the interval and `labels_needed` use the table scaled to Kish's
+    effective sample size."""
     if not a:
         return None
     labels = _order(list(a) + list(b), label_order)
-    k = agr.cohen_kappa(a, b, labels=labels)
-    confusion = tuple(tuple(int(x) for x in row) for row in k.confusion)
+    index = {lab: i for i, lab in enumerate(labels)}
     n = len(a)
+    w = [1.0] * n if weights is None else [float(x) for x in weights]
+    if len(w) != n or any(not (x > 0 and math.isfinite(x)) for x in w):
+        raise ValueError("weights must be one positive number per pair")
+    table = np.zeros((len(labels), len(labels)))
+    for x, y, wt in zip(a, b, w):
+        table[index[x], index[y]] += wt
+    n_eff = sum(w) ** 2 / sum(x * x for x in w)
+    scaled = table * (n_eff / table.sum())
+    k = agr._kappa_from_table(scaled, None, labels)
+    iv = agr.kappa_interval(scaled, labels=labels)
+    if weights is None:
+        confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
+    else:
+        confusion = tuple(tuple(round(float(x), 6) for x in row) for row in table)
     agree = sum(x == y for x, y in zip(a, b))
+    pct = float(np.trace(table) / table.sum())
     tpr = tnr = None
-    if set(labels) == set(PASS_FAIL):
-        human_fail = [x for x, y in zip(a, b) if y == "fail"]
-        human_pass = [x for x, y in zip(a, b) if y == "pass"]
-        tpr = sum(x == "fail" for x in human_fail) / len(human_fail) if human_fail else math.nan
-        tnr = sum(x == "pass" for x in human_pass) / len(human_pass) if human_pass else math.nan
+    if set(labels) - {ABSTAIN} == set(PASS_FAIL):
+        # fail is the positive class; an abstaining judge neither detects a fail nor clears a pass
+        fail_col, pass_col = table[:, index["fail"]], table[:, index["pass"]]
+        tpr = float(fail_col[index["fail"]] / fail_col.sum()) if fail_col.sum() else math.nan
+        tnr = float(pass_col[index["pass"]] / pass_col.sum()) if pass_col.sum() else math.nan
     pooled = Counter(a) + Counter(b)
     dominant, count = pooled.most_common(1)[0]
     prevalence = count / (2 * n)
-    ac1 = agr.gwet_ac1(a, b, labels=labels).value
-    pab = agr.pabak(a, b, labels=labels).value
+    # PABAK over the label set (an abstention is a disagreement, not a category of its own); AC1 from the table
+    q = len([lab for lab in labels if lab != ABSTAIN])
+    pa = float(np.trace(scaled) / scaled.sum())
+    pab = (q * pa - 1) / (q - 1) if q > 1 else math.nan
+    ac1 = float(agr._ac1_batch(scaled[None])[0]) if q > 1 else math.nan
     try:
-        needed, needed_reason = agr.labels_needed(a, b, TARGET_HALF_WIDTH, labels=labels), None
+        needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
+        if weights is not None:
+            # the projection is in effective pairs; a weighted design needs n / n_eff times as many real ones
+            needed = math.ceil(needed * n / n_eff)
     except ValueError as exc:
         needed, needed_reason = None, str(exc)
     return Agreement(
-        n=n, agree=agree, pct_agreement=agree / n, kappa=k.kappa, kappa_ci_low=k.ci_low, kappa_ci_high=k.ci_high,
-        kappa_reason=k.reason if math.isnan(k.kappa) or math.isnan(k.ci_low) else None,
+        n=n, agree=agree, pct_agreement=pct, kappa=k.kappa, kappa_ci_low=iv.low, kappa_ci_high=iv.high,
+        kappa_reason=k.reason if math.isnan(k.kappa) or math.isnan(iv.low) else None,
         interpretation=agr.interpret_kappa(k.kappa), labels=labels, confusion=confusion, tpr=tpr, tnr=tnr,
         gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
         prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
+        kappa_ci_method=iv.method, kappa_ci_approximate=iv.approximate, kappa_wald_low=k.ci_low,
+        kappa_wald_high=k.ci_high, abstain=sum(x == ABSTAIN for x in a), design_weighted=weights is not None,
+        n_effective=n_eff,
     )
 
 
-def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int], human_lab: Sequence[int], *,
+def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[float], human_lab: Sequence[int], *,
                   strata_all: Sequence[Any] | None = None, strata_lab: Sequence[Any] | None = None) -> PassRate:
-    """Prediction-powered estimate of a pass rate (1 = pass): judge labels on all N pairs, judge and human labels on
-    the n random labelled pairs. With n < 2 the variance of the correction is unknown: NaN CI with a reason.
+    """Prediction-powered estimate of a pass rate (1 = pass): judge predictions (0, 1, or 0.5 for an abstention: see
+    `ppi_prediction`) on all N pairs, judge predictions and human labels on
+    the n random labelled pairs. Power-tuned (PPI++) with λ̂ clipped to [0, 1] from PPI_TUNE_MIN_N labels on, plain
+    PPI (λ = 1) below: `lam` and `method` say which. Estimate and CI are clipped to [0, 1] together. With n < 2 the
+    variance of the correction is unknown: NaN bounds with a reason (never a [0, 1] made up by clipping NaN).
 
     `strata_all` / `strata_lab` (the stratum of each judged / labelled pair) post-stratify the correction: the review
     quota is ceil(rate × stratum size), so small strata are over-sampled and an unweighted mean of the rectifiers
     would over-count them. Each labelled pair's rectifier is weighted by N_s / n_s (its stratum's judged / labelled
-    count): theta = mean(judge) + mean(z), z_i = n (N_s / n_s) (human_i - judge_i) / N, variance var(judge)/N +
-    var(z)/n (the with-replacement variance of the weighted mean, which ignores the gain from stratifying:
+    count): with λ = 1, theta = mean(judge) + mean(z), z_i = n (N_s / n_s) (human_i - judge_i) / N, variance
+    var(judge)/N + var(z)/n (the with-replacement variance of the weighted mean, which ignores the gain from
+    stratifying:
     conservative). With equal sampling fractions every z_i is the plain rectifier. A stratum with judged pairs but
     no labelled one cannot be corrected: the estimate is then undefined, with the reason."""
     n_all, n_lab = len(judge_all), len(judge_lab)
@@ -289,11 +356,11 @@ def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int]
     reason = None
     if n_all == 0:
         return PassRate(model, 0, math.nan, n_lab, human, math.nan, math.nan, math.nan, math.nan,
-                        "no judged pairs with a judge label")
+                        "no judged pairs")
     if n_lab == 0:
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
                         "no human labels on the random sample: the judge's pass rate cannot be corrected")
-    rect = [h - j for h, j in zip(human_lab, judge_lab)]
+    weight = [1.0] * n_lab
     if strata_all is not None or strata_lab is not None:
         if strata_all is None or strata_lab is None or len(strata_all) != n_all or len(strata_lab) != n_lab:
             raise ValueError("strata_all and strata_lab must both be given, one stratum per judged / labelled pair")
@@ -303,16 +370,43 @@ def ppi_pass_rate(model: str, judge_all: Sequence[int], judge_lab: Sequence[int]
             why = (f"no human label in the random sample on {', '.join(map(repr, missing))}: the judge's pass rate "
                    "there cannot be corrected" if missing else "labelled pairs outside the judged strata")
             return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, why)
-        rect = [n_lab * size[k] / got[k] * r / n_all for k, r in zip(strata_lab, rect)]
-    estimate = raw + sum(rect) / n_lab
+        weight = [n_lab * size[k] / got[k] / n_all for k in strata_lab]
+    # PPI++ (Angelopoulos, Duchi & Zrnic 2023): theta = λ mean(f on all N) + mean(w (y - λ f) on the n labelled),
+    # variance λ² var(f)/N + var(w (y - λ f))/n; the λ minimising it is cov(wy, wf)/n / (var(f)/N + var(wf)/n)
+    # (for w = 1: cov(y, f) / ((1 + n/N) var(f)), the paper's mean-estimation λ̂), clipped to [0, 1] so the result is
+    # never worse than the human labels alone (λ = 0) nor than plain PPI (λ = 1).
+    wy = [w * h for w, h in zip(weight, human_lab)]
+    wf = [w * j for w, j in zip(weight, judge_lab)]
+    lam, method = 1.0, "PPI (λ = 1)"
+    if n_lab >= PPI_TUNE_MIN_N and n_all >= 2:
+        denom = statistics.variance(judge_all) / n_all + statistics.variance(wf) / n_lab
+        if denom > 0:
+            lam = min(1.0, max(0.0, statistics.covariance(wy, wf) / n_lab / denom))
+            method = f"PPI++ (λ = {lam:.2f})"
+    else:
+        method = f"PPI (λ = 1: fewer than {PPI_TUNE_MIN_N} labels to tune λ)"
+    rect = [y - lam * f for y, f in zip(wy, wf)]
+    estimate = lam * raw + sum(rect) / n_lab
     if n_lab < 2 or n_all < 2:
         se = math.nan
         reason = "at least two judged and two labelled pairs are needed for a CI"
     else:
-        se = math.sqrt(statistics.variance(judge_all) / n_all + statistics.variance(rect) / n_lab)
-    # A pass rate lives in [0, 1]; the normal interval can poke out near the ends, so it is clipped there.
-    return PassRate(model, n_all, raw, n_lab, human, estimate, se, max(0.0, estimate - agr.Z_95 * se),
-                    min(1.0, estimate + agr.Z_95 * se), reason)
+        var_rect = statistics.variance(rect)
+        if var_rect == 0:
+            # every labelled pair agrees with the judge (or all differ alike): the plug-in variance is 0 and the CI
+            # would claim certainty; floor it at the variance of one disagreement in n + 1 pairs (the weights average
+            # 1), as the kappa interval never has zero width either
+            var_rect = n_lab / (n_lab + 1) ** 2
+        se = math.sqrt(lam * lam * statistics.variance(judge_all) / n_all + var_rect / n_lab)
+    # A pass rate lives in [0, 1]: the estimate and its interval are clipped there together (the normal interval can
+    # poke out near the ends, and so can the estimate on few labels). An undefined SE leaves both bounds NaN.
+    low, high = (math.nan, math.nan) if math.isnan(se) else (_clip01(estimate - agr.Z_95 * se),
+                                                              _clip01(estimate + agr.Z_95 * se))
+    return PassRate(model, n_all, raw, n_lab, human, _clip01(estimate), se, low, high, reason, lam, method)
+
+
+def _clip01(x: float) -> float:
+    return min(1.0, max(0.0, x))
 
 
 # --------------------------------------------------------------------------- loading
@@ -425,10 +519,10 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
             no_valid += 1
         elif m is None:
             tie += 1
-        else:
-            maj_j.append(m)
-            maj_h.append(humans[p])
-            changed += p in post_reveal
+        # a judge that cannot make up its mind (tie) or failed (no valid repeat) abstains: a disagreement, kept
+        maj_j.append(ABSTAIN if m is None else m)
+        maj_h.append(humans[p])
+        changed += p in post_reveal
         if valid and len(valid) == len(verdicts[p].labels) and all(l == humans[p] for l in valid):
             all_correct += 1
     for p in targeted_pairs:
@@ -438,7 +532,8 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
             tgt_h.append(humans[p])
     per_repeat = []
     for r in repeats:
-        js = [(verdicts[p].labels[r], humans[p]) for p in random_pairs if verdicts[p].labels.get(r) is not None]
+        # an error row (or a repeat that never ran on the pair) is this repeat's abstention
+        js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
         per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order)))
     rvr = []
     for i, a in enumerate(repeats):
@@ -462,9 +557,29 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
     minority = [1 - Counter(ls).most_common(1)[0][1] / len(ls) for ls in multi]
     consistency = Consistency(len(multi), flipped, flipped / len(multi) if multi else math.nan,
                               sum(minority) / len(minority) if minority else math.nan)
+    weights = design_weights(random_pairs, pairs, lambda p: (p[1], info[p].model))
+    rows = [l for p in pairs for l in verdicts[p].labels.values()]
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
-                      tuple(rvr), consistency, changed)
+                      tuple(rvr), consistency, changed,
+                      majority_weighted=agreement(maj_j, maj_h, order, weights=weights),
+                      verdict_rows=len(rows), verdict_errors=sum(l is None for l in rows))
+
+
+def design_weights(sampled: Sequence[Pair], population: Iterable[Pair], stratum: Any) -> list[float]:
+    """N_s / n_s for each sampled pair: the population pairs of its stratum over the sampled pairs of it, so the
+    weighted confusion table estimates the population's under a stratified design whose sampling fraction differs by
+    stratum (ceil(rate × N_s) over-samples small strata). `stratum` maps a pair to its stratum key. A sampled pair
+    whose stratum has no population pair raises ValueError."""
+    size = Counter(stratum(p) for p in population)
+    got = Counter(stratum(p) for p in sampled)
+    out = []
+    for p in sampled:
+        s = stratum(p)
+        if not size[s]:
+            raise ValueError(f"sampled pair {p} lies outside the population's strata")
+        out.append(size[s] / got[s])
+    return out
 
 
 def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -483,19 +598,26 @@ def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict
     return tuple(_ppi(model, by_model[model], verdicts, humans, rules) for model in sorted(by_model))
 
 
+def ppi_prediction(labels: Iterable[str | None]) -> float:
+    """The judge's prediction of "pass" for a pass/fail pair, from its repeats' labels (None = error row): 1 or 0 by
+    the majority, 0.5 when the repeats tie or none is valid. PPI is unbiased for any predictor applied alike to
+    labelled and unlabelled pairs, so an abstaining judge's pairs stay in the estimate (dropping them estimated the
+    pass rate of the pairs the judge could decide, not of all pairs); the rectifier corrects the 0.5."""
+    m = majority_label([l for l in labels if l is not None])
+    return 0.5 if m is None else float(m == "pass")
+
+
 def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
          rules: dict[Pair, set[str]]) -> PassRate:
     # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
     # stratum (constraint × model × rubric), whose quota is rounded up per stratum.
     judge_all, judge_lab, human_lab, strata_all, strata_lab = [], [], [], [], []
     for p in pairs:
-        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
-        if m is None:
-            continue
-        judge_all.append(int(m == "pass"))
+        f = ppi_prediction(verdicts[p].labels.values())
+        judge_all.append(f)
         strata_all.append(p[1])
         if p in humans and "random" in rules.get(p, ()):
-            judge_lab.append(int(m == "pass"))
+            judge_lab.append(f)
             human_lab.append(int(humans[p] == "pass"))
             strata_lab.append(p[1])
     return ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
@@ -618,5 +740,5 @@ __all__ = [
     "Agreement", "CalibrationReport", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
     "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
     "judge_corrected_pass_rate", "majority_label",
-    "match_rubrics", "ppi_pass_rate",
+    "match_rubrics", "ppi_pass_rate", "ppi_prediction", "ABSTAIN", "design_weights", "PPI_TUNE_MIN_N",
 ]

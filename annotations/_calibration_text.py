@@ -29,19 +29,25 @@ def _kappa(a: Agreement | None) -> str:
     if math.isnan(a.kappa):
         return "undefined"
     ci = "" if math.isnan(a.kappa_ci_low) else f" [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
-    return f"{a.kappa:.3f}{ci}"
+    return f"{a.kappa:.3f}{ci}" + (" ~" if ci and a.kappa_ci_approximate else "")
+
+
+SLICE_HEADERS = ["slice", "n", "agree", "kappa [95% CI]", "unweighted kappa", "reading", "TPR", "TNR", "AC1", "PABAK",
+                 "ties/none (disagreements)", "judge errors", "labels needed"]
 
 
 def _slice_row(s: SliceStats) -> list[str]:
-    a = s.majority
+    a, u = s.headline, s.majority
+    errors = f"{s.verdict_errors} of {s.verdict_rows}"
     if a is None:
-        return [s.slice, "0", "–", "–", "–", "–", "–", "–", "–", f"{s.excluded_tie}/{s.excluded_no_valid}", "–"]
+        return [s.slice, "0", "–", "–", "–", "–", "–", "–", "–", "–", f"{s.excluded_tie}/{s.excluded_no_valid}",
+                errors, "–"]
     robust = a.prevalence_dominant
     return [
-        s.slice, str(a.n), f"{a.agree} ({_pct(a.pct_agreement)})", _kappa(a), a.interpretation,
+        s.slice, str(a.n), f"{a.agree} ({_pct(a.pct_agreement)})", _kappa(a), _kappa(u), a.interpretation,
         _pct(a.tpr) if a.tpr is not None else "n/a", _pct(a.tnr) if a.tnr is not None else "n/a",
         _num(a.gwet_ac1, 2) + (" *" if robust else ""), _num(a.pabak, 2) + (" *" if robust else ""),
-        f"{s.excluded_tie}/{s.excluded_no_valid}",
+        f"{s.excluded_tie}/{s.excluded_no_valid}", errors,
         str(a.labels_needed) if a.labels_needed is not None else "–",
     ]
 
@@ -59,12 +65,19 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         b.append(("p", "No judge verdicts match: run `judgecal judge` (or import verdicts) first."))
     for g in report.groups:
         b.append(("h", 2, f"Judge {g.judge_model} · rubric {g.rubric_name} v{g.rubric_version} ({g.rubric_sha256[:12]})"))
-        b.append(("table", ["slice", "n", "agree", "kappa [95% CI]", "reading", "TPR", "TNR", "AC1", "PABAK",
-                            "excluded tie/none", "labels needed"],
+        b.append(("table", SLICE_HEADERS,
                   [_slice_row(s) for s in (g.overall, *g.by_label_set, *g.by_constraint, *g.by_type)]))
-        b.append(("p", "TPR/TNR: fail is the positive class. * one label exceeds 80% of all labels: read AC1/PABAK. "
+        b.append(("p", "Agreement, kappa, TPR/TNR, AC1 and PABAK are design-weighted: each pair counts N_s / n_s "
+                       "(judged / labelled pairs of its stratum), since the quota samples small strata at a higher "
+                       "rate; the unweighted kappa is beside it. A judge tie or a pair without a valid repeat counts "
+                       "as a disagreement (ties/none). 95% CI: Wilson score bound on the observed agreement mapped to "
+                       "kappa, joined with the Wald interval, within [-1, 1]; ~ approximate (under 30 pairs). "
+                       "TPR/TNR: fail is the positive class. * one label exceeds 80% of all labels: read AC1/PABAK. "
                        "Labels needed: more random labels for a kappa CI half-width of 0.10."))
         o = g.overall
+        if o.verdict_errors:
+            b.append(("p", f"{o.verdict_errors} of the {o.verdict_rows} verdict rows were judge errors (no label); "
+                           "per slice in the table above."))
         if o.changed_after_reveal and o.majority is not None:
             b.append(("p", f"{o.changed_after_reveal} of the {o.majority.n} compared labels were changed after the "
                            "judge's verdict was shown (blind=0): they may lean toward the judge."))
@@ -90,7 +103,7 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
             b.append(("table", ["model under test", "judged", "judge pass rate", "labelled", "human pass rate",
                                 "corrected (PPI) [95% CI]"],
                       [[p.model, str(p.n_judged), _pct(p.judge_pass_rate), str(p.n_labelled), _pct(p.human_pass_rate),
-                        f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}]"
+                        f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}] {p.method}"
                         + (f" ({p.reason})" if p.reason else "")] for p in g.pass_rates]))
     b.append(("h", 2, "Human vs human (overlap pairs: the ceiling)"))
     if report.human_human:
@@ -98,7 +111,8 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                   [[h.slice, str(h.overlap_pairs), f"{h.agreement.agree} ({_pct(h.agreement.pct_agreement)})",
                     _kappa(h.agreement), h.agreement.interpretation] for h in report.human_human if h.agreement]))
     else:
-        b.append(("p", "No overlap pair has labels from two reviewers yet."))
+        b.append(("p", "No overlap pair has labels from two reviewers yet: nothing says how far humans agree with each "
+                       "other, the ceiling the judge's kappa should be read against."))
     b.append(("h", 2, "Review coverage (random sample)"))
     b.append(("table", ["stratum", "judged", "labelled", "needed", "status"],
               [[c.stratum, str(c.judged), str(c.labelled), str(c.needed), "ok" if c.ok else "BELOW QUOTA"]
@@ -115,13 +129,14 @@ def kappa_rows(report: CalibrationReport) -> list[dict[str, Any]]:
     out = []
     for g in report.groups:
         for s in (g.overall, *g.by_label_set, *g.by_constraint, *g.by_type):
-            a = s.majority
+            a = s.headline
             if a is None or math.isnan(a.kappa):
                 continue
             out.append({"judge": g.judge_model, "rubric": f"{g.rubric_name} v{g.rubric_version}",
                         "rubric_name": g.rubric_name, "version": g.rubric_version, "created_at": g.rubric_created_at,
                         "slice": s.slice, "kappa": a.kappa, "ci_low": a.kappa_ci_low, "ci_high": a.kappa_ci_high,
-                        "n": a.n, "agreement": a.pct_agreement})
+                        "n": a.n, "agreement": a.pct_agreement,
+                        "kappa_unweighted": s.majority.kappa if s.majority is not None else math.nan})
     return out
 
 
@@ -133,9 +148,8 @@ def confusion_rows(agreement: Agreement) -> list[dict[str, Any]]:
 
 def slice_table(report: CalibrationReport) -> list[dict[str, Any]]:
     """The judge-vs-human table of `report_blocks` as records (one per judge model × rubric version × slice)."""
-    headers = ["slice", "n", "agree", "kappa [95% CI]", "reading", "TPR", "TNR", "AC1", "PABAK",
-               "excluded tie/none", "labels needed"]
-    return [{"judge": g.judge_model, "rubric": f"{g.rubric_name} v{g.rubric_version}", **dict(zip(headers, _slice_row(s)))}
+    return [{"judge": g.judge_model, "rubric": f"{g.rubric_name} v{g.rubric_version}",
+             **dict(zip(SLICE_HEADERS, _slice_row(s)))}
             for g in report.groups for s in (g.overall, *g.by_label_set, *g.by_constraint, *g.by_type)]
 
 

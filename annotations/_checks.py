@@ -27,7 +27,7 @@ def run_checks(db: sqlite_utils.Database) -> int:
         for c in item.constraints:
             if c.check is None:
                 continue
-            if record.output is None and record.trajectory is None:
+            if record.failed:
                 result_passed, detail, bad = False, f"run failed: {record.error}", 0
             else:
                 result = run_check(

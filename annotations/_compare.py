@@ -24,9 +24,10 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, run_check
+from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, load_json, run_check
 from annotations._project import iter_runs, load_items
-from annotations._calibration import ppi_pass_rate
+from annotations._calibration import ppi_pass_rate, ppi_prediction
+from annotations.agreement import Z_95
 from annotations._verdicts import get_price, majority_label
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -60,11 +61,19 @@ def _run_ids_clause(run_ids: list[str]) -> tuple[str, list[str]]:
 
 
 class PairLabels(NamedTuple):
-    """Majority labels per (run record, constraint) pair: the judge's and the humans' (ties left out)."""
+    """Majority labels per (run record, constraint) pair: the judge's and the humans' (ties left out).
+
+    `judge` settles a pair with the latest judge model × rubric version that labelled it (versions may differ across
+    pairs). `ppi_judge` is what the judge-corrected pass rate rests on: ONE judge model × rubric version for every
+    pair of the compared runs (`ppi_source`, the one that judged most of their pairs), since prediction-powered
+    inference needs the same predictor on labelled and unlabelled pairs: mixing versions gave demo-run-b 87.1%
+    against a true 50.6%."""
 
     judge: dict[tuple[str, str], str]
     human: dict[tuple[str, str], str]
     random_sample: set[tuple[str, str]]  # pairs drawn by the random rule (the unbiased part of the sample)
+    ppi_judge: dict[tuple[str, str], float] = {}  # the PPI predictor per pair (see ppi_prediction)
+    ppi_source: tuple[str, str] | None = None  # (rubric sha256, judge model)
 
     def settled(self) -> dict[tuple[str, str], Settled]:
         out = {p: Settled(label, "judge") for p, label in self.judge.items()}
@@ -78,23 +87,40 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
     where, params = _run_ids_clause(run_ids)
     sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, v.id FROM verdicts v"
-           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where} AND v.label IS NOT NULL")
+           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where}")
     if rubric_sha256 is not None:
         sql += " AND v.rubric_sha256 = ?"
         params.append(rubric_sha256)
     if judge_model is not None:
         sql += " AND v.judge_model = ?"
         params.append(judge_model)
+    # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
     groups: dict[tuple[str, str], dict[tuple[str, str], list[Any]]] = {}
     for rid, cid, sha, model, label, vid in db.execute(sql, params):
-        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, []])
-        g[0] = max(g[0], vid)
-        g[1].append(label)
+        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, [], 0])
+        g[2] = max(g[2], vid)
+        if label is not None:
+            g[0] = max(g[0], vid)
+            g[1].append(label)
     judge = {}
     for pair, by_group in groups.items():
-        label = majority_label(max(by_group.values(), key=lambda g: g[0])[1])
+        labelled = [g for g in by_group.values() if g[1]]
+        label = majority_label(max(labelled, key=lambda g: g[0])[1]) if labelled else None
         if label is not None:
             judge[pair] = label
+    # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
+    reach: dict[tuple[str, str], list[int]] = {}
+    for by_group in groups.values():
+        for key, (_last_label, _labels, last) in by_group.items():
+            r = reach.setdefault(key, [0, 0])
+            r[0] += 1
+            r[1] = max(r[1], last)
+    source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
+    ppi_judge: dict[tuple[str, str], float] = {}
+    if source is not None:
+        for pair, by_group in groups.items():
+            if source in by_group:
+                ppi_judge[pair] = ppi_prediction(by_group[source][1])
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         SELECT h.run_record_id, h.constraint_id, h.label FROM human_labels h
@@ -110,7 +136,7 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     sample_sql = (f"SELECT s.run_record_id, s.constraint_id FROM samples s JOIN run_records r ON r.id = s.run_record_id"
                   f" WHERE s.rule = 'random' AND {where}")
     sample = {(rid, cid) for rid, cid in db.execute(sample_sql, params)}
-    return PairLabels(judge, human, sample)
+    return PairLabels(judge, human, sample, ppi_judge, source)
 
 
 def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -121,7 +147,7 @@ def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha2
 
 def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None) -> bool | None:
     """Whether the record meets the constraint; None when that is not known (unjudged, or not a pass/fail set)."""
-    failed_run = record.output is None and record.trajectory is None
+    failed_run = record.failed
     if constraint.check is not None:
         if failed_run:
             return False
@@ -163,23 +189,45 @@ def is_tool_parse_failure(error: str | None) -> bool:
     return error is not None and error.startswith("parse_failure")
 
 
-def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
-                         human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> float | None:
-    """The calibration report's prediction-powered estimate (ppi_pass_rate) for a whole run.
+class CorrectedRate(NamedTuple):
+    """A run's judge-corrected pass rate over all its checked constraints, with its 95% CI (clipped to [0, 1]
+    together with the estimate) and the prediction-powered estimate it rests on."""
+
+    estimate: float
+    se: float
+    low: float
+    high: float
+    method: str
+
+
+def _corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
+                    human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> CorrectedRate | None:
+    """The calibration report's prediction-powered estimate (ppi_pass_rate, PPI++ from 30 labels) for a whole run.
 
     The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
     judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
-    checks need no correction and are added back by count: (mech passed + PPI x semantic pairs) / all pairs.
-    Clipped to [0, 1]. None without random-sample human labels."""
+    checks need no correction and are added back by count: (mech passed + PPI x S) / (mech checked + S), S the
+    semantic pairs, so the SE is the PPI SE x S / (mech checked + S). None without random-sample human labels."""
     if not human_lab or not judge_all:
         return None
-    estimate = ppi_pass_rate("run", judge_all, judge_lab, human_lab,
-                             strata_all=strata_all, strata_lab=strata_lab).ppi_estimate
-    if estimate is None or math.isnan(estimate):
+    pr = ppi_pass_rate("run", judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
+    if math.isnan(pr.ppi_estimate):
         return None
-    estimate = min(1.0, max(0.0, estimate))  # PPI's point estimate can leave [0, 1] on small samples
     passed, checked = mechanical
-    return (passed + estimate * len(judge_all)) / (checked + len(judge_all))
+    total, sem = checked + len(judge_all), len(judge_all)
+
+    def whole(x: float) -> float:
+        return (passed + x * sem) / total
+
+    return CorrectedRate(whole(pr.ppi_estimate), pr.ppi_se * sem / total, whole(pr.ppi_ci_low),
+                         whole(pr.ppi_ci_high), pr.method)
+
+
+def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
+                         human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> float | None:
+    """The estimate of `_corrected_rate` (clipped to [0, 1]); None without random-sample human labels."""
+    r = _corrected_rate(mechanical, judge_all, judge_lab, human_lab, strata_all, strata_lab)
+    return None if r is None else r.estimate
 
 
 @dataclass(frozen=True)
@@ -211,6 +259,12 @@ class RunStats:
     p95_latency_ms: float | None
     cost: float | None
     errors: dict[str, int] = field(default_factory=dict)
+    # the judge-corrected pass rate's 95% CI, SE and method, and the judge model × rubric version it rests on
+    judge_corrected_ci_low: float | None = None
+    judge_corrected_ci_high: float | None = None
+    judge_corrected_se: float | None = None
+    judge_corrected_method: str | None = None
+    judge_corrected_source: str | None = None
 
     @property
     def error_rates(self) -> dict[str, float]:
@@ -255,8 +309,8 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
             if c.check is not None:
                 mech[0] += int(bool(outcome))
                 mech[1] += 1
-            elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.judge:
-                j = int(labels.judge[(rec.id, c.id)] == "pass")
+            elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.ppi_judge:
+                j = labels.ppi_judge[(rec.id, c.id)]
                 judge_all.append(j)
                 strata_all.append(c.id)
                 if (rec.id, c.id) in labels.human and (rec.id, c.id) in labels.random_sample:
@@ -297,17 +351,24 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         mi = sum(r.input_tokens or 0 for r in records if r.model == model)
         mo = sum(r.output_tokens or 0 for r in records if r.model == model)
         cost += price.cost(mi, mo)
+    corrected = _corrected_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab)
+    nan_none = lambda x: None if x is None or math.isnan(x) else x  # noqa: E731
     stats = RunStats(
         run_id=run_id, models=models, tasks=len(records), completed=completed,
         completion_rate=_rate(completed, len(records)), tool_calls=tool_calls, tool_parse_failures=parse_fail,
         tool_parse_rate=_rate(tool_calls - parse_fail, tool_calls), structured_checked=s_checked,
         structured_passed=s_passed, structured_pass_rate=_rate(s_passed, s_checked), constraints_settled=c_settled,
         constraints_passed=c_passed, constraints_unjudged=c_unjudged, constraint_pass_rate=_rate(c_passed, c_settled),
-        judge_corrected_pass_rate=_corrected_pass_rate(
-            (mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab), human_settled=human,
+        judge_corrected_pass_rate=None if corrected is None else corrected.estimate, human_settled=human,
         mean_rounds=sum(rounds) / len(rounds) if rounds else None, input_tokens=tin, output_tokens=tout,
         p50_latency_ms=_percentile(latencies, 0.50), p95_latency_ms=_percentile(latencies, 0.95), cost=cost,
         errors=dict(errors.most_common()),
+        judge_corrected_ci_low=None if corrected is None else nan_none(corrected.low),
+        judge_corrected_ci_high=None if corrected is None else nan_none(corrected.high),
+        judge_corrected_se=None if corrected is None else nan_none(corrected.se),
+        judge_corrected_method=None if corrected is None else corrected.method,
+        judge_corrected_source=(None if corrected is None or labels.ppi_source is None
+                                else f"{labels.ppi_source[1]} · rubric {labels.ppi_source[0][:12]}"),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()})
 
@@ -353,7 +414,7 @@ def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
 def read_thresholds(path: str | Path) -> dict[str, float]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
     return parse_thresholds(data, str(path))
@@ -365,13 +426,51 @@ class Reason(NamedTuple):
     value: float | None
     ok: bool
     detail: str
+    status: str = ""  # ok | fail | undecided (the CI straddles the limit) | unknown (cannot be evaluated)
+    ci_low: float | None = None  # the value's 95% CI where it has one (the pass-rate drop)
+    ci_high: float | None = None
 
 
 class Decision(NamedTuple):
-    """Switch from A to B when every threshold holds. A threshold that cannot be evaluated does not hold."""
+    """Switch from A to B when every threshold holds. A threshold that cannot be evaluated does not hold; a
+    threshold whose CI straddles the limit is `undecided` and does not hold either (collect more labels)."""
 
     switch: bool
     reasons: tuple[Reason, ...]
+    status: str = ""  # switch | don't switch | undecided
+
+
+class RateDifference(NamedTuple):
+    """A's pass rate minus B's (the drop), in points, with its 95% CI. Both rates of the same kind: judge-corrected
+    for both runs when both have one, else the plain constraint pass rate for both (never one of each). The runs'
+    records are different pairs, so the variances add (this ignores a positive correlation through shared items,
+    which would narrow the interval: conservative)."""
+
+    kind: str  # "judge-corrected" | "uncorrected"
+    a: float
+    b: float
+    drop_points: float
+    low: float
+    high: float
+
+
+def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
+    """The constraint pass-rate drop from A to B with its CI, like with like; None when either rate is unknown."""
+    if (a.judge_corrected_pass_rate is not None and b.judge_corrected_pass_rate is not None
+            and a.judge_corrected_se is not None and b.judge_corrected_se is not None):
+        ra, rb = a.judge_corrected_pass_rate, b.judge_corrected_pass_rate
+        se = math.hypot(a.judge_corrected_se, b.judge_corrected_se)
+        kind = "judge-corrected"
+    elif a.constraint_pass_rate is not None and b.constraint_pass_rate is not None:
+        ra, rb = a.constraint_pass_rate, b.constraint_pass_rate
+        # binomial SE of each settled rate (the judge's errors are not in it: it is the uncorrected rate)
+        se = math.sqrt(ra * (1 - ra) / a.constraints_settled + rb * (1 - rb) / b.constraints_settled)
+        kind = "uncorrected"
+    else:
+        return None
+    d = 100 * (ra - rb)
+    half = 100 * Z_95 * se
+    return RateDifference(kind, ra, rb, d, d - half, d + half)
 
 
 def _pp(x: float | None) -> str:
@@ -379,7 +478,7 @@ def _pp(x: float | None) -> str:
 
 
 def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
-    reasons = []
+    reasons: list[Reason] = []
     for key, limit in thresholds.items():
         value: float | None = None
         if key == "max_completion_drop_points":
@@ -387,11 +486,19 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
                 value = 100 * (a.completion_rate - b.completion_rate)
             detail = f"completion {_pp(a.completion_rate)} -> {_pp(b.completion_rate)}"
         elif key == "max_constraint_drop_points":
-            ra = a.judge_corrected_pass_rate if a.judge_corrected_pass_rate is not None else a.constraint_pass_rate
-            rb = b.judge_corrected_pass_rate if b.judge_corrected_pass_rate is not None else b.constraint_pass_rate
-            if ra is not None and rb is not None:
-                value = 100 * (ra - rb)
-            detail = f"constraint pass rate {_pp(ra)} -> {_pp(rb)}"
+            diff = rate_difference(a, b)
+            if diff is None:
+                detail = f"constraint pass rate {_pp(a.constraint_pass_rate)} -> {_pp(b.constraint_pass_rate)}"
+            else:
+                value = diff.drop_points
+                status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
+                detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
+                          f"[{diff.low:.2f}, {diff.high:.2f}]")
+                verdict = {"ok": "the whole CI is within the limit", "fail": "the whole CI is beyond the limit",
+                           "undecided": "UNDECIDED, the CI straddles the limit (label more pairs)"}[status]
+                reasons.append(Reason(key, limit, value, status == "ok", f"{detail} vs limit {limit:g}: {verdict}",
+                                      status, diff.low, diff.high))
+                continue
         elif key == "max_tool_parse_failure_rate":
             value = b.tool_parse_failure_rate if b.tool_calls else 0.0
             detail = f"{b.tool_parse_failures} of {b.tool_calls} tool calls unparsable"
@@ -407,8 +514,12 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
                 detail = f"tokens only (no prices set for both): {ta} -> {tb}"
         ok = value is not None and value <= limit + 1e-12
         shown = "cannot be evaluated" if value is None else f"{value:.4g}"
-        reasons.append(Reason(key, limit, value, ok, f"{detail}; {key} {shown} vs limit {limit:g}"))
-    return Decision(all(r.ok for r in reasons), tuple(reasons))
+        reasons.append(Reason(key, limit, value, ok, f"{detail}; {key} {shown} vs limit {limit:g}",
+                              "unknown" if value is None else ("ok" if ok else "fail")))
+    switch = all(r.ok for r in reasons)
+    status = ("switch" if switch else "undecided" if not any(r.status in ("fail", "unknown") for r in reasons)
+              else "don't switch")
+    return Decision(switch, tuple(reasons), status)
 
 
 # --------------------------------------------------------------------------- the comparison
@@ -443,7 +554,9 @@ class Comparison:
             "a": stats(self.a), "b": stats(self.b),
             "items": {name: [i._asdict() for i in self.bucket(name)] for name in BUCKETS},
             "decision": None if self.decision is None else {
-                "switch": self.decision.switch, "reasons": [r._asdict() for r in self.decision.reasons]},
+                "switch": self.decision.switch, "status": self.decision.status,
+                "reasons": [r._asdict() for r in self.decision.reasons]},
+            "difference": None if (d := rate_difference(self.a, self.b)) is None else d._asdict(),
         }
 
 
@@ -470,6 +583,14 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
     return Comparison(da.stats, dbb.stats, tuple(outcomes), decision)
 
 
+def _ci(s: RunStats) -> str:
+    if s.judge_corrected_pass_rate is None:
+        return "-"
+    if s.judge_corrected_ci_low is None:
+        return _pp(s.judge_corrected_pass_rate)
+    return f"{_pp(s.judge_corrected_pass_rate)} [{_pp(s.judge_corrected_ci_low)}, {_pp(s.judge_corrected_ci_high)}]"
+
+
 def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
     return "-" if x is None else f"{x:{spec}}{suffix}"
 
@@ -488,7 +609,7 @@ def format_comparison(c: Comparison) -> str:
          f"{_pp(b.constraint_pass_rate)} of {b.constraints_settled}"),
         ("  unjudged semantic constraints", str(a.constraints_unjudged), str(b.constraints_unjudged)),
         ("  settled by human labels", str(a.human_settled), str(b.human_settled)),
-        ("judge-corrected pass rate", _pp(a.judge_corrected_pass_rate), _pp(b.judge_corrected_pass_rate)),
+        ("judge-corrected pass rate", _ci(a), _ci(b)),
         ("mean rounds", _fmt(a.mean_rounds, ".2f"), _fmt(b.mean_rounds, ".2f")),
         ("input tokens (total)", str(a.input_tokens), str(b.input_tokens)),
         ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
@@ -497,6 +618,10 @@ def format_comparison(c: Comparison) -> str:
         ("cost", _fmt(a.cost, ".4f") if a.cost is not None else "no price set",
          _fmt(b.cost, ".4f") if b.cost is not None else "no price set"),
     ]
+    diff = rate_difference(a, b)
+    if diff is not None:
+        rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
+                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI"))
     for cause in sorted(set(a.errors) | set(b.errors)):
         rows.append((f"error rate: {cause}", _pp(a.error_rates.get(cause, 0.0)), _pp(b.error_rates.get(cause, 0.0))))
     w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
@@ -513,15 +638,19 @@ def format_comparison(c: Comparison) -> str:
                 lines.append(f"  {o.item_id}  A failed: {', '.join(o.a_failed) or '-'}  B failed: {', '.join(o.b_failed) or '-'}")
     if c.decision is not None:
         lines.append("")
-        lines.append("verdict: " + ("SWITCH to B" if c.decision.switch else "DON'T SWITCH"))
+        lines.append("verdict: " + {"switch": "SWITCH to B", "undecided": "UNDECIDED (DON'T SWITCH yet)"}.get(
+            c.decision.status, "DON'T SWITCH"))
         for r in c.decision.reasons:
-            lines.append(f"  [{'ok' if r.ok else 'FAIL'}] {r.detail}")
+            lines.append(f"  [{'ok' if r.ok else ('UNDECIDED' if r.status == 'undecided' else 'FAIL')}] {r.detail}")
+    src = a.judge_corrected_source or b.judge_corrected_source
+    if src:
+        lines.append(f"judge-corrected rates rest on one judge × rubric version for both runs: {src}")
     return "\n".join(lines)
 
 
 __all__ = [
     "BLOCKED_LABELS", "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "Reason", "RunStats",
-    "PairLabels", "Settled", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
+    "PairLabels", "Settled", "CorrectedRate", "RateDifference", "rate_difference", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
     "is_tool_parse_failure", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
     "run_stats", "settled_labels",
 ]

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import sqlite_utils
 
 from evalsets import EvalItem, InputError, Parsed, Problem, RunRecord
+from evalsets import jsonl_lines, load_json
 from evalsets._io import read_text_file
 from annotations._project import import_items, import_runs
 from annotations._sampling import stratum_key
@@ -71,11 +72,11 @@ def parse_llmbar(text: str, file: str = "<string>") -> list[LLMBarRow]:
     rows: list[LLMBarRow] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
-    for line, raw in enumerate(text.splitlines(), start=1):
+    for line, raw in enumerate(jsonl_lines(text), start=1):
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = load_json(raw)
         except json.JSONDecodeError as exc:
             problems.append(Problem(file, line, "(json)", f"invalid JSON: {exc.msg}"))
             continue

@@ -18,6 +18,8 @@ from evalsets import (
     RunRecord,
     evalset_sha256,
     item_sha256,
+    storable,
+    storable_record,
 )
 from evalsets._io import gc_paused
 from annotations._store import unit_of_work, write
@@ -236,7 +238,18 @@ class SqliteRunSink(QueuedWriter[RunRecord]):
         return {r for r in record_ids if r in stored}
 
     def commit(self, db: sqlite_utils.Database, rows: list[RunRecord]) -> None:
+        # The runner already made its records storable; a record from another producer is made so here.
+        rows = [storable_record(r) for r in rows]
         import_runs(db, Parsed("runner", rows, list(range(1, len(rows) + 1))))
+
+    def fallback(self, record: RunRecord, exc: BaseException) -> RunRecord:
+        """A record that could not be stored becomes a failed record with the cause (`unstorable`); a resume
+        does not ask it again, as for any failed task."""
+        return RunRecord(id=record.id, item_id=record.item_id, model=record.model,
+                         prompt_version=record.prompt_version, run_id=record.run_id,
+                         input_tokens=record.input_tokens, output_tokens=record.output_tokens,
+                         latency_ms=record.latency_ms, rounds=record.rounds, evalset_sha256=record.evalset_sha256,
+                         error=storable(f"unstorable: the record could not be stored: {type(exc).__name__}: {exc}")[:2000])
 
 
 def _run_done(db: sqlite_utils.Database, lease_key: str) -> bool:
@@ -272,7 +285,7 @@ def semantic_pairs(db: sqlite_utils.Database, *, constraint_id: str | None = Non
     """Every (run record, semantic constraint) pair: what the judge and the reviewers score."""
     items = load_items(db)
     for record in iter_runs(db):
-        if record.error is not None and record.output is None and record.trajectory is None:
+        if record.failed:
             continue  # a failed run has no output to judge
         item = items[record.item_id]
         for c in item.constraints:

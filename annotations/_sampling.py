@@ -113,7 +113,7 @@ def _rank(seed: int, salt: str, pair: Pair) -> bytes:
     return hashlib.sha256(f"{seed}\x1f{salt}\x1f{pair[0]}\x1f{pair[1]}".encode()).digest()
 
 
-# A pair with output to judge: failed runs without output or trajectory are not reviewed (nothing to look at).
+# A pair with output to judge: failed runs (RunRecord.failed: no output, no trajectory) are not reviewed.
 _SEMANTIC_PAIRS = """
     FROM run_records r
     JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL

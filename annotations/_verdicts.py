@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from evalsets import InputError, Parsed, Problem
+from evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, storable
 from evalsets._models import SQLITE_INT_MAX
 from annotations._labels import pair_label_sets, validate_label_rows
 from annotations._store import connect, now_iso, write
@@ -118,6 +118,42 @@ def _verdict_done(db: sqlite_utils.Database, lease_key: str) -> bool:
         " AND repeat = ? AND error IS NULL", [rid, cid, sha, model, rep]).fetchone() is not None
 
 
+class StoredVerdict(NamedTuple):
+    """The verdict fields the sink stores (judge.Verdict has the same); the sink builds one for an error row."""
+
+    run_record_id: str
+    constraint_id: str
+    rubric_sha256: str
+    judge_model: str
+    repeat: int
+    label: str | None
+    reason: str | None
+    error: str | None
+    error_detail: str | None
+    raw: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_ms: float | None
+
+
+def storable_verdict_row(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Verdict field values (in _VERDICT_FIELDS order) with text that UTF-8 cannot hold escaped (`storable`), and
+    error_detail saying which fields were escaped. The label is kept: it was checked against the label set."""
+    out, changed = [], []
+    for name, value in zip(_VERDICT_FIELDS, values):
+        if isinstance(value, str):
+            new = storable(value)
+            if new is not value:
+                changed.append(name)
+            value = new
+        out.append(value)
+    if changed:
+        detail = _VERDICT_FIELDS.index("error_detail")
+        note = f"the answer {UNSTORABLE_NOTE} in {', '.join(changed)}"
+        out[detail] = f"{out[detail]}; {note}" if out[detail] else note
+    return tuple(out)
+
+
 class SqliteVerdictSink(QueuedWriter[Any]):
     """Stores verdicts from many worker threads through one writer thread (see QueuedWriter). The upsert never
     turns a stored label into a duplicate or overwrites it; an error row is replaced by a later answer."""
@@ -155,7 +191,15 @@ class SqliteVerdictSink(QueuedWriter[Any]):
     def _row(self, v: Any, stamp: str) -> tuple[Any, ...]:
         if (v.label is None) == (v.error is None):
             raise ValueError(f"a verdict needs exactly one of label and error: {v!r}")
-        return tuple(getattr(v, f) for f in _VERDICT_FIELDS) + (self.batch_id, stamp)
+        return storable_verdict_row(tuple(getattr(v, f) for f in _VERDICT_FIELDS)) + (self.batch_id, stamp)
+
+    def fallback(self, v: Any, exc: BaseException) -> StoredVerdict:
+        """A verdict that could not be stored becomes an error row (`unstorable`), asked again on resume."""
+        key = {f: getattr(v, f) for f in _VERDICT_FIELDS[:5]}
+        return StoredVerdict(**key, label=None, reason=None, error="unstorable",
+                             error_detail=storable(f"the answer could not be stored: {type(exc).__name__}: {exc}")[:2000],
+                             raw=None, input_tokens=getattr(v, "input_tokens", None),
+                             output_tokens=getattr(v, "output_tokens", None), latency_ms=getattr(v, "latency_ms", None))
 
     def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
         stamp = now_iso()

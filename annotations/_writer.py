@@ -4,6 +4,10 @@ Workers only queue. The writer, with its own connection, commits what arrives wi
 first row in one transaction, then starts the next group: a row is committed at most ~20 ms (plus one commit) after
 it arrives. A SIGKILL loses only what was queued and not yet committed — work that a re-run simply asks again.
 One connection per thread would make the workers contend on SQLite's write lock; one writer avoids that.
+
+One bad row never stops the batch nor rolls back the others: when a group's commit fails, its rows are committed
+one by one, and a row that still fails is replaced by the error row `fallback` makes of it (the cause named). Only a
+failure that also refuses that error row (disk full, I/O error) stops the writer.
 """
 
 from __future__ import annotations
@@ -40,11 +44,31 @@ class QueuedWriter(Generic[T]):
         self._queue: queue.Queue[T | None] = queue.Queue()
         self._error: BaseException | None = None
         self.committed = 0
+        # Rows stored as error rows instead (their own commit failed): (row, the exception).
+        self.replaced: list[tuple[T, BaseException]] = []
         self._thread = threading.Thread(target=self._run, name=self.NAME, daemon=True)
         self._thread.start()
 
     def commit(self, db: sqlite_utils.Database, rows: list[T]) -> None:
         raise NotImplementedError
+
+    def fallback(self, row: T, exc: BaseException) -> T:
+        """The error row stored in place of `row`, whose commit raised `exc`. Without one, the writer stops."""
+        raise exc
+
+    def _commit_group(self, db: sqlite_utils.Database, rows: list[T]) -> None:
+        try:
+            self.commit(db, rows)
+            return
+        except Exception as exc:  # noqa: BLE001 — the commit rolled back; find the row at fault
+            failure = exc
+        if len(rows) > 1:
+            for row in rows:
+                self._commit_group(db, [row])
+            return
+        replacement = self.fallback(rows[0], failure)
+        self.commit(db, [replacement])  # a failure here is not the row's own (disk full): it stops the writer
+        self.replaced.append((rows[0], failure))
 
     def save(self, row: T) -> None:
         if self._error is not None:
@@ -65,7 +89,7 @@ class QueuedWriter(Generic[T]):
                         break
                 rows = [r for r in group if r is not None]
                 if rows:
-                    self.commit(db, rows)
+                    self._commit_group(db, rows)
                     self.committed += len(rows)
                 if len(rows) < len(group):  # the close() marker
                     return

@@ -19,7 +19,10 @@ Conventions (shared by every function in this module)
 * Category order is the ``labels`` argument when given, otherwise the sorted
   union of the observed labels. Weighted kappa spaces categories by their
   rank in that order (R ``irr::kappa2`` and SAS PROC FREQ convention).
-* Confidence intervals are Wald intervals, estimate +/- 1.959964 * SE.
+* Confidence intervals are Wald intervals, estimate +/- 1.959964 * SE (they
+  match statsmodels), except :func:`kappa_interval`, the interval to SHOW and
+  to gate on: it stays within [-1, 1], never has zero width and names its
+  method (see its docstring and docs/decisions.md).
 
 References
 ----------
@@ -56,6 +59,10 @@ __all__ = [
     "pabak",
     "bootstrap_ci",
     "labels_needed",
+    "labels_needed_for_interval",
+    "KappaInterval",
+    "kappa_interval",
+    "MIN_N_INTERVAL",
     "interpret_kappa",
     "mcnemar_exact",
 ]
@@ -1001,3 +1008,83 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     return float(min(1.0, 2.0 * binom.cdf(min(b, c), n, 0.5)))
+
+
+# ---------------------------------------------------------------------------
+# The interval to show: bounded, never zero width, method named
+# ---------------------------------------------------------------------------
+
+#: Below this many pairs a kappa interval is labelled approximate: the simulated coverage of every method we tried
+#: (bench/kappa_interval_coverage.py) still varies by table shape there.
+MIN_N_INTERVAL = 30
+
+KAPPA_INTERVAL_METHOD = "wilson-mapped+wald"
+
+
+@dataclass(frozen=True)
+class KappaInterval:
+    """A 95% interval for kappa that never claims certainty it does not have.
+
+    ``low``/``high`` lie within [-1, 1] and ``low < high`` whenever they are
+    defined; ``method`` names how they were computed; ``approximate`` is True
+    below :data:`MIN_N_INTERVAL` pairs. NaN bounds come with ``reason``."""
+
+    low: float
+    high: float
+    method: str
+    approximate: bool
+    n: float
+    reason: str | None = None
+
+
+def _wilson(po: float, n: float, z: float = Z_95) -> tuple[float, float]:
+    d = 1.0 + z * z / n
+    centre = (po + z * z / (2.0 * n)) / d
+    half = z * math.sqrt(max(po * (1.0 - po), 0.0) / n + z * z / (4.0 * n * n)) / d
+    return centre - half, centre + half
+
+
+def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence | None = None) -> KappaInterval:
+    """The interval the report, the app and the gate show for Cohen's kappa of a count table (rows = rater A).
+
+    Method ``"wilson-mapped+wald"``: the Wilson score interval of the observed agreement p_o (n pairs) mapped
+    through kappa = (p_o - p_e) / (1 - p_e) at the observed p_e, joined (the hull) with the Wald interval
+    kappa +/- 1.96 SE when that SE is defined and positive, then clipped to [-1, 1]. The Wilson bound has positive
+    width at every n, also at perfect agreement (where the Wald SE is 0 and Wald claims [1, 1]); the hull keeps the
+    Wald width where p_e is itself uncertain (skewed tables at larger n). Chosen by simulated coverage, see
+    docs/decisions.md and bench/kappa_interval_coverage.py: >= 0.96 on skewed and high-agreement 2x2 and 4x4 tables
+    at n = 20, 50, 200, where Wald gets 0.56-0.94 and BCa 0.39-0.97. Tables may hold non-integer (design-weighted)
+    counts: their total is the n used (pass a table scaled to an effective sample size). For weighted kappa p_o is
+    the weighted agreement, still a mean in [0, 1].
+
+    NaN bounds with ``reason`` when kappa is undefined (expected agreement 1) and when one rater used a single
+    category (kappa is then 0 whatever the other rater says: the data carry no information on kappa). Empty or
+    malformed tables raise ``ValueError``. ``labels`` only name the categories in ``reason``.
+    """
+    t = _validate_table(table)
+    res = _kappa_from_table(t, weights, tuple(labels) if labels is not None else tuple(range(t.shape[0])))
+    n = float(t.sum())
+    approximate = n < MIN_N_INTERVAL
+    if not math.isfinite(res.kappa) or not math.isfinite(res.se):
+        return KappaInterval(math.nan, math.nan, KAPPA_INTERVAL_METHOD, approximate, n, res.reason)
+    pe = res.p_expected
+    lo_po, hi_po = _wilson(min(max(res.p_observed, 0.0), 1.0), n)
+    low, high = (lo_po - pe) / (1.0 - pe), (hi_po - pe) / (1.0 - pe)
+    if res.se > 0:
+        low, high = min(low, res.kappa - Z_95 * res.se), max(high, res.kappa + Z_95 * res.se)
+    return KappaInterval(max(-1.0, low), min(1.0, high), KAPPA_INTERVAL_METHOD, approximate, n)
+
+
+def labels_needed_for_interval(interval: KappaInterval, target_half_width: float) -> int:
+    """More random labels for the half-width of `interval` to fall to `target_half_width`, projecting that the
+    width shrinks as 1/sqrt(n). Unlike :func:`labels_needed` this never answers 0 from a zero Wald SE: the interval
+    always has positive width, so perfect agreement on 13 pairs still asks for more. NaN bounds or a bad target
+    raise ``ValueError``."""
+    if not (target_half_width > 0 and math.isfinite(target_half_width)):
+        raise ValueError(f"target_half_width must be a positive number, got {target_half_width}")
+    if not (math.isfinite(interval.low) and math.isfinite(interval.high)):
+        raise ValueError(f"cannot project a sample size: {interval.reason}")
+    hw = (interval.high - interval.low) / 2.0
+    if hw <= target_half_width:
+        return 0
+    return max(math.ceil(interval.n * (hw / target_half_width) ** 2 - 1e-9) - math.ceil(interval.n - 1e-9), 1)

@@ -4,8 +4,8 @@
 
 The stub server (tests/openai_stub.py) runs in its own process and sleeps `latency` seconds per request. Ideal
 throughput = concurrency / latency (32 / 0.3 s = 106.7 tasks/s). Target: the runner reaches >= 0.90 of ideal.
-"The runner" is the whole `judgecal run` path: planning, rendering the messages, the request through the judge's
-OpenAI backend client, building each run record, and committing every record to a SQLite project file through the
+"The runner" is the whole `judgecal run` path: planning, rendering the messages, the request through the endpoint
+adapter (judge.Endpoint), building each run record, and committing every record to a SQLite project file through the
 CLI's run-record sink (the project's mechanical checks afterwards are not timed). Prints the ratio of one run
 (absolute numbers are noisy; the ratio is what to compare).
 """
@@ -25,7 +25,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 import annotations as ann  # noqa: E402
 from evalsets import EvalItem, parse_rows  # noqa: E402
-from judge import OpenAIBackend, RunSettings, run_models  # noqa: E402
+from judge import Endpoint  # noqa: E402
+from judgecal.runner import ModelClient, RunSettings, run_models  # noqa: E402
 from annotations import SqliteRunSink  # noqa: E402
 
 
@@ -49,8 +50,9 @@ def main() -> int:
                 ann.import_items(d, parse_rows("\n".join(json.dumps(i) for i in items), EvalItem))
                 loaded = list(ann.load_items(d).values())
                 sha = ann.project_evalset_sha256(d)
-            backend = OpenAIBackend(model="bench-model", base_url=url, api_key="sk-bench", max_retries=0,
-                                    timeout_s=30, concurrency=args.concurrency)
+            endpoint = Endpoint(base_url=url, api_key="sk-bench", max_retries=0, timeout_s=30,
+                                concurrency=args.concurrency)
+            backend = ModelClient(model="bench-model", endpoint=endpoint)
             settings = RunSettings(run_id="bench", concurrency=args.concurrency, evalset_sha256=sha)
             t0 = time.perf_counter()
             with SqliteRunSink(db, "bench") as sink:

@@ -13,14 +13,28 @@ from evalsets._models import (
     evalset_sha256,
     item_sha256,
 )
-from evalsets._registry import CheckResult, CheckerSpec, checker, checkers, get_checker, run_check, validate_check
-from evalsets._io import InputError, Parsed, Problem, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
+from evalsets._registry import (
+    BUILTIN_SOURCE,
+    BUNDLED_PLUGINS,
+    ENTRY_POINT_GROUP,
+    CheckerRegistry,
+    CheckResult,
+    CheckerSpec,
+    LoadedPlugin,
+    PluginProblem,
+    checker,
+    checkers,
+    default_registry,
+    get_checker,
+    run_check,
+    validate_check,
+)
+from evalsets._io import InputError, Parsed, Problem, jsonl_lines, load_json, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
+from evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
 from evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
 
-# Importing the checker modules fills the registry; nothing registers checkers after this point.
-from evalsets import _checks_text, _checks_trajectory  # noqa: E402,F401  (registration side effect)
-from evalsets import _ifeval  # noqa: E402,F401  (registers the 25 IFEval checkers)
 from evalsets._ifeval_files import (  # noqa: E402
+    IFEVAL_IDS,
     IFEvalRow,
     IFEvalSummary,
     evaluate_ifeval,
@@ -30,12 +44,18 @@ from evalsets._ifeval_files import (  # noqa: E402
     summarize_ifeval,
 )
 
+# The built-in checkers are collected here, so a duplicate or malformed built-in fails at import. Plugins (IFEval's
+# checkers among them) load on first use.
+default_registry()
+
 __all__ = [
     "LABEL_SETS", "PASS_FAIL", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
     "canonical_json", "evalset_sha256", "item_sha256",
     "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
+    "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
     "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval",
     "summarize_ifeval",
-    "InputError", "Parsed", "Problem", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
+    "InputError", "Parsed", "Problem", "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
+    "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
 ]

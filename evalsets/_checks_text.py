@@ -197,6 +197,8 @@ def _parse_json(text: str, fenced: bool, check: str) -> tuple[Any, str | None]:
         return None, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
     except _JSONError as e:
         return None, f"not valid JSON: {e}"
+    except RecursionError:  # a hostile output must not stop `judgecal check` for every other record
+        return None, "not valid JSON here: nested deeper than the parser allows (about 1,000 levels)"
 
 
 _MISSING = object()

@@ -18,15 +18,21 @@ import json
 import re
 from typing import Any, Callable
 
-import langdetect
+import threading
+
+from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 from langdetect.lang_detect_exception import LangDetectException
 
+from evalsets._ifeval_files import IFEVAL_IDS  # noqa: F401  (re-exported; the ids live with the file reader)
 from evalsets._ifeval_text import count_sentences, count_words, word_tokenize
 from evalsets._registry import CheckResult, checker
 
 # langdetect is randomised; IFEval never seeds it, so its language verdicts on borderline text vary run to run.
-# Seeding makes ours reproducible (it is langdetect's global, set once at import).
-langdetect.DetectorFactory.seed = 0
+# Ours use seed 0 on a detector factory of our own: langdetect's global factory and its class-wide
+# `DetectorFactory.seed` stay as the host program left them (importing evalsets changes nothing there).
+LANGDETECT_SEED = 0
+_factory: DetectorFactory | None = None
+_factory_lock = threading.Lock()
 
 RELATIONS = ("less than", "at least")
 
@@ -90,8 +96,19 @@ def _ifeval(checker_id: str) -> Callable[[Callable[..., CheckResult]], Callable[
 
 def _detect_language(text: str) -> str | None:
     """langdetect's language code, or None where langdetect raises (IFEval then counts the check as passed)."""
+    global _factory
+    if _factory is None:
+        with _factory_lock:
+            if _factory is None:
+                # The same profiles `langdetect.detect` loads; loaded on the first detection, not at import.
+                factory = DetectorFactory()
+                factory.load_profile(PROFILES_DIRECTORY)
+                factory.set_seed(LANGDETECT_SEED)
+                _factory = factory
     try:
-        return langdetect.detect(text)
+        detector = _factory.create()
+        detector.append(text)
+        return detector.detect()
     except LangDetectException:
         return None
 
@@ -292,6 +309,8 @@ def format_json_format(text: str) -> CheckResult:
         json.loads(value)
     except ValueError as exc:
         return CheckResult(False, f"not JSON: {exc}")
+    except RecursionError:  # the reference implementation crashes here; one output must not stop the whole check
+        return CheckResult(False, "not JSON that Python's parser reads: nested deeper than about 1,000 levels")
     return CheckResult(True, "valid JSON")
 
 
@@ -380,16 +399,3 @@ def startend_quotation(text: str) -> CheckResult:
     value = text.strip()
     ok = len(value) > 1 and value[0] == '"' and value[-1] == '"'
     return CheckResult(ok, "wrapped in double quotes" if ok else "not wrapped in double quotes")
-
-
-IFEVAL_IDS: tuple[str, ...] = (
-    "keywords:existence", "keywords:frequency", "keywords:forbidden_words", "keywords:letter_frequency",
-    "language:response_language", "length_constraints:number_sentences", "length_constraints:number_paragraphs",
-    "length_constraints:number_words", "length_constraints:nth_paragraph_first_word",
-    "detectable_content:number_placeholders", "detectable_content:postscript",
-    "detectable_format:number_bullet_lists", "detectable_format:constrained_response",
-    "detectable_format:number_highlighted_sections", "detectable_format:multiple_sections",
-    "detectable_format:json_format", "detectable_format:title", "combination:two_responses",
-    "combination:repeat_prompt", "startend:end_checker", "change_case:capital_word_frequency",
-    "change_case:english_capital", "change_case:english_lowercase", "punctuation:no_comma", "startend:quotation",
-)

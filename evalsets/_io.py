@@ -18,8 +18,15 @@ from typing import Any, Generic, Iterable, Iterator, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evalsets._models import EvalItem, RunRecord
+from evalsets._text import storable
 
 M = TypeVar("M", bound=BaseModel)
+
+# Nesting deeper than this is refused (pydantic's JSON parser, which reads every JSONL row, stops at about the same
+# depth): Python's json module would raise RecursionError near 1,000 levels, and deep values break hashing and export.
+MAX_JSON_DEPTH = 200
+# A CSV cell may hold a long model output; the csv module's default limit (131,072 characters) would refuse it.
+CSV_CELL_LIMIT = 16 * 1024 * 1024
 
 # First line of judgecal's own exports: provenance (eval-set hash, rubric versions). Import skips it.
 EXPORT_HEADER_KEY = "judgecal_export"
@@ -63,6 +70,32 @@ class Parsed(Generic[M]):
 
 def _loc(err: dict[str, Any]) -> str:
     return ".".join(str(p) for p in err["loc"]) or "(row)"
+
+
+def load_json(text: str) -> Any:
+    """json.loads for text from a user's file (a CSV cell, an LLMBar row, a --tools or --thresholds file). Every
+    failure is a json.JSONDecodeError, which callers report with file, line and field: invalid JSON, nesting deeper
+    than MAX_JSON_DEPTH (instead of a RecursionError), and a lone surrogate escape ("\\ud800": valid JSON, but not
+    text that can be stored)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError(f"nested more than {MAX_JSON_DEPTH} levels deep", text, 0) from None
+    stack = [(value, 0)]
+    while stack:  # iterative: the check itself must not recurse
+        v, depth = stack.pop()
+        if isinstance(v, str):
+            if storable(v) is not v:
+                raise json.JSONDecodeError(f"a lone surrogate escape in {v[:40]!r} is not valid Unicode text", text, 0)
+        elif isinstance(v, (dict, list)):
+            if depth >= MAX_JSON_DEPTH:
+                raise json.JSONDecodeError(f"nested more than {MAX_JSON_DEPTH} levels deep", text, 0)
+            if isinstance(v, dict):
+                stack.extend((k, depth + 1) for k in v)
+                stack.extend((x, depth + 1) for x in v.values())
+            else:
+                stack.extend((x, depth + 1) for x in v)
+    return value
 
 
 @contextmanager
@@ -110,12 +143,24 @@ def _problems(file: str, line: int, exc: ValidationError) -> list[Problem]:
     out = []
     for e in exc.errors(include_url=False):
         if e["type"] == "json_invalid":
-            out.append(Problem(file, line, "(json)", f"invalid JSON: {e['msg']}"))
+            hint = " (a lone surrogate escape such as \\ud800 is not valid Unicode text)" if "hex escape" in e["msg"] else ""
+            out.append(Problem(file, line, "(json)", f"invalid JSON: {e['msg']}{hint}"))
         elif e["type"] == "model_type" and not e["loc"]:
             out.append(Problem(file, line, "(row)", "expected a JSON object"))
         else:
             out.append(Problem(file, line, _loc(e), e["msg"]))
     return out
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of JSONL text. Lines end at "\n" (a "\r" before it is dropped) and nowhere else: U+2028, U+2029,
+    U+0085, \x0b, \x0c and \x1c-\x1e are characters inside strings (valid JSON, written raw by json.dumps with
+    ensure_ascii=False), not line ends as `str.splitlines()` would have them. A list, not a generator: this is the
+    hot path of every import."""
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
 
 
 def _parse_jsonl(text: str, model: type[M], parsed: Parsed[M], problems: list[Problem]) -> None:
@@ -124,16 +169,16 @@ def _parse_jsonl(text: str, model: type[M], parsed: Parsed[M], problems: list[Pr
     validate = model.__pydantic_validator__.validate_json
     rows, lines, file = parsed.rows, parsed.lines, parsed.file
     first = True
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line or line.isspace():
             continue
         if first:
             first = False
             if EXPORT_HEADER_KEY in line:
                 try:
-                    head = json.loads(line)
+                    head = load_json(line)
                 except json.JSONDecodeError:
-                    head = None
+                    head = None  # not a header: the row parser reports what is wrong with it
                 if isinstance(head, dict) and set(head) == {EXPORT_HEADER_KEY}:
                     parsed.header = head[EXPORT_HEADER_KEY]
                     continue
@@ -146,10 +191,25 @@ def _parse_jsonl(text: str, model: type[M], parsed: Parsed[M], problems: list[Pr
 
 def _csv_rows(text: str, file: str, model: type[M], problems: list[Problem]) -> Iterator[tuple[int, M]]:
     """CSV: one row per record; empty cells are absent; cells of list/object fields hold JSON."""
+    # Set, not restored: every CSV read sets the same value, so concurrent imports agree (the limit is per process).
+    csv.field_size_limit(CSV_CELL_LIMIT)
     reader = csv.DictReader(io.StringIO(text))
     json_fields = {name for name, f in model.model_fields.items() if _is_structured(f.annotation)}
     text_fields = {name for name in json_fields if _admits_str(model.model_fields[name].annotation)}
-    for raw in reader:
+    while True:
+        try:
+            raw = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            # The reader cannot go on past a malformed line (a cell over CSV_CELL_LIMIT, a NUL byte): report it
+            # and stop; the file is refused whole anyway.
+            message = str(exc)
+            if "field larger than field limit" in message:
+                message = f"a cell is longer than {CSV_CELL_LIMIT:,} characters"
+            # line_num counts the lines the reader finished; the error is on the next one.
+            problems.append(Problem(file, reader.line_num + 1, "(csv)", f"malformed CSV: {message}"))
+            return
         line = reader.line_num
         row: dict[str, Any] = {}
         try:
@@ -162,7 +222,7 @@ def _csv_rows(text: str, file: str, model: type[M], problems: list[Problem]) -> 
                     row[key] = value  # a text-or-JSON field (`input`): a cell that is no object or list is text
                 elif key in json_fields:
                     try:
-                        row[key] = json.loads(value)
+                        row[key] = load_json(value)
                     except json.JSONDecodeError as exc:
                         raise _CellError(key, f"cell is not valid JSON: {exc.msg}") from None
                 else:

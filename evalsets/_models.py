@@ -170,6 +170,14 @@ class RunRecord(_Strict):
         return self
 
     @property
+    def failed(self) -> bool:
+        """A failed run: it produced neither output nor trajectory (its `error` says why), so there is nothing to
+        check, judge or review. It fails every constraint of its item (compare, boundary, check results), and it has no
+        semantic pair to judge or sample. The one definition of "failed run"; SQL spells it
+        `output IS NULL AND trajectory IS NULL` (annotations/_sampling.py)."""
+        return self.output is None and self.trajectory is None
+
+    @property
     def final_text(self) -> str:
         """The text the mechanical text checks and the judge look at: the output, else the final answer."""
         if self.output is not None:

@@ -1,19 +1,40 @@
-"""The checker registry: mechanical checks registered by decorator under namespaced ids.
+"""The checker registry: mechanical checks under namespaced ids, built in or added by plugins.
 
 A checker is a pure, deterministic function. Text checkers take the output text; trajectory checkers take the
 run record's trajectory (a tuple of `Step`). Every argument is keyword-only; an argument without a default in the
 signature is required, and a check that omits it is rejected when the eval set is parsed, never defaulted.
-The registry is filled when `evalsets` is imported and never changed afterwards.
+
+`@checker("group:name")` only marks a function; a `CheckerRegistry` collects marked functions from modules. The
+built-in modules are collected when the registry is made (a duplicate id fails at `import evalsets`). Plugins come
+from the entry-point group `judgecal.checkers` (value: a module, or one marked function) and are loaded once, on the
+first lookup of an id that is not built in or on the first listing. A plugin's ids are namespaced by its
+distribution (`acme-checkers/acme:cites_ticket`), so no plugin can change what an existing eval set's id means.
+IFEval's checkers are a bundled plugin registered through the same group, with a fallback for a checkout whose
+entry points were never installed.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import inspect
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Literal, NamedTuple
+import threading
+from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import Any, Callable, Iterable, Literal, NamedTuple
 
 Target = Literal["text", "trajectory"]
+
+ENTRY_POINT_GROUP = "judgecal.checkers"
+# Where built-ins and bundled plugins come from, as `judgecal checkers` shows it.
+BUILTIN_SOURCE = "judgecal"
+_BUILTIN_MODULES = (f"{__package__}._checks_text", f"{__package__}._checks_trajectory")
+# Bundled plugins: entry-point name -> module. Their ids stay un-namespaced (IFEval's own ids).
+BUNDLED_PLUGINS: dict[str, str] = {"ifeval": f"{__package__}._ifeval"}
+
+_ID = re.compile(r"^[a-z0-9_]+:[a-z0-9_]+$")
+_MARK = "__judgecal_checker__"
 
 
 class CheckResult(NamedTuple):
@@ -31,20 +52,40 @@ class CheckerSpec:
     required: frozenset[str]
     optional: frozenset[str]
     doc: str
+    # The distribution that provides the checker (normalised name); BUILTIN_SOURCE for ours.
+    source: str = BUILTIN_SOURCE
 
 
-_REGISTRY: dict[str, CheckerSpec] = {}
-_ID = re.compile(r"^[a-z0-9_]+:[a-z0-9_]+$")
+class PluginProblem(NamedTuple):
+    """A plugin that could not be loaded: reported by name, its checkers absent, everything else unaffected."""
+
+    entry_point: str
+    distribution: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"checker plugin {self.entry_point!r} ({self.distribution}) not loaded: {self.message}"
+
+
+class LoadedPlugin(NamedTuple):
+    entry_point: str
+    distribution: str
+    # "entry point", or "bundled fallback" when our own entry point is not installed (a plain checkout).
+    via: str
+    ids: tuple[str, ...]
 
 
 def checker(checker_id: str, *, target: Target = "text") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a checker under `checker_id` (`group:name`). A duplicate id fails at import."""
-    if not _ID.match(checker_id):
-        raise ValueError(f"checker id {checker_id!r} must look like 'group:name'")
+    """Mark a function as the checker `checker_id` (`group:name`); a registry collects it from its module.
 
-    def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        if checker_id in _REGISTRY:
-            raise ValueError(f"checker {checker_id!r} registered twice")
+    The signature is checked here, so a malformed checker fails where it is defined: a docstring is required, and
+    every argument after the first (the text or the trajectory) must be keyword-only."""
+    if not _ID.match(checker_id):
+        raise ValueError(f"checker id {checker_id!r} must look like 'group:name' (lower-case letters, digits, _)")
+    if target not in ("text", "trajectory"):
+        raise ValueError(f"checker {checker_id!r}: target must be 'text' or 'trajectory', not {target!r}")
+
+    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
         if not (func.__doc__ or "").strip():
             raise ValueError(f"checker {checker_id!r} has no docstring")
         params = list(inspect.signature(func).parameters.values())[1:]
@@ -52,24 +93,167 @@ def checker(checker_id: str, *, target: Target = "text") -> Callable[[Callable[.
             raise ValueError(f"checker {checker_id!r}: arguments after the first must be keyword-only")
         required = frozenset(p.name for p in params if p.default is inspect.Parameter.empty)
         optional = frozenset(p.name for p in params if p.default is not inspect.Parameter.empty)
-        _REGISTRY[checker_id] = CheckerSpec(
-            checker_id, func, target, required, optional, inspect.cleandoc(func.__doc__ or "")
-        )
+        setattr(func, _MARK, CheckerSpec(checker_id, func, target, required, optional,
+                                         inspect.cleandoc(func.__doc__ or "")))
         return func
 
-    return register
+    return mark
+
+
+def _marked(obj: Any) -> list[CheckerSpec]:
+    """The checkers a module defines (in definition order), or the one checker a marked function is."""
+    if isinstance(obj, ModuleType):
+        specs = [getattr(v, _MARK) for v in vars(obj).values()
+                 if hasattr(v, _MARK) and getattr(v, "__module__", None) == obj.__name__]
+        if not specs:
+            raise ValueError(f"module {obj.__name__!r} defines no @checker function")
+        return specs
+    if hasattr(obj, _MARK):
+        return [getattr(obj, _MARK)]
+    raise ValueError(f"{obj!r} is neither a module nor a function marked with @checker")
+
+
+def normalise_distribution(name: str) -> str:
+    """PEP 503 normal form (`Acme_Checkers` -> `acme-checkers`): the namespace of a plugin's ids."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _installed_entry_points() -> Iterable[importlib.metadata.EntryPoint]:
+    return importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+
+
+class CheckerRegistry:
+    """Checker ids -> CheckerSpec. Built-ins at construction; plugins once, lazily, under a lock (the app looks
+    checkers up from several threads). After loading, the registry never changes."""
+
+    def __init__(self, builtin_modules: Iterable[str | ModuleType] = _BUILTIN_MODULES, *,
+                 bundled: dict[str, str] | None = None,
+                 entry_points: Callable[[], Iterable[importlib.metadata.EntryPoint]] = _installed_entry_points):
+        self._specs: dict[str, CheckerSpec] = {}
+        for module in builtin_modules:
+            mod = importlib.import_module(module) if isinstance(module, str) else module
+            self._add(_marked(mod), namespace=None, source=BUILTIN_SOURCE, where=mod.__name__)
+        self._bundled = dict(BUNDLED_PLUGINS if bundled is None else bundled)
+        self._entry_points = entry_points
+        self._lock = threading.Lock()
+        self._loaded = False
+        self._problems: list[PluginProblem] = []
+        self._plugins: list[LoadedPlugin] = []
+
+    # -- lookup ---------------------------------------------------------------------------------------------------
+
+    def get(self, checker_id: str) -> CheckerSpec:
+        spec = self._specs.get(checker_id)
+        if spec is None:
+            self.load_plugins()
+            spec = self._specs.get(checker_id)
+        if spec is None:
+            hint = "".join(f"; {p}" for p in self._problems)
+            raise ValueError(f"unknown checker {checker_id!r} (`judgecal checkers` lists them){hint}")
+        return spec
+
+    def all(self) -> dict[str, CheckerSpec]:
+        """Every checker by id, plugins included (a copy)."""
+        self.load_plugins()
+        return dict(self._specs)
+
+    def problems(self) -> list[PluginProblem]:
+        self.load_plugins()
+        return list(self._problems)
+
+    def plugins(self) -> list[LoadedPlugin]:
+        self.load_plugins()
+        return list(self._plugins)
+
+    # -- loading --------------------------------------------------------------------------------------------------
+
+    def load_plugins(self) -> None:
+        if self._loaded:
+            return
+        with self._lock:
+            if self._loaded:
+                return
+            self._load()
+            self._loaded = True
+
+    def _load(self) -> None:
+        bundled_modules = {module: name for name, module in self._bundled.items()}
+        try:
+            found = list(self._entry_points())
+        except Exception as exc:  # a corrupt metadata folder on sys.path must not take the built-ins down
+            self._problems.append(PluginProblem("*", "?", f"entry points unreadable: {type(exc).__name__}: {exc}"))
+            found = []
+        ours = [ep for ep in found if ep.module in bundled_modules]
+        theirs = sorted((ep for ep in found if ep.module not in bundled_modules),
+                        key=lambda ep: (normalise_distribution(_dist_name(ep)), ep.name))
+        # Bundled first, so a third-party plugin cannot take an id before IFEval's checkers are in.
+        seen: set[str] = set()
+        for ep in ours:
+            if ep.module in seen:
+                continue
+            seen.add(ep.module)
+            self._load_one(ep.name, BUILTIN_SOURCE, ep.load, namespace=None, via="entry point")
+        for name, module in self._bundled.items():
+            if module not in seen:
+                self._load_one(name, BUILTIN_SOURCE, lambda m=module: importlib.import_module(m),
+                               namespace=None, via="bundled fallback")
+        for ep in theirs:
+            dist = normalise_distribution(_dist_name(ep))
+            self._load_one(ep.name, dist, ep.load, namespace=dist, via="entry point")
+
+    def _load_one(self, name: str, dist: str, load: Callable[[], Any], *, namespace: str | None, via: str) -> None:
+        try:
+            specs = _marked(load())
+            added = self._add(specs, namespace=namespace, source=dist, where=f"plugin {name!r} ({dist})")
+        except Exception as exc:  # any failure of third-party code is that plugin's problem, reported by name
+            self._problems.append(PluginProblem(name, dist, f"{type(exc).__name__}: {exc}"))
+            return
+        self._plugins.append(LoadedPlugin(name, dist, via, added))
+
+    def _add(self, specs: list[CheckerSpec], *, namespace: str | None, source: str, where: str) -> tuple[str, ...]:
+        """Add a module's checkers all together or none of them (a half-loaded plugin would be worse than none)."""
+        new: dict[str, CheckerSpec] = {}
+        for spec in specs:
+            full = spec.id
+            if namespace is not None:
+                if spec.id in self._specs and self._specs[spec.id].source == BUILTIN_SOURCE:
+                    raise ValueError(f"checker {spec.id!r} would shadow the built-in checker of that id; a plugin's "
+                                     f"ids must not repeat a built-in one (rename it, e.g. to "
+                                     f"'{namespace.replace('-', '_')}:{spec.id.split(':', 1)[1]}')")
+                full = f"{namespace}/{spec.id}"
+            if full in self._specs or full in new:
+                raise ValueError(f"checker {full!r} registered twice ({where})")
+            new[full] = replace(spec, id=full, source=source)
+        self._specs.update(new)
+        return tuple(new)
+
+
+def _dist_name(ep: importlib.metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None and dist.name else "unknown-distribution"
+
+
+_default: CheckerRegistry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> CheckerRegistry:
+    """The process's registry: built-ins, the bundled IFEval plugin and installed plugins."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = CheckerRegistry()
+    return _default
 
 
 def checkers() -> dict[str, CheckerSpec]:
-    """All registered checkers by id (a copy)."""
-    return dict(_REGISTRY)
+    """All checkers by id, plugins included (a copy)."""
+    return default_registry().all()
 
 
 def get_checker(checker_id: str) -> CheckerSpec:
-    try:
-        return _REGISTRY[checker_id]
-    except KeyError:
-        raise ValueError(f"unknown checker {checker_id!r}") from None
+    return default_registry().get(checker_id)
 
 
 def _check_signature(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
@@ -92,6 +276,12 @@ def validate_check(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
         spec.func("x" if spec.target == "text" else (), **args)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"checker {checker_id!r}: {exc}") from None
+    except Exception as exc:
+        # A plugin's checker that fails its dry run some other way: still the eval set's problem, not a traceback.
+        if spec.source == BUILTIN_SOURCE:
+            raise
+        raise ValueError(f"checker {checker_id!r} ({spec.source}) failed on a dry run: "
+                         f"{type(exc).__name__}: {exc}") from None
     return spec
 
 

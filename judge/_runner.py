@@ -54,7 +54,13 @@ class Verdict(NamedTuple):
 
     @property
     def key(self) -> VerdictKey:
-        return VerdictKey(*self[:5])
+        return VerdictKey(**{f: getattr(self, f) for f in VerdictKey._fields})
+
+    @classmethod
+    def of(cls, key: VerdictKey, answer: Answer) -> Verdict:
+        """The verdict of `key` from a backend's answer, field by field by name: a field added to or moved within
+        Answer or Verdict can never shift a value into the wrong column."""
+        return cls(**key._asdict(), **{f: getattr(answer, f) for f in cls._fields if f not in VerdictKey._fields})
 
 
 class VerdictSink(Protocol):
@@ -95,6 +101,10 @@ class BatchSummary:
     elsewhere: int = 0  # keys another running batch held (or finished meanwhile): left to it, not sent
     abandoned: int = 0  # requests in flight when a second Ctrl+C (or the grace time) gave up on them
 
+    # Responses by the structured-output mode the endpoint actually served (json_schema / json_object), counted as
+    # they come back: a batch that fell back to json_object says so here, whatever its settings said at the start.
+    structured_output: Counter = field(default_factory=Counter)
+
     @property
     def nothing_answered(self) -> bool:
         """Requests went out and not one came back as a verdict: the endpoint is down, not the judge unsure."""
@@ -102,6 +112,8 @@ class BatchSummary:
 
     def add(self, answer: Answer | Verdict) -> None:
         self.sent += 1
+        if (mode := getattr(answer, "structured_output", None)) is not None:
+            self.structured_output[mode] += 1
         if answer.error:
             self.errors[answer.error] += 1
         else:
@@ -119,6 +131,7 @@ class BatchSummary:
             "mean_latency_ms": round(self.latency_ms_total / self.sent, 1) if self.sent else None,
             "wall_s": round(self.wall_s, 3), "cost": self.cost, "interrupted": self.interrupted,
             "elsewhere": self.elsewhere, "abandoned": self.abandoned,
+            "structured_output": dict(self.structured_output),
         }
 
     def format(self) -> str:
@@ -201,7 +214,9 @@ def plan(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric:
     for record, item, constraint in pairs:
         prompt = rubric.render(record, item, constraint)
         for r in range(repeats):
-            tasks.append(_Task(VerdictKey(record.id, constraint.id, rubric.sha256, model, r), prompt, constraint.labels))
+            key = VerdictKey(run_record_id=record.id, constraint_id=constraint.id, rubric_sha256=rubric.sha256,
+                             judge_model=model, repeat=r)
+            tasks.append(_Task(key=key, prompt=prompt, labels=constraint.labels))
     return tasks
 
 
@@ -232,7 +247,7 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
     def handle(task: _Task) -> None:
         k = task.key
         answer = backend.judge(task.prompt, task.labels, verdict_key_header(k.run_record_id, k.constraint_id, k.repeat))
-        sink.save(Verdict(*k, *answer[:5], *answer[5:]))
+        sink.save(Verdict.of(k, answer))
         with lock:
             summary.add(answer)
             sent, errors = summary.sent, sum(summary.errors.values())

@@ -10,11 +10,11 @@ from pathlib import Path
 import annotations as ann
 from annotations._calibration import calibration_report
 from annotations._calibration_text import format_report
-from annotations._gate import format_gate, run_gate
+from annotations._gate import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate
 from annotations._llmbar import import_llmbar
 from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
 from evalsets._io import read_text_file
-from judgecal.cli import IMPORTERS, CommandError, fraction, kappa_threshold, positive_fraction
+from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, say
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
@@ -26,7 +26,15 @@ def _import_llmbar(db_path: Path, file: Path) -> str:
             f"({s.errors} unparsable) imported; rubric versions: {', '.join(s.rubrics)} ({file})")
 
 
-IMPORTERS.update(llmbar=("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts", _import_llmbar))
+
+def _min_n(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return n
 
 
 def _write(text: str, out: Path | None) -> str:
@@ -62,13 +70,13 @@ def cmd_gate(args: argparse.Namespace) -> int:
         with ann.unit_of_work(args.db) as db:
             result = run_gate(db, min_kappa=args.min_kappa, min_coverage=args.min_coverage,
                               min_pass_rate=args.min_pass_rate, constraints=args.constraint or None,
-                              rubric=args.rubric, model=args.model)
+                              rubric=args.rubric, model=args.model, on=args.on, min_n=args.min_n)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        say(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print(format_gate(result))
+        say(format_gate(result))
     return 0 if result.passed else 1
 
 
@@ -102,6 +110,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-coverage", type=positive_fraction, default=0.10,
                    help="minimum share of each stratum labelled in the random sample (default 0.10)")
     p.add_argument("--min-pass-rate", type=fraction, help="minimum judge-corrected pass rate of each model under test")
+    p.add_argument("--on", choices=GATE_ON, default="lower",
+                   help="compare the lower 95%% confidence bound (default) or the point estimate with the thresholds")
+    p.add_argument("--min-n", type=_min_n, default=DEFAULT_MIN_N,
+                   help=f"compared random pairs each gated slice needs (default {DEFAULT_MIN_N})")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=cmd_gate)
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from collections import Counter
 from pathlib import Path
 
 import annotations as ann
@@ -25,17 +23,16 @@ from judge import (
     Rubric,
     shipped_rubric,
 )
-from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
-from judgecal.cli import (
-    EXIT_NOTHING_ANSWERED,
-    EXPORTERS,
-    IMPORTERS,
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
+from judgecal._args import (
     CommandError,
     non_negative_float,
     non_negative_int,
     positive_float,
     positive_int,
+    say,
 )
 
 
@@ -46,7 +43,7 @@ def _backend(args: argparse.Namespace):
         ok, why = local_backend_available()
         if not ok:
             raise CommandError(f"offline backend unavailable: {why}")
-        print(f"warning: {DEMO_QUALITY_WARNING}", file=sys.stderr)
+        say(f"warning: {DEMO_QUALITY_WARNING}", err=True)
         # One in-process model answers one request at a time; a single worker also keeps the repeats of a pair
         # back to back, so llama.cpp reuses the whole evaluated prompt for repeats 2..k.
         args.concurrency = 1
@@ -71,8 +68,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     def started(batch_id: str, pairs: int, rubric: Rubric, version: int) -> None:
         if pairs:
-            print(f"judging {pairs} pairs x {args.repeats} repeats with {backend.model} "
-                  f"(rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", file=sys.stderr)
+            say(f"judging {pairs} pairs x {args.repeats} repeats with {backend.model} "
+                f"(rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
 
     try:
         result = jobs.judge_pairs(
@@ -86,55 +83,14 @@ def cmd_judge(args: argparse.Namespace) -> int:
     finally:
         backend.close()
     if result.pairs == 0:
-        print("nothing to judge: no (run record, semantic constraint) pairs match", file=sys.stderr)
+        say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
         return 0
-    print(result.summary.format())
-    print(f"pairs whose repeats disagree (targeted for review): {result.flipped}")
+    say(result.summary.format())
+    say(f"pairs whose repeats disagree (targeted for review): {result.flipped}")
     if args.backend == "local":
-        print(f"note: {DEMO_QUALITY_WARNING}")
+        say(f"note: {DEMO_QUALITY_WARNING}")
     exit_if_abandoned(result.summary.abandoned)
     return batch_exit_code(result.status, result.summary.errors, result.summary.sent, "requests")
-
-
-def stop_grace_s(args: argparse.Namespace) -> float | None:
-    """How long the first Ctrl+C waits for requests in flight: one request timeout (no retries after it)."""
-    return args.timeout if getattr(args, "backend", "openai") == "openai" else None
-
-
-def acknowledge_stop(what: str):
-    """on_stop callback: say at once that the batch is stopping, and how to stop waiting."""
-
-    def on_stop(in_flight: int) -> None:
-        print(f"\nstopping: waiting for {in_flight} {what} in flight, Ctrl-C again to abandon them", file=sys.stderr,
-              flush=True)
-
-    return on_stop
-
-
-def exit_if_abandoned(abandoned: int) -> None:
-    """After a second Ctrl+C the abandoned requests' threads still sit in socket reads; interpreter shutdown would
-    wait on them (up to a request timeout). Everything is committed and the batch recorded by now: leave at once."""
-    if abandoned:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
-
-
-def batch_exit_code(status: str, errors: Counter, attempted: int, what: str) -> int:
-    """130 interrupted; EXIT_NOTHING_ANSWERED when every request failed (causes on stderr); else 0, with the
-    failures counted by cause on stderr when some failed."""
-    n_errors = sum(errors.values())
-    causes = ", ".join(f"{k}: {v}" for k, v in errors.most_common())
-    if status == "interrupted":
-        return 130
-    if status == "failed":
-        print(f"error: none of {attempted} {what} was answered ({causes}); the batch is recorded as failed",
-              file=sys.stderr)
-        return EXIT_NOTHING_ANSWERED
-    if n_errors:
-        print(f"warning: {n_errors} of {attempted} {what} failed ({causes}); a re-run asks them again",
-              file=sys.stderr)
-    return 0
 
 
 def cmd_price(args: argparse.Namespace) -> str:
@@ -170,10 +126,6 @@ def _export_verdicts(db_path: Path, out: Path) -> str:
     with ann.unit_of_work(db_path) as db:
         n = write_jsonl(out, av.verdict_export_rows(db), header=ann.export_header(db, "verdicts"))
     return f"{n} verdicts rows written to {out}"
-
-
-IMPORTERS.update(verdicts=("judge verdicts (JSONL/CSV; fields in docs/judge.md)", _import_verdicts))
-EXPORTERS.update(verdicts=("judge verdicts and error rows", _export_verdicts))
 
 
 def register(sub: argparse._SubParsersAction) -> None:

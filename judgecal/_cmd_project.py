@@ -10,79 +10,25 @@ from pathlib import Path
 
 import annotations as ann
 import evalsets
-from evalsets import Parsed, read_rows, write_jsonl
-from judgecal.cli import EXPORTERS, IMPORTERS, port
+from evalsets import write_jsonl
+from judgecal._args import port, say
+from judgecal._transfer import IMPORTERS, import_evalset, import_runs
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO / "data"
 
 
-def _import_evalset(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_evalset(file)
-    with ann.unit_of_work(db_path) as db:
-        s = ann.import_items(db, parsed)
-    return f"eval items: {s['inserted']} imported, {s['unchanged']} already present ({file})"
-
-
-def _import_runs(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_runs(file)
-    with ann.unit_of_work(db_path) as db:
-        s = ann.import_runs(db, parsed)
-    return f"run records: {s['inserted']} imported, {s['unchanged']} already present ({file})"
-
-
-def _import_labels(db_path: Path, file: Path) -> str:
-    parsed = read_rows(file, ann.HumanLabelRow, id_field=None)
-    with ann.unit_of_work(db_path) as db:
-        n = ann.import_labels(db, parsed)
-    return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
-
-
-def _import_ifeval(db_path: Path, file: Path) -> str:
-    rows = evalsets.read_ifeval(file)
-    items, runs = evalsets.ifeval_to_evalset(rows)
-    with ann.unit_of_work(db_path) as db, ann.write(db):
-        # Both imports in one transaction: an IFEval file comes in whole or not at all.
-        s1 = ann.import_items(db, Parsed(str(file), items, list(range(1, len(items) + 1))))
-        s2 = ann.import_runs(db, Parsed(str(file), runs, list(range(1, len(runs) + 1))))
-    return f"IFEval: {s1['inserted']} eval items and {s2['inserted']} run records imported ({file})"
-
-
-def _exporter(kind: str, rows_fn):
-    def export(db_path: Path, out: Path) -> str:
-        with ann.unit_of_work(db_path) as db:
-            n = write_jsonl(out, rows_fn(db), header=ann.export_header(db, kind))
-        return f"{n} {kind} rows written to {out}"
-
-    return export
-
-
-IMPORTERS.update(
-    evalset=("eval items (JSONL/CSV)", _import_evalset),
-    runs=("run records (JSONL/CSV)", _import_runs),
-    labels=("human labels (JSONL/CSV; fields in README)", _import_labels),
-    ifeval=("an IFEval-format file as eval items + run records", _import_ifeval),
-)
-EXPORTERS.update(
-    evalset=("eval items", _exporter("evalset", ann.item_rows)),
-    runs=("run records", _exporter("runs", ann.run_rows)),
-    checks=("mechanical check results", _exporter("checks", ann.check_export_rows)),
-    labels=("every human label event", _exporter("labels", ann.label_export_rows)),
-)
-
-
 def cmd_demo(args: argparse.Namespace) -> str:
     """Create the demo project (or bring an existing one up to date: imports are idempotent, labels are kept)."""
     messages = [
-        _import_evalset(args.db, DEMO_DIR / "demo_evalset.jsonl"),
-        _import_runs(args.db, DEMO_DIR / "demo_runs.jsonl"),
+        import_evalset(args.db, DEMO_DIR / "demo_evalset.jsonl"),
+        import_runs(args.db, DEMO_DIR / "demo_runs.jsonl"),
         # Five runs of demo-agent-a on each boundary item: the boundary report's reproducibility cases.
-        _import_runs(args.db, DEMO_DIR / "demo_boundary_runs.jsonl"),
+        import_runs(args.db, DEMO_DIR / "demo_boundary_runs.jsonl"),
     ]
-    # Verdicts recorded from a real judge run, and the sample drawn for review, when those features exist.
-    for kind, name in (("verdicts", "demo_verdicts.jsonl"),):
-        if kind in IMPORTERS and (DEMO_DIR / name).exists():
-            messages.append(IMPORTERS[kind][1](args.db, DEMO_DIR / name))
+    # Verdicts recorded from a real judge run.
+    if (DEMO_DIR / "demo_verdicts.jsonl").exists():
+        messages.append(IMPORTERS["verdicts"].run(args.db, DEMO_DIR / "demo_verdicts.jsonl"))
     with ann.unit_of_work(args.db) as db:
         ann.run_checks(db)
         # Drawing again adds nothing (a drawn pair stays drawn); after new verdicts it tops the strata up.
@@ -119,6 +65,29 @@ def cmd_ifeval(args: argparse.Namespace) -> str:
     )
 
 
+def _summary(doc: str, limit: int = 100) -> str:
+    """A docstring's first sentence on one line (docstrings wrap mid-sentence, so the first line alone is cut)."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    sentence = paragraph.split(". ", 1)[0].rstrip(".") + "."
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+
+
+def cmd_checkers(args: argparse.Namespace) -> int:
+    """List every checker (built-in, bundled, plugins) with its source distribution and the first line of its doc.
+    A plugin that failed to load is named on stderr and the exit code is 1, so CI can catch a broken plugin."""
+    registry = evalsets.default_registry()
+    specs = sorted(registry.all().values(), key=lambda s: (s.source != "judgecal", s.source, s.id))
+    width = max((len(s.id) for s in specs), default=2)
+    source_width = max((len(s.source) for s in specs), default=6)
+    say(f"{'id'.ljust(width)}  {'source'.ljust(source_width)}  description")
+    for s in specs:
+        say(f"{s.id.ljust(width)}  {s.source.ljust(source_width)}  {_summary(s.doc)}")
+    problems = registry.problems()
+    for problem in problems:
+        say(f"error: {problem}", err=True)
+    return 1 if problems else 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     """Start the Streamlit review app on the project database."""
     env = dict(os.environ, JUDGECAL_DB=str(Path(args.db).resolve()))
@@ -126,7 +95,7 @@ def cmd_app(args: argparse.Namespace) -> int:
            "--browser.gatherUsageStats", "false"]
     if args.headless:
         cmd += ["--server.headless", "true"]
-    print(f"judgecal app on {env['JUDGECAL_DB']}: http://localhost:{args.port}  (Ctrl+C stops it)")
+    say(f"judgecal app on {env['JUDGECAL_DB']}: http://localhost:{args.port}  (Ctrl+C stops it)")
     return subprocess.call(cmd, env=env)
 
 
@@ -142,6 +111,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--loose", action="store_true", help="IFEval's loose mode")
     p.add_argument("--out", type=Path, help="write one result line per prompt (IFEval's result shape)")
     p.set_defaults(func=cmd_ifeval)
+
+    p = sub.add_parser("checkers", help="list the mechanical checkers: built-in and from installed plugins")
+    p.set_defaults(func=cmd_checkers)
 
     p = sub.add_parser("app", help="open the review app (Streamlit) on the project")
     p.add_argument("--port", type=port, default=8501)

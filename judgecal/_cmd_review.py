@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import annotations as ann
-from judgecal.cli import fraction, positive_fraction
+from judgecal._args import fraction, positive_fraction
 
 
 def format_coverage(rows: list[ann.StratumCoverage]) -> str:

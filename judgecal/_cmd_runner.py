@@ -1,7 +1,7 @@
 """Runner commands: `run` (put the eval set to a model) and `compare` (two runs side by side, a switch verdict for CI,
 or `--boundary`: the boundary acceptance report of a run).
 
-Wires the judge package's model runner to the project store: the runner hands each finished task to a sink, which
+Wires the model runner (judgecal.runner) to the project store: the runner hands each finished task to a sink, which
 writes it as a run record through annotations (judge does not import annotations).
 """
 
@@ -17,34 +17,34 @@ from pathlib import Path
 from typing import Any
 
 import annotations as ann
-from evalsets import RunRecord
-from judge import (
+from evalsets import RunRecord, load_json
+from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, Endpoint, FatalBackendError
+from judgecal.runner import (
     DEFAULT_LOOP_LIMIT,
     DEFAULT_MAX_ROUNDS,
     DEFAULT_RUN_CONCURRENCY,
     DEFAULT_SYSTEM_PROMPT,
     DEFAULT_TASK_TIMEOUT_S,
-    FatalBackendError,
-    OpenAIBackend,
+    ModelClient,
     RunSettings,
     RunSummary,
 )
-from judge._backend import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
-from judgecal._cmd_judge import acknowledge_stop, batch_exit_code, exit_if_abandoned
-from judgecal.cli import (
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned
+from judgecal._args import (
     CommandError,
     non_negative_float,
     non_negative_int,
     positive_float,
     positive_int,
+    say,
 )
 
 
 def read_tools(path: Path) -> tuple[dict[str, Any], ...]:
     """A JSON list of OpenAI function-tool specs ({"type": "function", "function": {"name": ..., ...}})."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise CommandError(f"{path}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -91,16 +91,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             run_id=run_id, system_prompt=system,
             tools=tools, prompt_version=args.prompt_version, max_rounds=args.max_rounds, loop_limit=args.loop_limit,
             task_timeout_s=args.task_timeout, repeats=args.repeats, concurrency=args.concurrency, evalset_sha256=evalset)
-        backend = OpenAIBackend(model=model, base_url=args.base_url or os.environ.get("OPENAI_BASE_URL") or None,
-                                api_key=args.api_key, temperature=args.temperature,
-                                seed=None if args.no_seed else args.seed, timeout_s=args.timeout,
-                                max_retries=args.max_retries, concurrency=args.concurrency)
+        endpoint = Endpoint(base_url=args.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+                            api_key=args.api_key, timeout_s=args.timeout, max_retries=args.max_retries,
+                            concurrency=args.concurrency)
+        backend = ModelClient(model=model, endpoint=endpoint, temperature=args.temperature,
+                              seed=None if args.no_seed else args.seed)
     except (ValueError, FatalBackendError) as exc:
         raise CommandError(str(exc)) from None
 
     def started(batch_id: str, items: int) -> None:
-        print(f"running {items} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
-              file=sys.stderr)
+        say(f"running {items} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
+            err=True)
 
     try:
         result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, limit=args.limit, on_start=started,
@@ -113,8 +114,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         backend.close()
     summary = result.summary
-    print(summary.format())
-    print(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
+    say(summary.format())
+    say(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
     exit_if_abandoned(summary.abandoned)
     return batch_exit_code(result.status, summary.errors, summary.done, "tasks")
 
@@ -126,9 +127,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 reports = [ann.boundary_report(db, r, expected_runs=args.runs, rubric_sha256=args.rubric_sha256,
                                                judge_model=args.judge_model) for r in args.runs_ids]
                 if args.json:
-                    print(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
+                    say(json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2))
                 else:
-                    print("\n\n".join(ann.format_boundary(r) for r in reports))
+                    say("\n\n".join(ann.format_boundary(r) for r in reports))
                 return 0
             if len(args.runs_ids) != 2:
                 raise CommandError("compare needs two run ids: RUN_A (current) RUN_B (candidate)")
@@ -138,9 +139,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise CommandError(str(exc)) from None
     if args.json:
-        print(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2))
+        say(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2))
     else:
-        print(ann.format_comparison(comparison))
+        say(ann.format_comparison(comparison))
     return 0 if comparison.decision is None or comparison.decision.switch else 1
 
 

@@ -1,85 +1,34 @@
 """`judgecal` command line: parses arguments and calls one library function per command.
 
-Each command module registers its subcommands through `register(subparsers)`; `import` and `export` kinds are
-registered in IMPORTERS / EXPORTERS so every package's rows come in and go out the same way.
+Each command module registers its subcommands through `register(subparsers)`; the `import` and `export` kinds are
+the explicit tables IMPORTERS / EXPORTERS (judgecal/_transfer.py), so every package's rows come in and go out the
+same way. Command modules import shared helpers from judgecal/_args.py, never from this module.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Callable
 
 from evalsets import InputError
-
-# kind -> (help, function(db_path, file) -> message)
-IMPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
-# kind -> (help, function(db_path, out) -> message)
-EXPORTERS: dict[str, tuple[str, Callable[[Path, Path], str]]] = {}
-
-
-# Exit codes (README, CLI reference): 0 ok, 1 a gate/threshold failed, 2 bad input or configuration,
-# EXIT_NOTHING_ANSWERED a judge/run batch sent requests and got not one answer, 130 interrupted.
-EXIT_NOTHING_ANSWERED = 3
-
-
-class CommandError(Exception):
-    """A user-facing failure: printed without a traceback, exit code 2."""
-
-
-def _number(kind: type, text: str, *, low: float, low_ok: bool, high: float | None = None) -> float:
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a{'n integer' if kind is int else ' number'}, got {text!r}") from None
-    if kind is float and not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
-    if not (value >= low if low_ok else value > low) or (high is not None and not value <= high):
-        bound = f"at least {low:g}" if low_ok else f"greater than {low:g}"
-        raise argparse.ArgumentTypeError(f"expected a value {bound}{f' and at most {high:g}' if high else ''}, "
-                                         f"got {text}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (bad values exit 2 with the flag named)."""
-    return int(_number(int, text, low=1, low_ok=True))
-
-
-def non_negative_int(text: str) -> int:
-    return int(_number(int, text, low=0, low_ok=True))
-
-
-def positive_float(text: str) -> float:
-    """A finite number > 0 (NaN and inf are refused)."""
-    return _number(float, text, low=0, low_ok=False)
-
-
-def non_negative_float(text: str) -> float:
-    return _number(float, text, low=0, low_ok=True)
-
-
-def fraction(text: str) -> float:
-    """A share in [0, 1]."""
-    return _number(float, text, low=0, low_ok=True, high=1)
-
-
-def positive_fraction(text: str) -> float:
-    """A share in (0, 1]: a rate of 0 would review nothing."""
-    return _number(float, text, low=0, low_ok=False, high=1)
-
-
-def kappa_threshold(text: str) -> float:
-    """A kappa in [-1, 1]."""
-    return _number(float, text, low=-1, low_ok=True, high=1)
-
-
-def port(text: str) -> int:
-    return int(_number(int, text, low=1, low_ok=True, high=65535))
+# Re-exported: the argument types and CommandError are part of `judgecal.cli`'s public surface.
+from judgecal._args import (  # noqa: F401
+    EXIT_NOTHING_ANSWERED,
+    CommandError,
+    fraction,
+    kappa_threshold,
+    non_negative_float,
+    non_negative_int,
+    port,
+    positive_float,
+    positive_fraction,
+    positive_int,
+    say,
+)
+from judgecal._transfer import EXPORTERS, IMPORTERS
 
 
 def _command_modules() -> list:
@@ -134,13 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(result, int):
             return result
         if result:
-            print(result)
+            say(result)
         return 0
     except (InputError, CommandError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", err=True)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; everything committed so far is kept", file=sys.stderr)
+        say("interrupted; everything committed so far is kept", err=True)
         return 130
     except BrokenPipeError:
         # `judgecal report | head`: the reader left; say nothing more (Python would print a traceback at exit).
@@ -148,11 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except OSError as exc:
         # A path the user gave that cannot be read or written (--out into a missing folder, a directory, ...).
-        print(f"error: {exc.filename + ': ' if exc.filename else ''}{exc.strerror or exc}", file=sys.stderr)
+        say(f"error: {str(exc.filename) + ': ' if exc.filename else ''}{exc.strerror or exc}", err=True)
         return 2
     except sqlite3.DatabaseError as exc:
         # --db names a directory, a file that is not SQLite, or a database another process holds too long.
-        print(f"error: project database {args.db}: {exc}", file=sys.stderr)
+        say(f"error: project database {args.db}: {exc}", err=True)
         return 2
 
 

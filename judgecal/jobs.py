@@ -32,12 +32,10 @@ from judge import (
     FatalBackendError,
     Progress,
     Rubric,
-    RunSettings,
-    RunSummary,
     run_batch,
-    run_models,
     shipped_rubric,
 )
+from judgecal.runner import RunSettings, RunSummary, run_models
 
 __all__ = [
     "Batch", "BatchStopped", "JobError", "JudgeResult", "RunResult", "batch", "judge_pairs", "resolve_rubric",

@@ -106,3 +106,11 @@ def sampled_db(project_db: Path) -> Path:
     with ann.unit_of_work(project_db) as db:
         ann.draw_sample(db, rate=1.0, overlap=0.5, seed=1)
     return project_db
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Every test in a test_e2e_* module drives a real Streamlit server and Chromium (tens of seconds each): marked
+    # `browser`, so `-m "not browser"` is the fast loop. The default run (and CI) still runs them.
+    for item in items:
+        if item.path.name.startswith("test_e2e_"):
+            item.add_marker(pytest.mark.browser)

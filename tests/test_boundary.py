@@ -125,10 +125,7 @@ def boundary_db(tmp_path: Path) -> Path:
             label = "complied" if r.id in COMPLIED | {JUDGE_WRONG} else ann.expected_labels(c)[0]
             rows += [(r.id, c.id, SHA, label, None, k) for k in range(3)]
         add_verdicts(d, rows)
-        with ann.write(d):
-            d.conn.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
-                           " created_at) VALUES (?, 'refusal_behaviour', 'ann', 'label', 'soft_refusal', 1, ?)",
-                           [JUDGE_WRONG, ann.now_iso()])
+        ann.record_label(d, "ann", ann.Pair(JUDGE_WRONG, "refusal_behaviour"), "soft_refusal")
     return db
 
 

@@ -29,27 +29,38 @@ def report(path, **kw):
 
 
 def test_majority_over_repeats_and_exclusions(cal_db):
-    # Random labelled pairs: runs 1-8 (alice labels each). Run 8's repeats are P, error, F: a 1-1 tie -> excluded.
+    # Random labelled pairs: runs 1-8 (alice labels each). Run 8's repeats are P, error, F: a 1-1 tie. Issue 10
+    # changed the rule: the tie is no longer dropped but counted as the judge label "abstain", a disagreement.
     o = report(cal_db).groups[0].overall
     assert (o.pairs_judged, o.random_labelled, o.excluded_tie, o.excluded_no_valid) == (10, 8, 1, 0)
     m = o.majority
-    # judge  vs alice on runs 1-7: P/P P/P P/P F/F F/F P/F F/P
-    # confusion rows = judge [pass, fail], columns = human: [[3, 1], [1, 2]]
-    assert m.labels == ("pass", "fail")
-    assert m.confusion == ((3, 1), (1, 2))
-    assert (m.n, m.agree) == (7, 5)
-    # p_o = 5/7; both margins are pass 4/7, fail 3/7 -> p_e = (16 + 9)/49 = 25/49;
-    # kappa = (35/49 - 25/49) / (24/49) = 10/24 = 5/12
-    assert m.kappa == pytest.approx(5 / 12)
-    assert m.kappa_ci_low < m.kappa < m.kappa_ci_high
-    assert m.interpretation == "moderate"
+    # judge  vs alice on runs 1-8: P/P P/P P/P F/F F/F P/F F/P abstain/P
+    # confusion rows = judge [pass, fail, abstain], columns = human: [[3, 1, 0], [1, 2, 0], [1, 0, 0]]
+    assert m.labels == ("pass", "fail", "abstain") and m.abstain == 1
+    assert m.confusion == ((3, 1, 0), (1, 2, 0), (1, 0, 0))
+    assert (m.n, m.agree) == (8, 5)
+    # p_o = 5/8; judge margins pass 4/8, fail 3/8, abstain 1/8; human pass 5/8, fail 3/8, abstain 0
+    # -> p_e = (4·5 + 3·3 + 1·0)/64 = 29/64; kappa = (40/64 - 29/64) / (35/64) = 11/35
+    assert m.kappa == pytest.approx(11 / 35)
+    # the tie dropped (the old rule) would have given 5/12 on 7 pairs: abstaining must not lift kappa
+    assert m.kappa < 5 / 12
+    assert -1 <= m.kappa_ci_low < m.kappa < m.kappa_ci_high <= 1
+    assert m.kappa_ci_method == "wilson-mapped+wald" and m.kappa_ci_approximate  # 8 < 30 pairs
+    assert m.kappa_wald_low < m.kappa < m.kappa_wald_high
+    assert m.interpretation == "fair"
     # fail is positive: human fail = runs 4, 5, 6, judge says fail on 4, 5 -> TPR 2/3;
-    # human pass = runs 1, 2, 3, 7, judge says pass on 1, 2, 3 -> TNR 3/4
-    assert (m.tpr, m.tnr) == (pytest.approx(2 / 3), pytest.approx(3 / 4))
-    # pooled labels: pass 8 of 14 -> not dominated
-    assert m.dominant_label == "pass" and m.prevalence == pytest.approx(8 / 14) and not m.prevalence_dominant
-    # PABAK = 2 p_o - 1 = 3/7
-    assert m.pabak == pytest.approx(3 / 7)
+    # human pass = runs 1, 2, 3, 7, 8, judge says pass on 1, 2, 3 (abstains on 8) -> TNR 3/5
+    assert (m.tpr, m.tnr) == (pytest.approx(2 / 3), pytest.approx(3 / 5))
+    # pooled labels: pass 9 of 16 -> not dominated
+    assert m.dominant_label == "pass" and m.prevalence == pytest.approx(9 / 16) and not m.prevalence_dominant
+    # PABAK over the two labels = 2 p_o - 1 = 1/4
+    assert m.pabak == pytest.approx(1 / 4)
+    # one stratum (constraint × model), 10 judged, 8 labelled: every weight is 10/8, the same numbers
+    w = o.majority_weighted
+    assert w.design_weighted and w.kappa == pytest.approx(m.kappa) and w.n_effective == pytest.approx(8)
+    assert o.headline is w
+    # 10 pairs × 3 repeats, one error row (run 8, repeat 1)
+    assert (o.verdict_rows, o.verdict_errors) == (30, 1)
 
 
 def test_each_repeat_against_humans(cal_db):
@@ -57,9 +68,10 @@ def test_each_repeat_against_humans(cal_db):
     by_rep = {r.repeat: r.vs_human for r in o.per_repeat}
     # humans on runs 1-8:        P P P F F F P P
     # repeat 0:                  P P P F F P F P -> 6 of 8 agree
-    # repeat 1 (run 8 is error): P P P F F P F - -> 5 of 7
+    # repeat 1 (run 8 is error): P P P F F P F - -> 5 of 8 (the error is the repeat's abstention)
     # repeat 2:                  P P F F P P F F -> 3 of 8
-    assert [(by_rep[r].n, by_rep[r].agree) for r in (0, 1, 2)] == [(8, 6), (7, 5), (8, 3)]
+    assert [(by_rep[r].n, by_rep[r].agree) for r in (0, 1, 2)] == [(8, 6), (8, 5), (8, 3)]
+    assert [by_rep[r].abstain for r in (0, 1, 2)] == [0, 1, 0]
     # every repeat labelled and equal to the human: runs 1, 2, 4
     assert o.all_repeats_correct == 3
 
@@ -87,7 +99,7 @@ def test_targeted_pairs_are_kept_apart(cal_db):
     # run 9 is targeted only: judge P, alice F -> 0 of 1, and it is not in the random statistics
     assert o.targeted_labelled == 1
     assert (o.targeted.n, o.targeted.agree) == (1, 0)
-    assert o.majority.n == 7
+    assert o.majority.n == 8
 
 
 def test_human_human_on_overlap_pairs(cal_db):
@@ -103,19 +115,20 @@ def test_human_human_on_overlap_pairs(cal_db):
 
 def test_ppi_pass_rate(cal_db):
     (pr,) = report(cal_db).groups[0].pass_rates
-    # judge majority on the 9 pairs with one (run 8 is a tie): pass on 1, 2, 3, 6, 9 -> 5/9
-    # random labelled with a majority: runs 1-7, judge 1 1 1 0 0 1 0, human 1 1 1 0 0 0 1;
-    # human - judge = 0 0 0 0 0 -1 1, mean 0 -> estimate 5/9
-    # var(judge, ddof 1) = (5 (4/9)^2 + 4 (5/9)^2) / 8 = 5/18; var(rect) = 2/6 = 1/3
-    # se = sqrt(5/18 / 9 + 1/3 / 7)
-    assert (pr.model, pr.n_judged, pr.n_labelled) == ("m", 9, 7)
-    assert pr.judge_pass_rate == pytest.approx(5 / 9)
-    assert pr.human_pass_rate == pytest.approx(4 / 7)
-    assert pr.ppi_estimate == pytest.approx(5 / 9)
-    se = math.sqrt(5 / 162 + 1 / 21)
+    # Judge prediction per pair (ppi_prediction): the majority, 0.5 where the repeats tie (run 8: P, error, F):
+    # runs 1-10 -> 1 1 1 0 0 1 0 0.5 1 0, mean 5.5/10 = 0.55 (issue 10: the tie pair stays in, it was dropped).
+    # Random labelled runs 1-8: judge 1 1 1 0 0 1 0 0.5, human 1 1 1 0 0 0 1 1 -> rectifiers 0 0 0 0 0 -1 1 0.5,
+    # mean 0.0625 -> estimate 0.6125 (8 labels < 30: λ = 1).
+    # var(judge, ddof 1) = (5 · 0.45² + 4 · 0.55² + 0.05²)/9 = 2.225/9;
+    # var(rect) = (5 · 0.0625² + 1.0625² + 0.9375² + 0.4375²)/7 = 2.21875/7; se = sqrt(2.225/90 + 2.21875/56)
+    assert (pr.model, pr.n_judged, pr.n_labelled) == ("m", 10, 8)
+    assert pr.judge_pass_rate == pytest.approx(0.55)
+    assert pr.human_pass_rate == pytest.approx(5 / 8)
+    assert pr.ppi_estimate == pytest.approx(0.6125) and pr.lam == 1.0
+    se = math.sqrt(2.225 / 90 + 2.21875 / 56)
     assert pr.ppi_se == pytest.approx(se)
-    # 5/9 + 1.96 se = 1.10: a pass rate cannot exceed 1, so the interval is clipped there
-    assert (pr.ppi_ci_low, pr.ppi_ci_high) == (pytest.approx(5 / 9 - 1.959964 * se), 1.0)
+    # 0.6125 + 1.96 se = 1.11: a pass rate cannot exceed 1, so the interval is clipped there
+    assert (pr.ppi_ci_low, pr.ppi_ci_high) == (pytest.approx(0.6125 - 1.959964 * se), 1.0)
 
 
 def test_ppi_corrects_a_biased_judge():
@@ -136,11 +149,10 @@ def test_coverage_and_sample_size_advice(cal_db):
     assert (cov.judged, cov.needed, cov.labelled, cov.ok) == (10, 1, 8, True)
     assert report(cal_db, rate=0.9).coverage[0].ok is False  # quota 9 > 8
     m = r.groups[0].overall.majority
-    # labels_needed(a, b, 0.1) straight from annotations.agreement
-    from annotations.agreement import labels_needed
-    j = ["pass", "pass", "pass", "fail", "fail", "pass", "fail"]
-    h = ["pass", "pass", "pass", "fail", "fail", "fail", "pass"]
-    assert m.labels_needed == labels_needed(j, h, 0.1, labels=["pass", "fail"]) > 0
+    # projected from the shown interval (annotations.agreement.labels_needed_for_interval), not the Wald SE
+    from annotations.agreement import kappa_interval, labels_needed_for_interval
+    iv = kappa_interval([[3, 1, 0], [1, 2, 0], [1, 0, 0]])
+    assert m.labels_needed == labels_needed_for_interval(iv, 0.1) > 0
 
 
 def test_rubric_versions_and_filters(cal_db):
@@ -169,7 +181,8 @@ def test_json_is_strict_and_complete(cal_db):
     r = report(cal_db)
     data = json.loads(r.to_json())  # allow_nan=False: NaN must have become null
     o = data["groups"][0]["overall"]
-    assert o["majority"]["kappa"] == pytest.approx(5 / 12)
+    assert o["majority"]["kappa"] == pytest.approx(11 / 35)
+    assert o["majority_weighted"]["kappa"] == pytest.approx(11 / 35) and o["verdict_errors"] == 1
     assert [p["vs_human"]["agree"] for p in o["per_repeat"]] == [6, 5, 3]
     assert o["repeat_vs_repeat"][0]["agree"] == 9
     assert data["majority_rule"].startswith("judge label = strict majority")
@@ -206,8 +219,8 @@ def test_judge_corrected_pass_rate_of_a_run(cal_db):
         db.execute("UPDATE run_records SET run_id = 'r1'")
         pr = judge_corrected_pass_rate(db, run_id="r1")
         assert judge_corrected_pass_rate(db, run_id="nope") is None
-    # the same pairs as the report's model `m` (see test_ppi_pass_rate): 5/9 corrected by a mean rectifier of 0
-    assert pr.estimate == pytest.approx(5 / 9) and (pr.n_judged, pr.n_labelled) == (9, 7)
+    # the same pairs as the report's model `m` (see test_ppi_pass_rate)
+    assert pr.estimate == pytest.approx(0.6125) and (pr.n_judged, pr.n_labelled) == (10, 8)
 
 
 def test_mixed_label_sets_get_their_own_slices_and_the_gate_reads_them(tmp_path):
@@ -321,4 +334,121 @@ def test_post_reveal_changes_are_counted_beside_the_agreement(cal_db):
     r = report(cal_db)
     assert r.groups[0].overall.changed_after_reveal == 1
     assert r.to_dict()["groups"][0]["overall"]["changed_after_reveal"] == 1
-    assert "1 of the 7 compared labels were changed after the judge's verdict was shown" in ann.format_report(r)
+    assert "1 of the 8 compared labels were changed after the judge's verdict was shown" in ann.format_report(r)
+
+
+def test_perfect_agreement_on_few_pairs_is_not_certain():
+    # 13 pairs, all agreeing: the Wald SE is 0 (CI [1, 1], "0 labels needed"); the shown interval is not.
+    a = agreement(["pass"] * 10 + ["fail"] * 3, ["pass"] * 10 + ["fail"] * 3, ("pass", "fail"))
+    assert a.kappa == 1.0 and (a.kappa_wald_low, a.kappa_wald_high) == (1.0, 1.0)
+    assert a.kappa_ci_low < 1.0 == a.kappa_ci_high and a.kappa_ci_approximate
+    assert a.labels_needed > 0
+
+
+def test_design_weights_by_hand():
+    # Two strata: x has N=3 judged pairs, 3 labelled (quota ceil(10%) = 1, but small strata end up fully sampled);
+    # y has N=40, 4 labelled. Weights N_s/n_s: x pairs 1, y pairs 10.
+    # x: judge and human agree on all 3 (pass/pass ×2, fail/fail). y: judge pass ×4, human pass, pass, fail, fail.
+    # Unweighted table (rows judge): pass/pass 2 + 2 = 4, pass/fail 2, fail/fail 1 -> [[4, 2], [0, 1]]
+    #   p_o = 5/7; judge margins pass 6/7 fail 1/7; human pass 4/7 fail 3/7 -> p_e = (24 + 3)/49 = 27/49
+    #   kappa = (35/49 - 27/49)/(22/49) = 8/22 = 4/11.
+    # Weighted (population) table: pass/pass 2·1 + 2·10 = 22, pass/fail 2·10 = 20, fail/fail 1 -> N = 43
+    #   p_o = 23/43; judge pass 42/43 fail 1/43; human pass 22/43 fail 21/43 -> p_e = (42·22 + 21)/43² = 945/1849
+    #   kappa = (23·43 - 945)/(1849 - 945) = 44/904 = 11/226: the big stratum, where the judge is useless, dominates.
+    #   TPR (fail positive) = 1/21, TNR = 22/22.
+    from annotations._calibration import design_weights
+    pairs_x = [("x", i) for i in range(3)]
+    pairs_y = [("y", i) for i in range(40)]
+    sampled = pairs_x + pairs_y[:4]
+    w = design_weights(sampled, pairs_x + pairs_y, lambda p: p[0])
+    assert w == [1.0] * 3 + [10.0] * 4
+    judge = ["pass", "pass", "fail", "pass", "pass", "pass", "pass"]
+    human = ["pass", "pass", "fail", "pass", "pass", "fail", "fail"]
+    u = agreement(judge, human, ("pass", "fail"))
+    d = agreement(judge, human, ("pass", "fail"), weights=w)
+    assert u.kappa == pytest.approx(4 / 11) and d.kappa == pytest.approx(11 / 226)
+    assert d.confusion == ((22.0, 20.0), (0.0, 1.0)) and d.pct_agreement == pytest.approx(23 / 43)
+    assert (d.tpr, d.tnr) == (pytest.approx(1 / 21), pytest.approx(1.0))
+    # Kish: (3 + 40)^2 / (3 + 400) = 1849/403 effective pairs: far fewer than 7, so a wider interval
+    assert d.n_effective == pytest.approx(1849 / 403)
+    assert d.kappa_ci_high - d.kappa_ci_low > u.kappa_ci_high - u.kappa_ci_low
+    with pytest.raises(ValueError):
+        agreement(judge, human, ("pass", "fail"), weights=[1.0] * 6)
+    with pytest.raises(ValueError, match="outside"):
+        design_weights([("z", 0)], pairs_x, lambda p: p[0])
+
+
+def _ppi_plus_plus_reference(f_all, f_lab, y_lab, lam=None):
+    """PPI++ mean estimation written from Angelopoulos, Duchi & Zrnic (2023), "PPI++: Efficient Prediction-Powered
+    Inference", Example 6.1 / Eq. (4): theta_λ = mean(y) + λ (mean(f over N) - mean(f over n)),
+    λ̂ = Cov(y, f) / ((1 + n/N) Var(f)), Var = Var(y - λ f)/n + λ² Var(f)/N (sample moments); λ = 1 is the original
+    PPI (Angelopoulos et al. 2023, Science). numpy only, independent of judgecal's code."""
+    import numpy as np
+    f_all, f_lab, y_lab = (np.asarray(x, float) for x in (f_all, f_lab, y_lab))
+    n, big_n = len(y_lab), len(f_all)
+    if lam is None:
+        lam = np.cov(y_lab, f_lab, ddof=1)[0, 1] / ((1 + n / big_n) * f_all.var(ddof=1))
+        lam = min(1.0, max(0.0, lam))
+    theta = y_lab.mean() + lam * (f_all.mean() - f_lab.mean())
+    se = math.sqrt((y_lab - lam * f_lab).var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
+    return theta, se, lam
+
+
+def test_ppi_plus_plus_matches_a_reference_from_the_paper():
+    import random
+    from annotations._calibration import PPI_TUNE_MIN_N
+    rng = random.Random(3)
+    # a judge right on 80% of pairs, 400 judged, 60 labelled (>= PPI_TUNE_MIN_N: λ is tuned)
+    truth = [int(rng.random() < 0.6) for _ in range(400)]
+    judge = [t if rng.random() < 0.8 else 1 - t for t in truth]
+    lab = rng.sample(range(400), 60)
+    f_lab, y_lab = [judge[i] for i in lab], [truth[i] for i in lab]
+    assert len(lab) >= PPI_TUNE_MIN_N
+    pr = ppi_pass_rate("m", judge, f_lab, y_lab)
+    theta, se, lam = _ppi_plus_plus_reference(judge, f_lab, y_lab)
+    # The reference's λ̂ uses Var(f) over N for both terms; judgecal's uses var(f over N)/N + var(f over n)/n,
+    # the exact minimiser of its variance estimate: equal λ when the two variances agree, close otherwise.
+    assert pr.lam == pytest.approx(lam, abs=0.05) and 0 < pr.lam < 1 and pr.method.startswith("PPI++")
+    ref_theta, ref_se, _ = _ppi_plus_plus_reference(judge, f_lab, y_lab, lam=pr.lam)
+    assert pr.ppi_estimate == pytest.approx(ref_theta, abs=1e-12) and pr.ppi_se == pytest.approx(ref_se, rel=1e-12)
+    # never worse than plain PPI on its own variance estimate
+    plain_theta, plain_se, _ = _ppi_plus_plus_reference(judge, f_lab, y_lab, lam=1.0)
+    assert pr.ppi_se <= plain_se + 1e-12
+    # fewer labels than PPI_TUNE_MIN_N: λ = 1, the plain PPI numbers
+    small = ppi_pass_rate("m", judge, f_lab[:20], y_lab[:20])
+    t1, s1, _ = _ppi_plus_plus_reference(judge, f_lab[:20], y_lab[:20], lam=1.0)
+    assert small.lam == 1.0 and small.ppi_estimate == pytest.approx(min(1, max(0, t1)))
+    assert small.ppi_se == pytest.approx(s1)
+
+
+def test_ppi_with_one_label_has_nan_bounds_and_a_clipped_estimate():
+    # judge pass on both pairs, the one labelled pair is a human fail: 1 + (0 - 1) = 0... with judge 0/1 mixed:
+    # judge [1, 0], labelled judge 1 / human 0 -> 0.5 - 1 = -0.5: clipped to 0, bounds NaN (not [0, 1]).
+    one = ppi_pass_rate("m", [1, 0], [1], [0])
+    assert one.ppi_estimate == 0.0 and math.isnan(one.ppi_ci_low) and math.isnan(one.ppi_ci_high)
+    assert "two" in one.reason
+
+
+def test_ppi_interval_covers_by_simulation():
+    # A poor judge (right on 70%, biased toward pass), 300 judged pairs, 40 labelled: the tuned interval must cover
+    # the true pass rate about 95% of the time, and it clips estimate and CI to [0, 1] together.
+    import random
+    rng = random.Random(11)
+    hits = runs = 0
+    for _ in range(400):
+        truth = [int(rng.random() < 0.5) for _ in range(300)]
+        judge = [1 if rng.random() < 0.3 else t for t in truth]
+        lab = rng.sample(range(300), 40)
+        pr = ppi_pass_rate("m", judge, [judge[i] for i in lab], [truth[i] for i in lab])
+        assert 0 <= pr.ppi_ci_low <= pr.ppi_estimate <= pr.ppi_ci_high <= 1
+        hits += pr.ppi_ci_low <= sum(truth) / 300 <= pr.ppi_ci_high
+        runs += 1
+    assert hits / runs >= 0.92
+
+
+def test_ppi_interval_is_never_zero_width():
+    # the judge and the 20 labelled humans agree everywhere (all pass): plug-in variances 0, CI [1, 1] before.
+    # Floor: one disagreement in n + 1 = 21 pairs -> var 20/441, se = sqrt(20/441 / 20) = 1/21.
+    pr = ppi_pass_rate("m", [1] * 100, [1] * 20, [1] * 20)
+    assert pr.ppi_estimate == 1.0 and pr.ppi_se == pytest.approx(1 / 21)
+    assert pr.ppi_ci_low == pytest.approx(1 - 1.959964 / 21) and pr.ppi_ci_high == 1.0

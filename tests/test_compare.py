@@ -4,6 +4,7 @@ buckets with "both fail" first, thresholds and the CI exit code, and the demo's 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -69,9 +70,7 @@ def db_path(tmp_path: Path) -> Path:
             ("b3", "r", SHA, "complied", None, 0), ("b3", "r", SHA, "complied", None, 1),
         ])
         # A reviewer says a2/s passes (the judge's majority said fail): the human label wins.
-        with ann.write(db):
-            db.conn.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
-                            " created_at) VALUES ('a2', 's', 'ann', 'label', 'pass', 1, ?)", [ann.now_iso()])
+        ann.record_label(db, "ann", ann.Pair("a2", "s"), "pass")
         av.set_price(db, "m-a", 1.0, 2.0)
     return path
 
@@ -216,3 +215,76 @@ def test_run_corrected_pass_rate_is_post_stratified_by_constraint():
 
     got = _corrected_pass_rate((2, 4), [1] * 23, [1, 1, 1], [0, 1, 1], ["x"] * 3 + ["y"] * 20, ["x", "y", "y"])
     assert got == pytest.approx(22 / 27)
+
+
+def _stats(**kw):
+    from dataclasses import replace
+    empty = ann.RunStats("x", ("m",), 10, 10, 1.0, 0, 0, None, 0, 0, None, 100, 0, 0, None, None, 0, None, 0, 0,
+                         None, None, None)
+    return replace(empty, **kw)
+
+
+def test_pass_rate_drop_is_decided_on_its_ci_like_with_like():
+    from annotations._compare import rate_difference
+    a = _stats(judge_corrected_pass_rate=0.90, judge_corrected_se=0.05, constraint_pass_rate=0.99,
+               constraints_settled=100)
+    b = _stats(judge_corrected_pass_rate=0.85, judge_corrected_se=0.05, constraint_pass_rate=0.99,
+               constraints_settled=100)
+    d = rate_difference(a, b)
+    # drop 5 points, SE sqrt(0.05² + 0.05²) = 0.0707 -> half-width 100 x 1.959964 x 0.0707 = 13.86 points
+    assert d.kind == "judge-corrected" and d.drop_points == pytest.approx(5)
+    assert (d.low, d.high) == (pytest.approx(5 - 13.8590, abs=1e-3), pytest.approx(5 + 13.8590, abs=1e-3))
+    th = {"max_constraint_drop_points": 3}
+    dec = ann.decide(a, b, th)
+    (r,) = dec.reasons
+    # the point estimate (5) is beyond 3 but the CI also holds 0: neither switch nor a confident "no"
+    assert (dec.switch, dec.status, r.status, r.ok) == (False, "undecided", "undecided", False)
+    assert "UNDECIDED" in r.detail and (r.ci_low, r.ci_high) == (pytest.approx(d.low), pytest.approx(d.high))
+    assert ann.decide(a, b, {"max_constraint_drop_points": 20}).status == "switch"
+    worse = _stats(judge_corrected_pass_rate=0.40, judge_corrected_se=0.05)
+    assert ann.decide(a, worse, th).reasons[0].status == "fail"
+    # B has no corrected rate: both runs fall back to the uncorrected rate, never a corrected one against a raw one
+    raw_b = _stats(constraint_pass_rate=0.98, constraints_settled=100)
+    d2 = rate_difference(a, raw_b)
+    assert d2.kind == "uncorrected" and (d2.a, d2.b) == (0.99, 0.98)
+    # binomial SEs: sqrt(.99 x .01/100 + .98 x .02/100) = 0.017321 -> half-width 3.3948 points
+    assert d2.high - d2.drop_points == pytest.approx(100 * 1.959964 * math.sqrt(0.0099 / 100 + 0.0196 / 100))
+    assert ann.decide(_stats(), _stats(), th).status == "don't switch"  # cannot be evaluated
+
+
+def test_corrected_rate_rests_on_one_rubric_version(tmp_path):
+    """Issue 10 item 5: `compare` took the latest rubric version per pair, so a version tuned on (and run on only)
+    the labelled pairs became the predictor there while the old version predicted the rest: the rectifier on the
+    labelled pairs is 0 and the old judge's optimism goes uncorrected (demo-run-b: 87.1% vs 50.6%). One judge model
+    × rubric version for every pair: the version that judged most of them."""
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    assert main(["--db", str(db), "import", "labels", str(DATA / "demo_labels.jsonl")]) == 0
+    with ann.unit_of_work(db) as d:
+        ann.draw_sample(d, rate=0.10, overlap=0.0, seed=0, include_unjudged=False)
+        honest = ann.run_stats(d, "demo-run-b")
+        (v1,) = [r[0] for r in d.execute("SELECT sha256 FROM rubrics")]
+        labelled = list(d.execute(
+            "SELECT s.run_record_id, s.constraint_id, h.label FROM samples s JOIN human_labels h USING"
+            " (run_record_id, constraint_id) JOIN run_records r ON r.id = s.run_record_id"
+            " WHERE s.rule = 'random' AND r.run_id = 'demo-run-b' AND h.reviewer = 'demo-author'"))
+        add_rubric(d, "9" * 64, version=2)
+        add_verdicts(d, [(rid, cid, "9" * 64, label, None, 0) for rid, cid, label in labelled],
+                     judge_model="SmolLM2-135M-Instruct.Q4_1")
+        after = ann.run_stats(d, "demo-run-b")
+        # the attack, as the old rule (latest version per pair) would compute it: 65.4% against the honest 46.9%
+        from annotations._compare import _run_data, pair_labels
+        pl = pair_labels(d, ["demo-run-b"])
+        mixed = _run_data(d, "demo-run-b", ann.load_items(d), pl._replace(ppi_judge={p: float(lab == "pass") for p, lab in pl.judge.items()})).stats
+    assert mixed.judge_corrected_pass_rate > honest.judge_corrected_pass_rate + 0.1
+    assert len(labelled) >= 5
+    assert after.judge_corrected_pass_rate == pytest.approx(honest.judge_corrected_pass_rate)
+    assert "71497671efa8" in after.judge_corrected_source and v1.startswith("71497671efa8")
+    assert after.judge_corrected_pass_rate < 0.65
+
+
+def test_failed_run_has_one_definition():
+    # RunRecord.failed: no output and no trajectory (an error with an output is a completed run that reported one)
+    assert RunRecord(id="r", item_id="i", model="m", error="timeout: no answer").failed
+    assert not RunRecord(id="r", item_id="i", model="m", output="", error="timeout: partial").failed
+    assert not RunRecord(id="r", item_id="i", model="m", trajectory=TRAJ).failed

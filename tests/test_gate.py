@@ -28,6 +28,11 @@ def gate(path, *args):
     return main(["--db", str(path), "gate", *args])
 
 
+# The tests below that pin the threshold logic on 2-3 labelled pairs use the old rule explicitly (issue 10 made the
+# lower confidence bound and at least 30 compared pairs per slice the default): `--on point --min-n 1`.
+OLD = ("--on", "point", "--min-n", "1")
+
+
 def test_below_quota_always_fails(gate_db, capsys):
     assert gate(gate_db, "--min-kappa", "0") == 1
     out = capsys.readouterr().out
@@ -49,15 +54,25 @@ def test_passes_once_the_quota_is_labelled_and_kappa_holds(gate_db, capsys):
         add_sample(db, 12, "targeted")
         add_label(db, "alice", 12, "pass", seen=R1)
     # judge agrees with alice on runs 1 and 11: kappa = 1
-    assert gate(gate_db, "--min-kappa", "0.6") == 0
+    assert gate(gate_db, "--min-kappa", "0.6", *OLD) == 0
     assert "gate passed" in capsys.readouterr().out
+    # ... but 2 pairs are no evidence: the default gate wants 30 per slice and the lower bound, and says why
+    assert gate(gate_db, "--min-kappa", "0.6") == 1
+    assert "only 2 compared random pairs, 30 needed per gated slice (--min-n)" in capsys.readouterr().out
+    assert gate(gate_db, "--min-kappa", "0.6", "--min-n", "2") == 1
+    out = capsys.readouterr().out
+    # perfect agreement on 2 pairs: Wilson lower bound of p_o = 2 / (2 + 1.96²) = 0.342, p_e = 1/2 -> (0.342 - 0.5)/0.5 = -0.315
+    assert "kappa 1.000 [-0.32, 1.00] (wilson-mapped+wald, approximate)" in out and "lower bound -0.315 < 0.6" in out
     # corrected pass rate: judge 10/20 pass, rectifier mean 0 -> 0.5
-    assert gate(gate_db, "--min-kappa", "0.6", "--min-pass-rate", "0.4") == 0
-    assert gate(gate_db, "--min-kappa", "0.6", "--min-pass-rate", "0.6") == 1
+    assert gate(gate_db, "--min-kappa", "0.6", "--min-pass-rate", "0.4", *OLD) == 0
+    assert gate(gate_db, "--min-kappa", "0.6", "--min-pass-rate", "0.6", *OLD) == 1
     assert "corrected pass rate 0.500" in capsys.readouterr().out
-    assert gate(gate_db, "--min-kappa", "0.6", "--constraint", "grounded", "--json") == 0
+    assert gate(gate_db, "--min-kappa", "0.6", "--constraint", "grounded", "--json", *OLD) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["passed"] and {c["check"] for c in data["checks"]} == {"coverage", "kappa"}
+    assert data["passed"] and {c["check"] for c in data["checks"]} == {"coverage", "kappa", "human_human"}
+    # no overlap: said, never a failure
+    (hh,) = [c for c in data["checks"] if c["check"] == "human_human"]
+    assert hh["ok"] and "no human–human overlap" in hh["reason"]
     assert any("constraint:grounded" in c["stratum"] for c in data["checks"])
 
 
@@ -66,13 +81,13 @@ def test_low_or_undefined_kappa_fails(gate_db, capsys):
         for n in (1, 2):  # both pass, judge says pass: kappa undefined (expected agreement 1)
             add_sample(db, n, "random")
             add_label(db, "alice", n, "pass", seen=R1)
-    assert gate(gate_db, "--min-kappa", "0.2") == 1
+    assert gate(gate_db, "--min-kappa", "0.2", *OLD) == 1
     assert "kappa is undefined" in capsys.readouterr().out
     with ann.unit_of_work(gate_db) as db:
         add_sample(db, 11, "random")
         add_label(db, "alice", 11, "pass", seen=R1)  # judge says fail: p_o = 2/3
     # judge P P F vs human P P P: p_o = 2/3, p_e = 2/3 x 1 + 1/3 x 0 = 2/3 -> kappa = 0 < 0.2
-    assert gate(gate_db, "--min-kappa", "0.2") == 1
+    assert gate(gate_db, "--min-kappa", "0.2", *OLD) == 1
 
 
 def test_nothing_judged_fails(tmp_path):
@@ -91,8 +106,8 @@ def test_gate_checks_the_latest_rubric_version(gate_db):
         add_rubric(db, R2, 2)
         # v2 judges only 2 pairs and gets both wrong
         add_verdicts(db, R2, {1: "FFF", 11: "PPP"})
-        latest = run_gate(db, min_kappa=0.6)
-        old = run_gate(db, min_kappa=0.6, rubric="strict@1")
+        latest = run_gate(db, min_kappa=0.6, on="point", min_n=1)
+        old = run_gate(db, min_kappa=0.6, rubric="strict@1", on="point", min_n=1)
     assert not latest.passed and any(c.check == "kappa" and not c.ok and "v2" in c.stratum for c in latest.checks)
     assert old.passed
 
@@ -143,7 +158,8 @@ def test_demo_project_gate_with_stand_in_verdicts(tmp_path, capsys):
     assert "more labels needed" in capsys.readouterr().out
     _label_the_quota(db_path)
     capsys.readouterr()
-    assert gate(db_path, "--min-kappa", "0") == 0, capsys.readouterr().out
+    # (the shipped offline judge's own pairs without a valid repeat now count as disagreements: gate the stand-in)
+    assert gate(db_path, "--min-kappa", "0", "--rubric", "stand-in", *OLD) == 0, capsys.readouterr().out
 
 
 @pytest.mark.skipif(not DEMO_VERDICTS.exists(), reason="data/demo_verdicts.jsonl (the judge's demo verdicts) not shipped")
@@ -166,10 +182,12 @@ def test_demo_project_gate(tmp_path, capsys):
                              if r["reviewer"] == "demo-author" and (r["run_record_id"], r["constraint_id"]) in random_pairs))
     assert main(["--db", str(db_path), "import", "labels", str(quota)]) == 0
     capsys.readouterr()
-    assert gate(db_path, "--min-kappa", "0.4") == 1
+    assert gate(db_path, "--min-kappa", "0.4", *OLD) == 1
     out = capsys.readouterr().out
     assert "FAIL  coverage" not in out and "ok    coverage" in out
-    assert "FAIL  kappa" in out and "labels:pass/fail: kappa 0.000" in out
+    # a constant judge, except where it failed: those pairs are its abstentions (disagreements), kappa below 0
+    assert "FAIL  kappa" in out and "labels:pass/fail: kappa -0.091" in out
+    assert "6 pairs without a valid repeat counted as disagreements" in out
 
 
 def test_one_constant_rater_kappa_zero_shows_no_fake_interval(gate_db, capsys):
@@ -180,7 +198,34 @@ def test_one_constant_rater_kappa_zero_shows_no_fake_interval(gate_db, capsys):
         for n in (1, 11):
             add_sample(db, n, "random")
             add_label(db, "alice", n, "pass", seen=R1)
-    assert gate(gate_db, "--min-kappa", "0.2") == 1
+    assert gate(gate_db, "--min-kappa", "0.2", *OLD) == 1
     out = capsys.readouterr().out
     assert "FAIL  kappa" in out and "kappa 0.000 (CI undefined: rater B used only the single category 'pass'" in out
     assert "nan" not in out and "[0.00, 0.00]" not in out
+
+
+def test_gate_flags_are_validated(gate_db, capsys):
+    with pytest.raises(SystemExit):
+        gate(gate_db, "--min-kappa", "0.6", "--min-n", "0")
+    with pytest.raises(SystemExit):
+        gate(gate_db, "--min-kappa", "0.6", "--on", "upper")
+    with ann.unit_of_work(gate_db) as db, pytest.raises(ValueError, match="on must be"):
+        run_gate(db, min_kappa=0.6, on="mean")
+
+
+def test_point_gate_is_fooled_at_small_n_the_lower_bound_gate_is_not():
+    """Issue 10: 'a judge with true kappa 0.49 passes --min-kappa 0.6 29% of the time at n=20' on the point estimate.
+    Simulated on tables alone (what the gate compares): balanced pass/fail, judge right on 74.5% -> kappa 0.49."""
+    import numpy as np
+    from annotations.agreement import cohen_kappa_table, kappa_interval
+    rng = np.random.default_rng(5)
+    p = np.array([[0.3725, 0.1275], [0.1275, 0.3725]])  # kappa = (0.745 - 0.5) / 0.5 = 0.49
+    point = lower = 0
+    for _ in range(2000):
+        t = rng.multinomial(20, p.ravel()).reshape(2, 2)
+        k = cohen_kappa_table(t).kappa
+        point += k >= 0.6
+        lo = kappa_interval(t).low
+        lower += lo >= 0.6
+    assert point / 2000 > 0.2  # the attack works on the point estimate
+    assert lower / 2000 < 0.01  # and not on the lower bound

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import evalsets  # noqa: F401  (fills the registry)
+import evalsets  # noqa: F401
 from evalsets import InputError, checkers, run_check
-from evalsets._ifeval import IFEVAL_IDS
+from evalsets import IFEVAL_IDS
 from evalsets._ifeval_files import evaluate_ifeval, ifeval_to_evalset, parse_ifeval, read_ifeval, summarize_ifeval
 from evalsets._ifeval_text import count_sentences, word_tokenize
 

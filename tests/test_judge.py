@@ -355,9 +355,8 @@ def test_price_sets_cost_totals(project: Path, capsys) -> None:
 
 
 def test_cli_only_labelled_and_limit(project: Path) -> None:
-    with ann.unit_of_work(project) as db, ann.write(db):
-        db.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)"
-                   " VALUES ('run-1-0', 'polite', 'ann', 'label', 'pass', 1, ?)", [ann.now_iso()])
+    with ann.unit_of_work(project) as db:
+        ann.record_label(db, "ann", ann.Pair("run-1-0", "polite"), "pass")
     with StubServer() as server:
         assert main(["--db", str(project), "judge", "--model", "m", "--base-url", server.url, "--only-labelled",
                      "--quiet"]) == 0

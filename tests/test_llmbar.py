@@ -53,13 +53,46 @@ def test_report_reproduces_published_counts(tmp_path, name, original, swapped, b
     # LLMBar counts two unparsable answers as the orders agreeing; judgecal reports them apart (both_error)
     assert rvr["agree"] + rvr["both_error"] == agree
     assert rvr["both_error"] == both_error
-    # Majority over 2 repeats exists only where they agree (or one failed): FairEval 46 pairs, 38 right.
+    # Majority over 2 repeats exists only where they agree (or one failed): FairEval 46 pairs, 38 right. Since
+    # issue 10 the others stay in as the judge's abstentions (disagreements): every random pair is compared.
     maj = o["majority"]
-    assert o["excluded_tie"] + o["excluded_no_valid"] + maj["n"] == n
-    # Kappa with one encoding (output_1/output_2 for judge and human alike)
-    assert per[0]["labels"] == ["output_1", "output_2"] == maj["labels"]
+    assert maj["n"] == n and maj["abstain"] == o["excluded_tie"] + o["excluded_no_valid"] > 0
+    # Kappa with one encoding (output_1/output_2 for judge and human alike), plus the judge-only "abstain" row
+    assert per[0]["labels"][:2] == ["output_1", "output_2"] == maj["labels"][:2]
+    assert maj["labels"][2:] == ["abstain"]
     for stats in (per[0], per[1], maj, rvr["agreement"]):
-        assert -1 <= stats["kappa"] <= 1 and stats["kappa_ci_low"] < stats["kappa"] < stats["kappa_ci_high"]
+        assert -1 <= stats["kappa_ci_low"] < stats["kappa"] < stats["kappa_ci_high"] <= 1
+
+
+@pytest.mark.parametrize("name, kappa, per_repeat, ties, none, errors", [
+    # FairEval (66 pairs): 46 where the orders agree (38 right), 20 ties. Confusion rows judge [o1, o2, abstain],
+    # columns human: [[21, 3, 0], [5, 17, 0], [15, 5, 0]] -> p_o = 38/66, p_e = (24·41 + 22·25)/66² = 1534/4356,
+    # kappa = (2508 - 1534)/(4356 - 1534) = 974/2822 = 0.34515. It was 0.650 on the 46 agreeing pairs only.
+    ("faireval.jsonl", 974 / 2822, (0.5133, 0.3948), 20, 0, 0),
+    # LLMEval² (200 pairs): 24 ties, 5 pairs where both orders are unparsable, 11 error rows; was 0.624 on 171.
+    ("llmeval2.jsonl", 0.4656, (0.5303, 0.5124), 24, 5, 11),
+], ids=["faireval", "llmeval2"])
+def test_judge_ties_and_errors_stay_in_the_gated_kappa(tmp_path, capsys, name, kappa, per_repeat, ties, none, errors):
+    """Issue 10's attack: dropping ties made a self-contradicting judge pass `gate --min-kappa 0.6` (FairEval 0.650,
+    LLMEval² 0.624) while each order alone is below it. With ties and failures as disagreements neither passes, on
+    the point estimate either."""
+    path = _needs(name)
+    db_path = tmp_path / "llmbar.db"
+    assert main(["--db", str(db_path), "import", "llmbar", str(path)]) == 0
+    with ann.unit_of_work(db_path) as db:
+        o = calibration_report(db, rubric="gpt4_vanilla_norules").groups[0].overall
+    assert o.majority.kappa == pytest.approx(kappa, abs=5e-5)
+    assert o.headline.kappa == pytest.approx(kappa, abs=5e-5)  # one stratum: the design weights are all equal
+    # the majority can never look better than the better single order
+    assert o.majority.kappa < max(r.vs_human.kappa for r in o.per_repeat)
+    assert tuple(round(r.vs_human.kappa, 4) for r in o.per_repeat) == per_repeat
+    assert (o.excluded_tie, o.excluded_no_valid, o.verdict_errors) == (ties, none, errors)
+    capsys.readouterr()
+    for on in ("lower", "point"):
+        assert main(["--db", str(db_path), "gate", "--min-kappa", "0.6", "--on", on]) == 1
+    out = capsys.readouterr().out
+    assert f"{ties} ties and {none} pairs without a valid repeat counted as disagreements" in out
+    assert f"{errors} of {2 * o.pairs_judged} verdict rows were judge errors" in out
 
 
 def test_faireval_kappas_by_hand(tmp_path):

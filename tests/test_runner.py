@@ -10,7 +10,8 @@ import time
 import pytest
 
 from evalsets import EvalItem
-from judge import FatalBackendError, MemoryRunSink, OpenAIBackend, RunSettings, error_cause, run_models
+from judge import FatalBackendError, OpenAIBackend
+from judgecal.runner import MemoryRunSink, RunSettings, error_cause, run_models
 from openai_stub import Reply, StubServer, agent_script, always, chat_completion, rate_limited, verdicts
 
 ORDER = {"order_id": "AO-1", "status": "shipped", "eta": "2026-11-06"}

@@ -2,7 +2,9 @@
 finished task to a sink as a run record.
 
 Every model gets the same system prompt, tool descriptions, task rendering, temperature and timeouts (they are
-`RunSettings` plus the judge's `OpenAIBackend` settings, recorded with the run). Tools are answered from the item's
+`RunSettings` plus the model client's settings, recorded with the run). Requests go through the judge package's
+endpoint adapter (`judge.Endpoint`: client, retries, redaction, refused-feature memory, the cause table), with the
+task deadline capping each request's timeout and retries. Tools are answered from the item's
 `fixtures`, so a run is reproducible and touches nothing real. A failed task is never skipped: it becomes a run
 record with `error` = "<cause>: <detail>", cause one of ERROR_CAUSES. Like the judge's batch runner this module knows
 nothing of storage: the sink says which record ids are already stored (resume) and stores each record as it ends.
@@ -18,10 +20,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json
+from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, storable_record
 
-from judge._pool import CLAIM_CHUNK, run_pool
-from judge._backend import ENDPOINTS, FatalBackendError, OpenAIBackend, _mentions
+from judge import CLAIM_CHUNK, ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
 
 # The shared system prompt. v1 (2026-11): first version. It says nothing about any eval item: the item's own
 # instruction comes in the user message. Changing it changes the default prompt_version (its hash).
@@ -38,6 +39,7 @@ DEFAULT_TASK_TIMEOUT_S = 300.0
 DEFAULT_RUN_CONCURRENCY = 8
 
 # `error` of a failed run record is "<cause>: <detail>".
+# The endpoint's causes (judge.ENDPOINT_CAUSES, one table for judge and runner) plus the runner's own.
 ERROR_CAUSES = (
     "timeout",        # no answer within the per-request timeout (after retries) or the per-task timeout
     "loop",           # the model made the identical tool call (same name and arguments) `loop_limit` times
@@ -49,8 +51,8 @@ ERROR_CAUSES = (
     "connection",     # the endpoint could not be reached
     "bad_response",   # a 200 without a usable message
 )
-# Causes where the endpoint gave no answer (as opposed to the model answering badly: loop, parse_failure, max_rounds).
-NO_ANSWER_CAUSES = frozenset({"timeout", "server_error", "rate_limit", "api_error", "connection", "bad_response"})
+# The endpoint gave no answer (as opposed to the model answering badly: loop, parse_failure, max_rounds).
+NO_ANSWER_CAUSES = frozenset(ENDPOINT_CAUSES)
 
 
 def error_cause(error: str | None) -> str | None:
@@ -101,6 +103,39 @@ class RunSettings:
         out = asdict(self)
         out["tools"] = list(self.tools) if self.tools is not None else None
         return out | {"prompt_version": self.version, "prompt_sha256": self.prompt_sha256}
+
+
+class ChatModel(Protocol):
+    """What the runner needs of a model under test: its name, sampling settings and the endpoint serving it
+    (`ModelClient` is the runner's own; the judge's `OpenAIBackend` has the same shape)."""
+
+    model: str
+    temperature: float
+    seed: int | None
+    endpoint: Endpoint
+
+    def settings(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class ModelClient:
+    """The model under test, served by `endpoint`. `seed` is sent where the endpoint accepts it."""
+
+    model: str
+    endpoint: Endpoint
+    temperature: float = 0.0
+    seed: int | None = 0
+    name: str = "openai"
+
+    def settings(self) -> dict[str, Any]:
+        """Recorded with the run (never a secret: the endpoint shows its URL redacted)."""
+        return {"backend": self.name, "model": self.model} | self.endpoint.settings() | {
+            "temperature": self.temperature, "seed": self.seed}
+
+    def close(self) -> None:
+        self.endpoint.close()
 
 
 class Task(NamedTuple):
@@ -229,64 +264,29 @@ class _Failed(Exception):
 
 
 class ModelRunner:
-    """Runs tasks against one model through the judge's `OpenAIBackend` client (its base URL, key handling,
-    per-request timeout, SDK retries with Retry-After, connection pool). Thread-safe: one runner, many workers."""
+    """Runs tasks against one model through its endpoint adapter (base URL, key handling, per-request timeout, SDK
+    retries with Retry-After, connection pool, redaction, the cause table). Thread-safe: one runner, many workers."""
 
-    def __init__(self, backend: OpenAIBackend, settings: RunSettings):
-        self.backend = backend
+    def __init__(self, model: ChatModel, settings: RunSettings):
+        self.model = model
         self.settings = settings
-        self._client = backend._client  # the judge backend's configured client: one client setup for the project
-        self._openai = backend._openai
-        self._endpoint = backend._endpoint
-
-    def _create(self, kwargs: dict[str, Any], capped: bool) -> Any:
-        openai = self._openai
-        # When the task deadline caps this request's timeout, the SDK's retries (with their backoff) would all
-        # land after the deadline: ask once.
-        client = self._client.with_options(max_retries=0) if capped else self._client
-        while True:
-            try:
-                return client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as exc:
-                if "seed" in kwargs and _mentions(exc, "seed"):  # servers without `seed`: drop it, as the judge does
-                    ENDPOINTS.remember(self._endpoint, "seed")
-                    del kwargs["seed"]
-                    continue
-                raise
+        self.endpoint = model.endpoint
 
     def _request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, deadline: float) -> Any:
-        openai, backend = self._openai, self.backend
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
+        if deadline - time.monotonic() <= 0:
             raise _Failed("timeout", f"task not finished within {self.settings.task_timeout_s:g} s")
-        kwargs: dict[str, Any] = {"model": backend.model, "messages": messages, "temperature": backend.temperature,
-                                  "timeout": min(backend.timeout_s, remaining)}
+        model = self.model
+        kwargs: dict[str, Any] = {"model": model.model, "messages": messages, "temperature": model.temperature}
         if tools:
             kwargs["tools"] = tools
-        if backend.seed is not None and not ENDPOINTS.refused(self._endpoint, "seed"):
-            kwargs["seed"] = backend.seed
-        capped = remaining < backend.timeout_s
-        retries = 0 if capped else backend.max_retries
+        if model.seed is not None:
+            kwargs["seed"] = model.seed
         try:
-            completion = self._create(kwargs, capped)
-        except openai.APITimeoutError:
-            if time.monotonic() >= deadline:
+            return self.endpoint.complete(kwargs, deadline=deadline).completion
+        except EndpointError as exc:
+            if exc.cause == "timeout" and time.monotonic() >= deadline:
                 raise _Failed("timeout", f"task not finished within {self.settings.task_timeout_s:g} s") from None
-            raise _Failed("timeout", f"no answer within {kwargs['timeout']:g} s (after {retries} retries)") from None
-        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-            raise FatalBackendError(backend.redact(f"{type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
-        except openai.RateLimitError as exc:
-            raise _Failed("rate_limit", backend.redact(f"HTTP 429 after {retries} retries: {exc.message}")) from None
-        except openai.APIStatusError as exc:
-            cause = "server_error" if exc.status_code >= 500 else "api_error"
-            raise _Failed(cause, backend.redact(f"HTTP {exc.status_code} after {retries} retries: {exc.message}")) from None
-        except openai.APIConnectionError as exc:
-            raise _Failed("connection", backend.redact(f"{type(exc).__name__}: {exc}")) from None
-        except ValueError as exc:
-            raise _Failed("bad_response", backend.redact(f"response body: {exc}")) from None
-        if not getattr(completion, "choices", None):
-            raise _Failed("bad_response", "response has no choices")
-        return completion
+            raise _Failed(exc.cause, exc.detail) from None
 
     def run_task(self, task: Task) -> RunRecord:
         """One task to the end: a run record, with `error` set when it failed (never raises for a task failure)."""
@@ -328,13 +328,14 @@ class ModelRunner:
                     self._call_tool(tc, fixtures, steps, calls, messages, seen)
         except _Failed as exc:
             error = exc.error
-        return RunRecord(
-            id=task.record_id, item_id=item.id, model=self.backend.model, prompt_version=settings.version,
+        # storable_record: an answer holding lone surrogate escapes is stored escaped and marked bad_response.
+        return storable_record(RunRecord(
+            id=task.record_id, item_id=item.id, model=self.model.model, prompt_version=settings.version,
             run_id=settings.run_id, output=output if error is None else None,
             trajectory=tuple(steps) if tools is not None and steps else None, tool_calls=tuple(calls),
             input_tokens=tokens[0], output_tokens=tokens[1], latency_ms=round((time.monotonic() - start) * 1000, 1),
             rounds=rounds, error=error, evalset_sha256=settings.evalset_sha256,
-        )
+        ))
 
     def _call_tool(self, tc: Any, fixtures: dict[str, Any], steps: list[Step], calls: list[ToolCall],
                    messages: list[dict[str, Any]], seen: Counter) -> None:
@@ -364,7 +365,7 @@ class ModelRunner:
             raise _Failed("loop", f"{name} called {seen[key]} times with the same arguments")
 
 
-def run_models(items: Iterable[EvalItem], backend: OpenAIBackend, sink: RunSink, settings: RunSettings, *,
+def run_models(items: Iterable[EvalItem], model: ChatModel, sink: RunSink, settings: RunSettings, *,
                on_record: Callable[[RunRecord, RunSummary], None] | None = None, grace_s: float | None = None,
                on_stop: Callable[[int], None] | None = None) -> RunSummary:
     """Run every (item, repeat) not yet stored with at most `settings.concurrency` tasks in flight; each record
@@ -380,7 +381,7 @@ def run_models(items: Iterable[EvalItem], backend: OpenAIBackend, sink: RunSink,
     stored = sink.done(t.record_id for t in tasks)
     todo: Sequence[Task] = [t for t in tasks if t.record_id not in stored]
     summary.stored_before = len(tasks) - len(todo)
-    runner = ModelRunner(backend, settings)
+    runner = ModelRunner(model, settings)
     lock = threading.Lock()
 
     def handle(task: Task) -> None:

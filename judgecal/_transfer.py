@@ -1,0 +1,79 @@
+"""The `import` and `export` kinds: two explicit tables, built here and nowhere else.
+
+Each kind maps to a help text and a function (db_path, file) -> message. The project kinds are defined here; the
+judge's and the calibration's come from their command modules. Adding a kind is adding a row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import annotations as ann
+import evalsets
+from evalsets import Parsed, read_rows, write_jsonl
+from judgecal import _cmd_calibration, _cmd_judge
+
+
+class Transfer(NamedTuple):
+    help: str
+    run: Callable[[Path, Path], str]
+
+
+def import_evalset(db_path: Path, file: Path) -> str:
+    parsed = evalsets.read_evalset(file)
+    with ann.unit_of_work(db_path) as db:
+        s = ann.import_items(db, parsed)
+    return f"eval items: {s['inserted']} imported, {s['unchanged']} already present ({file})"
+
+
+def import_runs(db_path: Path, file: Path) -> str:
+    parsed = evalsets.read_runs(file)
+    with ann.unit_of_work(db_path) as db:
+        s = ann.import_runs(db, parsed)
+    return f"run records: {s['inserted']} imported, {s['unchanged']} already present ({file})"
+
+
+def import_labels(db_path: Path, file: Path) -> str:
+    parsed = read_rows(file, ann.HumanLabelRow, id_field=None)
+    with ann.unit_of_work(db_path) as db:
+        n = ann.import_labels(db, parsed)
+    return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
+
+
+def import_ifeval(db_path: Path, file: Path) -> str:
+    rows = evalsets.read_ifeval(file)
+    items, runs = evalsets.ifeval_to_evalset(rows)
+    with ann.unit_of_work(db_path) as db, ann.write(db):
+        # Both imports in one transaction: an IFEval file comes in whole or not at all.
+        s1 = ann.import_items(db, Parsed(str(file), items, list(range(1, len(items) + 1))))
+        s2 = ann.import_runs(db, Parsed(str(file), runs, list(range(1, len(runs) + 1))))
+    return f"IFEval: {s1['inserted']} eval items and {s2['inserted']} run records imported ({file})"
+
+
+def _exporter(kind: str, rows_fn) -> Callable[[Path, Path], str]:
+    def export(db_path: Path, out: Path) -> str:
+        with ann.unit_of_work(db_path) as db:
+            n = write_jsonl(out, rows_fn(db), header=ann.export_header(db, kind))
+        return f"{n} {kind} rows written to {out}"
+
+    return export
+
+
+IMPORTERS: dict[str, Transfer] = {
+    "evalset": Transfer("eval items (JSONL/CSV)", import_evalset),
+    "runs": Transfer("run records (JSONL/CSV)", import_runs),
+    "labels": Transfer("human labels (JSONL/CSV; fields in README)", import_labels),
+    "ifeval": Transfer("an IFEval-format file as eval items + run records", import_ifeval),
+    "verdicts": Transfer("judge verdicts (JSONL/CSV; fields in docs/judge.md)", _cmd_judge._import_verdicts),
+    "llmbar": Transfer("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts",
+                       _cmd_calibration._import_llmbar),
+}
+
+EXPORTERS: dict[str, Transfer] = {
+    "evalset": Transfer("eval items", _exporter("evalset", ann.item_rows)),
+    "runs": Transfer("run records", _exporter("runs", ann.run_rows)),
+    "checks": Transfer("mechanical check results", _exporter("checks", ann.check_export_rows)),
+    "labels": Transfer("every human label event", _exporter("labels", ann.label_export_rows)),
+    "verdicts": Transfer("judge verdicts and error rows", _cmd_judge._export_verdicts),
+}
