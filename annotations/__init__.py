@@ -3,8 +3,11 @@
 from annotations._store import (
     DEFAULT_DB,
     MIGRATIONS,
+    NoProject,
+    ProjectError,
     connect,
     default_db_path,
+    discard_if_empty,
     migrate,
     now_iso,
     table_counts,
@@ -29,6 +32,7 @@ from annotations._project import (
 from annotations._checks import check_export_rows, check_rows, run_checks
 from annotations._labels import (
     HumanLabelRow,
+    blind_first_labels,
     current_labels,
     import_labels,
     label_export_rows,
@@ -37,12 +41,13 @@ from annotations._labels import (
 )
 
 __all__ = [
-    "DEFAULT_DB", "MIGRATIONS", "connect", "default_db_path", "migrate", "now_iso", "table_counts",
+    "DEFAULT_DB", "MIGRATIONS", "NoProject", "ProjectError", "connect", "default_db_path", "discard_if_empty",
+    "migrate", "now_iso", "table_counts",
     "unit_of_work", "write",
     "ImportSummary", "export_header", "import_items", "import_runs", "item_rows", "iter_runs", "load_items",
     "load_run", "models_in_run", "project_evalset_sha256", "SqliteRunSink", "run_rows", "semantic_pairs",
     "check_export_rows", "check_rows", "run_checks",
-    "HumanLabelRow", "current_labels", "import_labels", "label_export_rows", "pair_label_sets",
+    "HumanLabelRow", "blind_first_labels", "current_labels", "import_labels", "label_export_rows", "pair_label_sets",
     "validate_label_rows",
 ]
 
@@ -54,8 +59,17 @@ from annotations._sampling import (
     SampleSummary,
     StratumCoverage,
     StratumKey,
+    CountedPairs,
+    counted_pairs,
     coverage,
+    draw_orders,
     draw_sample,
+    SampleRow,
+    import_samples,
+    population_pairs,
+    sample_export_rows,
+    population_sizes,
+    sample_rules,
     labelled_pairs,
     quota,
     quota_progress,
@@ -72,6 +86,7 @@ from annotations._review import (
     ReviewError,
     ReviewQueue,
     SavedLabel,
+    awaiting_blind_label,
     guidelines,
     is_open,
     my_label,
@@ -88,10 +103,11 @@ from annotations._review import (
 
 __all__ += [
     "DEFAULT_OVERLAP", "DEFAULT_RATE", "Pair", "SampleSummary", "StratumCoverage", "StratumKey", "coverage",
+    "CountedPairs", "counted_pairs", "draw_orders", "SampleRow", "import_samples", "sample_export_rows", "population_pairs", "population_sizes", "sample_rules",
     "draw_sample", "labelled_pairs", "quota", "quota_progress", "strata_members", "stratum_key", "targeted_pairs",
     "DEFAULT_GUIDELINES", "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue",
     "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",
-    "review_card", "reviewer_order", "skip", "undo", "undo_last",
+    "awaiting_blind_label", "review_card", "reviewer_order", "skip", "undo", "undo_last",
 ]
 from annotations._browse import (
     BatchRow,

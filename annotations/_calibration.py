@@ -22,11 +22,15 @@ Conventions (stated once, used everywhere):
   width, method in `kappa_ci_method`, `kappa_ci_approximate` below 30 pairs); the statsmodels-style Wald interval is
   kept beside it (`kappa_wald_low` / `kappa_wald_high`). `labels_needed` projects from that interval, never from a
   zero Wald SE.
-- Human label of a pair = a reviewer's standing label (latest event, not undone). Where several reviewers labelled
-  a pair, the reviewer who labelled it first gives the judge-vs-human label; the first two feed human-vs-human
-  agreement on the overlap pairs. A standing label may be a change made after the reveal (`blind=0`): it counts
-  (it may correct a slip), but it was made with the judge's verdict in view and so leans toward agreement; each
-  slice reports `changed_after_reveal`, how many of its compared random pairs rest on such a label.
+- Human label of a pair = a reviewer's BLIND FIRST label (their first `label` event with blind=1). Where several
+  reviewers labelled a pair, the reviewer who labelled it first gives the judge-vs-human label; the first two feed
+  human-vs-human agreement on the overlap pairs. Later changes (blind=0, made with the judge's verdict in view) and
+  labels given again after an undo are kept and shown, never used: each slice reports `changed_after_reveal`, how many
+  of its counted pairs the first reviewer changed or withdrew later.
+- Which pairs count: only the counted pairs (`annotations._sampling.counted_pairs`): per constraint × model, the
+  longest prefix of the random sample's draw order whose pairs all carry a blind first label. Labels anywhere else
+  (random but beyond the prefix, targeted only, never sampled) are non-random: each group reports them apart
+  (`non_random`) and they never enter a kappa, a pass rate or the gate.
 - Confusion matrices: rows = judge (or the first reviewer), columns = human (second reviewer), in label-set order.
 - TPR / TNR are given only for pass/fail sets, with fail as the positive class: TPR = share of human-fail pairs the
   judge calls fail, TNR = share of human-pass pairs the judge calls pass.
@@ -50,8 +54,8 @@ import numpy as np
 import sqlite_utils
 
 from annotations import agreement as agr
-from annotations._labels import current_labels
-from annotations._sampling import DEFAULT_RATE, coverage as stratum_coverage
+from annotations._labels import blind_first_labels, current_labels
+from annotations._sampling import DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, sample_rules
 from annotations._verdicts import majority_label
 
 PASS_FAIL = ("pass", "fail")
@@ -204,6 +208,12 @@ class JudgeGroup:
     # One slice per label set when the group mixes label sets (pass/fail and refusal levels, say): a kappa pooled
     # over different label sets rewards a judge that always answers each set's first label, so the gate reads these.
     by_label_set: tuple[SliceStats, ...] = ()
+    non_random: "NonRandomLabels | None" = None  # labels that do not count, shown apart
+    # Which pairs verify this version (see `_verification`): "all counted pairs" for a first version; for a revision
+    # (it may have been tuned on the labels it could see) only counted pairs labelled after it was created, whose
+    # slices are `verification` (per label set when mixed). The gate reads `verification` when it is not empty.
+    verified_on: str = "all counted pairs"
+    verification: tuple[SliceStats, ...] = ()
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
@@ -229,6 +239,8 @@ class CoverageRow:
     needed: int
     rate: float
     ok: bool
+    population: int = 0  # every semantic pair of the constraint × model: the coverage denominator
+    reason: str | None = None  # why not ok
 
 
 @dataclass(frozen=True)
@@ -478,12 +490,15 @@ def pair_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     return {(rid, cid): PairInfo(m, item, t, tuple(json.loads(ls))) for rid, cid, m, item, t, ls in db.execute(sql)}
 
 
-def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None) -> dict[Pair, list[dict[str, Any]]]:
-    """Standing human labels per pair, the reviewer who labelled the pair first coming first."""
+def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None,
+                         standing: bool = False) -> dict[Pair, list[dict[str, Any]]]:
+    """Human labels per pair, the reviewer who labelled the pair first coming first: each reviewer's blind first
+    label (what agreement uses), or with `standing=True` their standing label (what a reviewer reads as the
+    current answer, e.g. in the disagreement list)."""
     first = {(r, c, who): i for r, c, who, i in db.execute(
         "SELECT run_record_id, constraint_id, reviewer, min(id) FROM human_labels GROUP BY 1, 2, 3")}
     out: dict[Pair, list[dict[str, Any]]] = defaultdict(list)
-    for row in current_labels(db):
+    for row in (current_labels(db) if standing else blind_first_labels(db)):
         if rubric_seen is not None and row["rubric_version_seen"] not in rubric_seen:
             continue
         out[(row["run_record_id"], row["constraint_id"])].append(row)
@@ -492,11 +507,54 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
     return dict(out)
 
 
-def sample_rules(db: sqlite_utils.Database) -> dict[Pair, set[str]]:
-    out: dict[Pair, set[str]] = defaultdict(set)
-    for rid, cid, rule in db.execute("SELECT run_record_id, constraint_id, rule FROM samples"):
-        out[(rid, cid)].add(rule)
-    return dict(out)
+def counted_rules(db: sqlite_utils.Database) -> dict[Pair, frozenset[str]]:
+    """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`): what every agreement number
+    and pass rate reads as "the random sample"."""
+    counted = counted_pairs(db).pairs
+    rules = {p: (r if p in counted else r - {"random"}) for p, r in sample_rules(db).items()}
+    return rules
+
+
+def later_events(db: sqlite_utils.Database) -> set[tuple[str, str, str]]:
+    """(run record, constraint, reviewer) whose reviewer has events after their blind first label (a change, an
+    undo, a label given again): shown in the report, never used."""
+    sql = """
+        SELECT h.run_record_id, h.constraint_id, h.reviewer FROM human_labels h
+        JOIN (SELECT run_record_id, constraint_id, reviewer, min(id) AS first FROM human_labels
+              WHERE event = 'label' AND blind = 1 GROUP BY 1, 2, 3) f
+          ON f.run_record_id = h.run_record_id AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer
+        WHERE h.id > f.first GROUP BY 1, 2, 3
+    """
+    return {tuple(r) for r in db.execute(sql)}
+
+
+@dataclass(frozen=True)
+class NonRandomLabels:
+    """Human-labelled pairs of a group that do not count (see the module docstring), shown apart: `beyond_prefix`
+    random pairs after the first unlabelled one of the draw order, `targeted` targeted-only pairs, `unsampled` pairs
+    never drawn (e.g. imported labels). `majority`: judge majority vs blind first label on those with a majority."""
+
+    n: int
+    beyond_prefix: int
+    targeted: int
+    unsampled: int
+    majority: Agreement | None
+
+
+def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans: dict[Pair, str],
+                raw_rules: dict[Pair, frozenset[str]], counted: frozenset[Pair],
+                info: dict[Pair, PairInfo]) -> NonRandomLabels:
+    rest = [p for p in pairs if p in humans and p not in counted]
+    j, h = [], []
+    for p in rest:
+        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
+        if m is not None:
+            j.append(m)
+            h.append(humans[p])
+    kinds = Counter("beyond" if "random" in raw_rules.get(p, ()) else "targeted" if raw_rules.get(p) else "none"
+                    for p in rest)
+    return NonRandomLabels(len(rest), kinds["beyond"], kinds["targeted"], kinds["none"],
+                           agreement(j, h, _label_order(info[p].labels for p in rest)))
 
 
 # --------------------------------------------------------------------------- the report
@@ -646,7 +704,7 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     _, verdicts = max(best.values(), key=lambda b: len(b[1]))
     labels = human_labels_by_pair(db)
     humans = {p: rows[0]["label"] for p, rows in labels.items()}
-    return _ppi(run_id, verdicts, verdicts, humans, sample_rules(db))
+    return _ppi(run_id, verdicts, verdicts, humans, counted_rules(db))
 
 
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
@@ -663,11 +721,15 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
     info = pair_info(db)
-    rules = sample_rules(db)
+    raw_rules = sample_rules(db)
+    rules = counted_rules(db)
+    counted = frozenset(p for p, r in rules.items() if "random" in r)
     labels_by_pair = human_labels_by_pair(db, rubric_seen=seen)
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
-    post_reveal = {p for p, rows in labels_by_pair.items() if not rows[0]["blind"]}
+    later = later_events(db)
+    post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
+    parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
                                       key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
@@ -683,23 +745,58 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_ls["/".join(info[p].labels)].append(p)
         stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal)  # noqa: E731
         _, name, version, created = rubric_rows[sha]
+        verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
+        verification = ()
+        if fresh is not None:
+            fresh_ls = {ls: [p for p in ps if p in fresh] for ls, ps in by_ls.items()}
+            verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1
+                            else (stats("overall", [p for p in pairs if p in fresh]),))
         groups.append(JudgeGroup(
             jm, sha, name, version, created, stats("overall", pairs),
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
             tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
             _pass_rates(pairs, verdicts, humans, rules, info),
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
+            _non_random(pairs, verdicts, humans, raw_rules, counted, info),
+            verified_on, verification,
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
     cov = tuple(
-        CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok)
+        CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok,
+                    c.population, _coverage_reason(c))
         for c in stratum_coverage(db, rate)
         if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
     )
     filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,
                "rubric_seen": rubric_seen}
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
+
+
+def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
+                  labels_by_pair: dict[Pair, list[dict[str, Any]]], counted: frozenset[Pair]
+                  ) -> tuple[str, frozenset[Pair] | None]:
+    """(description, fresh pairs or None). A first version of a rubric was written before any label could tune it:
+    every counted pair verifies it. A revision (it has a parent) may have been edited while its author read the
+    labelled pairs (`judge --only-labelled`, then `report --compare`): it is verified only on counted pairs whose
+    blind first label was made after the revision was created, i.e. random pairs it cannot have been tuned on."""
+    if not parents.get(sha):
+        return "all counted pairs (a first version: no labels could tune it)", None
+    fresh = frozenset(p for p in pairs if p in counted and labels_by_pair[p][0]["created_at"] > created)
+    tuned = sum(1 for p in pairs if p in counted) - len(fresh)
+    return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
+            "it may have been tuned on, are left out)"), fresh
+
+
+def _coverage_reason(c: Any) -> str | None:
+    if c.unjudged:
+        return (f"this rubric version judged {c.judged} of the {c.population} semantic pairs of {c.constraint_id} × "
+                f"{c.model}: a version is gated on the population it will be used on; judge them all "
+                "(`judgecal judge --rubric ...` without --only-labelled)")
+    if c.labelled < c.needed:
+        return (f"{c.labelled} counted pairs (the labelled prefix of the draw order), {c.needed} needed: label the "
+                "random sample in queue order, without skipping")
+    return None
 
 
 class FilterOptions(NamedTuple):
@@ -731,13 +828,17 @@ def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[P
         return HumanAgreement(name, agreement(a, b, _label_order(info[p].labels for p in ps)), len(ps))
 
     by_c: dict[str, list[Pair]] = defaultdict(list)
+    by_ls: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
         by_c[p[1]].append(p)
-    return (one("overall", pairs),) + tuple(one(f"constraint:{c}", by_c[c]) for c in sorted(by_c))
+        by_ls["/".join(info[p].labels)].append(p)
+    # Per label set when the overlap pairs mix sets (as the judge's headline): a pooled ceiling misleads the same way.
+    per_set = tuple(one(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else ()
+    return (one("overall", pairs),) + per_set + tuple(one(f"constraint:{c}", by_c[c]) for c in sorted(by_c))
 
 
 __all__ = [
-    "Agreement", "CalibrationReport", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
+    "Agreement", "CalibrationReport", "NonRandomLabels", "counted_rules", "later_events", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
     "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
     "judge_corrected_pass_rate", "majority_label",
     "match_rubrics", "ppi_pass_rate", "ppi_prediction", "ABSTAIN", "design_weights", "PPI_TUNE_MIN_N",

@@ -56,7 +56,8 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
     b: list[Block] = [("h", 1, "judgecal calibration report")]
     f = {k: v for k, v in report.filters.items() if v}
     b.append(("p", "Filters: " + (", ".join(f"{k}={v}" for k, v in f.items()) if f else "none")
-              + f". Review quota: {report.rate:.0%} of every stratum. Agreement uses the random sample only; "
+              + f". Review quota: {report.rate:.0%} of every stratum. Agreement uses the counted pairs only (each draw "
+              "order's labelled prefix, each reviewer's blind first label); "
               + report.majority_rule + "."))
     if report.below_quota:
         b.append(("p", f"WARNING: {len(report.below_quota)} stratum(s) below the review quota: these numbers are "
@@ -80,7 +81,15 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                            "per slice in the table above."))
         if o.changed_after_reveal and o.majority is not None:
             b.append(("p", f"{o.changed_after_reveal} of the {o.majority.n} compared labels were changed after the "
-                           "judge's verdict was shown (blind=0): they may lean toward the judge."))
+                           "judge's verdict was shown (blind=0) or withdrawn: the changes are kept but not used, the "
+                           "blind first label is."))
+        nr = g.non_random
+        if nr is not None and nr.n:
+            b.append(("p", f"{nr.n} labels on pairs that do not count ({nr.beyond_prefix} beyond the labelled prefix "
+                           f"of the draw order, {nr.targeted} targeted, {nr.unsampled} never sampled); judge agrees on "
+                           + (f"{nr.majority.agree} of {nr.majority.n}" if nr.majority else "none")
+                           + ". Not used in any number."))
+        b.append(("p", f"Verified on: {g.verified_on}."))
         if o.majority is not None:
             labels = o.majority.labels
             b.append(("table", ["judge \\ human", *labels],
@@ -90,10 +99,13 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                     f"{r.vs_human.agree} ({_pct(r.vs_human.pct_agreement)})" if r.vs_human else "–", _kappa(r.vs_human)]
                    for r in o.per_repeat]
                   + [["all repeats right", str(o.random_labelled), str(o.all_repeats_correct), ""]]))
-        if o.repeat_vs_repeat:
+        # per label set when the group mixes label sets (a pooled repeat-vs-repeat kappa misleads like the headline)
+        rvr = [(h, r) for h in g.headline for r in h.repeat_vs_repeat]
+        if rvr:
             b.append(("table", ["repeats", "both labelled", "agree", "both error", "one error", "kappa [95% CI]"],
-                      [[f"{r.repeat_a} vs {r.repeat_b}", str(r.both_labelled), str(r.agree), str(r.both_error),
-                        str(r.one_error), _kappa(r.agreement)] for r in o.repeat_vs_repeat]))
+                      [[f"{r.repeat_a} vs {r.repeat_b}" + ("" if h.slice == "overall" else f" ({h.slice})"),
+                        str(r.both_labelled), str(r.agree), str(r.both_error),
+                        str(r.one_error), _kappa(r.agreement)] for h, r in rvr]))
         b.append(("table", ["slice", "pairs (≥2 repeats)", "flipped", "flip rate", "targeted labelled",
                             "targeted agree (biased)"],
                   [[s.slice, str(s.consistency.pairs), str(s.consistency.flipped), _pct(s.consistency.flip_rate),
@@ -114,8 +126,9 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         b.append(("p", "No overlap pair has labels from two reviewers yet: nothing says how far humans agree with each "
                        "other, the ceiling the judge's kappa should be read against."))
     b.append(("h", 2, "Review coverage (random sample)"))
-    b.append(("table", ["stratum", "judged", "labelled", "needed", "status"],
-              [[c.stratum, str(c.judged), str(c.labelled), str(c.needed), "ok" if c.ok else "BELOW QUOTA"]
+    b.append(("table", ["stratum", "semantic pairs", "judged", "labelled", "needed", "status"],
+              [[c.stratum, str(c.population), str(c.judged), str(c.labelled), str(c.needed),
+                "ok" if c.ok else "BELOW QUOTA" + (f": {c.reason}" if c.reason else "")]
                for c in report.coverage]))
     if comparison is not None:
         from annotations._tuning import comparison_blocks

@@ -29,9 +29,10 @@ from annotations._project import iter_runs, load_items
 from annotations._calibration import ppi_pass_rate, ppi_prediction
 from annotations.agreement import Z_95
 from annotations._verdicts import get_price, majority_label
+from annotations._labels import blind_first_labels, standing_labels_sql
+from annotations._sampling import counted_pairs
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
-_EXPECTED = re.compile(r"(?:Expected|期望)\s*[:：]\s*(.*)", re.S)
 
 
 # --------------------------------------------------------------------------- settling constraints
@@ -45,13 +46,12 @@ class Settled(NamedTuple):
 
 
 def expected_labels(constraint: Constraint) -> tuple[str, ...] | None:
-    """The labels the constraint's text names after `Expected:` (or `期望：`), up to the first parenthesis, in
-    label-set order; None when the text states no expected label. "Expected: hard_refusal or soft_refusal" ->
-    both."""
-    m = _EXPECTED.search(constraint.text)
-    if not m:
+    """The labels the constraint's `expected` field names, up to the first parenthesis, in label-set order; None
+    when it states no expected label. "hard_refusal or soft_refusal" -> both. (Old files carried it in the text
+    after `Expected:` / `期望：`; `Constraint` moves it to the field on load.)"""
+    if not constraint.expected:
         return None
-    tail = re.split(r"[(（]", m.group(1), maxsplit=1)[0]
+    tail = re.split(r"[(（]", constraint.expected, maxsplit=1)[0]
     found = tuple(lab for lab in constraint.labels if re.search(rf"(?<![\w-]){re.escape(lab)}(?![\w-])", tail))
     return found or None
 
@@ -71,9 +71,11 @@ class PairLabels(NamedTuple):
 
     judge: dict[tuple[str, str], str]
     human: dict[tuple[str, str], str]
-    random_sample: set[tuple[str, str]]  # pairs drawn by the random rule (the unbiased part of the sample)
+    random_sample: set[tuple[str, str]]  # the counted pairs (annotations._sampling.counted_pairs) of the runs
     ppi_judge: dict[tuple[str, str], float] = {}  # the PPI predictor per pair (see ppi_prediction)
     ppi_source: tuple[str, str] | None = None  # (rubric sha256, judge model)
+    # the first reviewer's blind first label: what the judge-corrected pass rate compares the judge with
+    human_blind: dict[tuple[str, str], str] = {}
 
     def settled(self) -> dict[tuple[str, str], Settled]:
         out = {p: Settled(label, "judge") for p, label in self.judge.items()}
@@ -123,20 +125,20 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
                 ppi_judge[pair] = ppi_prediction(by_group[source][1])
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
-        SELECT h.run_record_id, h.constraint_id, h.label FROM human_labels h
-        JOIN (SELECT max(id) AS id FROM human_labels GROUP BY run_record_id, constraint_id, reviewer) last
-          ON last.id = h.id
-        JOIN run_records r ON r.id = h.run_record_id
-        WHERE h.event != 'undo' AND {where}
+        WITH h AS ({standing_labels_sql()})
+        SELECT h.run_record_id, h.constraint_id, h.label FROM h
+        JOIN run_records r ON r.id = h.run_record_id WHERE {where}
     """
     humans: dict[tuple[str, str], list[str]] = {}
     for rid, cid, label in db.execute(human_sql, params):
         humans.setdefault((rid, cid), []).append(label)
     human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
-    sample_sql = (f"SELECT s.run_record_id, s.constraint_id FROM samples s JOIN run_records r ON r.id = s.run_record_id"
-                  f" WHERE s.rule = 'random' AND {where}")
-    sample = {(rid, cid) for rid, cid in db.execute(sample_sql, params)}
-    return PairLabels(judge, human, sample, ppi_judge, source)
+    runs = {r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
+    sample = {p for p in counted_pairs(db).pairs if p[0] in runs}
+    blind: dict[tuple[str, str], str] = {}
+    for row in blind_first_labels(db):  # in event order: the first reviewer's label wins
+        blind.setdefault((row["run_record_id"], row["constraint_id"]), row["label"])
+    return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs})
 
 
 def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -313,9 +315,9 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
                 j = labels.ppi_judge[(rec.id, c.id)]
                 judge_all.append(j)
                 strata_all.append(c.id)
-                if (rec.id, c.id) in labels.human and (rec.id, c.id) in labels.random_sample:
+                if (rec.id, c.id) in labels.human_blind and (rec.id, c.id) in labels.random_sample:
                     judge_lab.append(j)
-                    human_lab.append(int(labels.human[(rec.id, c.id)] == "pass"))
+                    human_lab.append(int(labels.human_blind[(rec.id, c.id)] == "pass"))
                     strata_lab.append(c.id)
             if c.check is not None and c.type == "format":
                 s_checked += 1

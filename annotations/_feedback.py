@@ -75,7 +75,7 @@ def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model
                   constraint: str | Sequence[str] | None = None) -> list[Disagreement]:
     """Labelled pairs where a reviewer and the judge's majority differ, most-flipped first (see module docstring)."""
     rules = sample_rules(db)
-    humans = human_labels_by_pair(db)
+    humans = human_labels_by_pair(db, standing=True)
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version FROM rubrics")}
     decisions = {(r, c): d for r, c, d in db.execute(
         "SELECT run_record_id, constraint_id, decision FROM adjudications ORDER BY id")}

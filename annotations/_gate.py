@@ -1,12 +1,15 @@
 """The CI gate: a build passes only when the judge has been verified and agrees with the humans well enough.
 
 Checked, for the latest version of each rubric (per judge model) unless `rubric` names another:
-- coverage: every stratum (constraint × model under test × rubric version) has at least `min_coverage` of its judged
-  pairs labelled in the random sample. Always checked: no unverified judge may gate a build.
+- coverage: every stratum (constraint × model under test × rubric version) has judged every semantic pair of its
+  constraint × model (the population the version will be used on) and the counted prefix of the draw order holds
+  ceil(min_coverage × population) pairs (see annotations._sampling). Always checked: no unverified judge may gate
+  a build.
 - kappa: judge (majority over repeats; a tie or no valid repeat is an abstention, i.e. a disagreement) vs human on
   the random sample, design-weighted by N_s / n_s, overall per judge model × rubric version (per label set when the
   group mixes label sets: a pooled kappa rewards always answering a set's first label), or per constraint when
-  `constraints` are given. By default the LOWER bound of the shown 95% interval (`annotations.agreement.
+  `constraints` are given; a revision (a version with a parent) is read on the counted pairs labelled after it was
+  created, which it cannot have been tuned on (`verified_on` names them). By default the LOWER bound of the shown 95% interval (`annotations.agreement.
   kappa_interval`) must reach the threshold (`on="point"` compares the point estimate, the old behaviour), and a
   gated slice needs at least `min_n` compared pairs: at n = 20 a judge with true kappa 0.49 passed a point-estimate
   gate at 0.6 29% of the time. An undefined kappa or interval fails (with its reason).
@@ -88,15 +91,20 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
     for c in report.coverage:
         if c.rubric_sha256 not in shas:
             continue
+        size = c.population or c.judged
         checks.append(GateCheck(
-            c.stratum, "coverage", c.labelled / c.judged if c.judged else math.nan, min_coverage, c.ok,
+            c.stratum, "coverage", c.labelled / size if size else math.nan, min_coverage, c.ok,
             f"{c.labelled} of {c.judged} judged pairs labelled in the random sample, {c.needed} needed "
-            f"({min_coverage:.0%} quota)" + ("" if c.ok else f": {c.needed - c.labelled} more labels needed")))
+            f"({min_coverage:.0%} quota of {size} semantic pairs)"
+            + ("" if c.ok else ": " + "; ".join(
+                ([f"{c.needed - c.labelled} more labels needed"] if c.labelled < c.needed else [])
+                + ([c.reason] if c.reason else [])))))
     for g in groups:
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
-        slices = g.by_constraint if constraints else g.headline
+        slices = g.by_constraint if constraints else (g.verification or g.headline)
         for s in slices:
-            checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n))
+            checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n,
+                                       g.verified_on, bool(g.verification)))
         if min_pass_rate is not None:
             for p in g.pass_rates:
                 name = f"{where} · model {p.model}"
@@ -120,12 +128,16 @@ def _on_word(on: str) -> str:
     return "lower bound" if on == "lower" else "point estimate"
 
 
-def _kappa_check(name: str, s: Any, min_kappa: float, on: str, min_n: int) -> GateCheck:
+def _kappa_check(name: str, s: Any, min_kappa: float, on: str, min_n: int, verified_on: str,
+                 revision: bool) -> GateCheck:
     a, u = s.headline, s.majority
     failures = f"{s.excluded_tie} ties and {s.excluded_no_valid} pairs without a valid repeat counted as disagreements"
     errors = f"{s.verdict_errors} of {s.verdict_rows} verdict rows were judge errors"
     if a is None:
-        return GateCheck(name, "kappa", None, min_kappa, False, "no human-labelled random pair to compare")
+        return GateCheck(name, "kappa", None, min_kappa, False,
+                         "no human-labelled random pair to compare"
+                         + (f" among the pairs that verify it: {verified_on}; label the next random pairs "
+                            "(`judgecal sample --rate` higher, then review)" if revision else ""))
     if a.n < min_n:
         return GateCheck(name, "kappa", None, min_kappa, False,
                          f"only {a.n} compared random pairs, {min_n} needed per gated slice (--min-n): label "
@@ -147,7 +159,7 @@ def _kappa_check(name: str, s: Any, min_kappa: float, on: str, min_n: int) -> Ga
     ok = value >= min_kappa
     return GateCheck(name, "kappa", value, min_kappa, ok,
                      f"kappa {a.kappa:.3f} {ci} on {a.n} random pairs ({weighted}); {_on_word(on)} {value:.3f} "
-                     f"{'≥' if ok else '<'} {min_kappa}; {failures}; {errors}")
+                     f"{'≥' if ok else '<'} {min_kappa}; {failures}; {errors}; verified on {verified_on}")
 
 
 def _human_human_check(report: CalibrationReport) -> GateCheck:

@@ -1,6 +1,11 @@
 """Human labels: one row per event (label, change, undo); history is never rewritten.
 
-A reviewer's current label on a pair is their latest event on it; an `undo` event withdraws it.
+Two readings of the history, each defined once here:
+- standing label of a reviewer on a pair (`standing_labels`): their latest event on it, unless that was an `undo`.
+  It drives the review queue (who still owes a label) and what the reveal shows.
+- blind first label of a reviewer on a pair (`blind_first_labels`): their first `label` event with blind=1. Only this
+  one is compared with the judge: a later change, or a label given again after an undo, was made with the judge's
+  verdict in view, so it is kept and shown but never moves an agreement number or the gate.
 """
 
 from __future__ import annotations
@@ -134,14 +139,39 @@ def label_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
         yield out.model_dump(mode="json", exclude_none=True)
 
 
-def current_labels(db: sqlite_utils.Database, *, reviewer: str | None = None) -> list[dict[str, Any]]:
-    """The standing label of each (pair, reviewer): their latest event, unless that was an undo."""
-    where = "WHERE reviewer = ?" if reviewer else ""
-    sql = f"""
+def standing_labels_sql(where: str = "") -> str:
+    """SQL selecting the standing label rows (see the module docstring); `where` filters human_labels before the
+    latest event is taken (e.g. one reviewer or one pair). The one definition every caller uses."""
+    return f"""
         SELECT h.* FROM human_labels h
-        JOIN (SELECT max(id) AS id FROM human_labels {where}
+        JOIN (SELECT max(id) AS id FROM human_labels {f"WHERE {where}" if where else ""}
               GROUP BY run_record_id, constraint_id, reviewer) last ON last.id = h.id
         WHERE h.event != 'undo'
+    """
+
+
+def current_labels(db: sqlite_utils.Database, *, reviewer: str | None = None,
+                   pair: tuple[str, str] | None = None) -> list[dict[str, Any]]:
+    """The standing label of each (pair, reviewer): their latest event, unless that was an undo. In event order."""
+    where, params = [], []
+    if reviewer:
+        where.append("reviewer = ?")
+        params.append(reviewer)
+    if pair is not None:
+        where.append("run_record_id = ? AND constraint_id = ?")
+        params += [pair[0], pair[1]]
+    return list(db.query(standing_labels_sql(" AND ".join(where)) + " ORDER BY h.id", params))
+
+
+def blind_first_labels(db: sqlite_utils.Database) -> list[dict[str, Any]]:
+    """Each reviewer's blind first label on each pair (their first `label` event with blind=1), in event order.
+
+    Event order is the store's insertion order (row id), not `created_at`: an imported file cannot back-date a label
+    to stand in front of one already stored. A later change or undo does not remove it (see the module docstring)."""
+    sql = """
+        SELECT h.* FROM human_labels h
+        JOIN (SELECT min(id) AS id FROM human_labels WHERE event = 'label' AND blind = 1
+              GROUP BY run_record_id, constraint_id, reviewer) first ON first.id = h.id
         ORDER BY h.id
     """
-    return list(db.query(sql, [reviewer] if reviewer else []))
+    return list(db.query(sql))

@@ -79,11 +79,12 @@ def _import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> Import
             ],
         )
         conn.executemany(
-            "INSERT INTO constraints VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO constraints (item_id, id, seq, text, type, severity, check_json, labels, expected)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
             [
                 (
                     item.id, c.id, k, c.text, c.type, c.severity,
-                    _dumps(c.check.model_dump(mode="json")) if c.check else None, _dumps(list(c.labels)),
+                    _dumps(c.check.model_dump(mode="json")) if c.check else None, _dumps(list(c.labels)), c.expected,
                 )
                 for _, item, _ in new
                 for k, c in enumerate(item.constraints)
@@ -163,7 +164,7 @@ def _item_from_row(row: dict[str, Any], constraints: list[dict[str, Any]]) -> Ev
                 {
                     "id": c["id"], "text": c["text"], "type": c["type"], "severity": c["severity"],
                     "check": _loads(c["check_json"]), "labels": _loads(c["labels"]),
-                }
+                } | ({"expected": c["expected"]} if c.get("expected") is not None else {})
                 for c in constraints
             ],
         }

@@ -5,8 +5,8 @@ Who gets a pair:
 - an ``overlap`` pair (also a random pair) needs a second label from a different reviewer;
 - a reviewer never gets a pair they have a standing label on (after an undo, the pair is theirs to label again).
 
-Order: each reviewer walks all sampled pairs in their own order, a hash of (reviewer name, pair), so two reviewers
-working at once rarely meet on the same pair and no reviewer's order depends on anyone else's. The order is built
+Order (`reviewer_order`): the random sample in each population's draw order (populations interleaved per reviewer),
+then targeted-only pairs (unstable judgements first); no reviewer's order depends on anyone else's. The order is built
 once per session (`open_queue`) and walked with indexed look-ups (`next_pair`), so a page rerun does not read
 the whole sample; it is rebuilt when `judgecal sample` adds pairs.
 
@@ -28,8 +28,10 @@ import sqlite_utils
 from evalsets import Constraint, Step, ToolCall
 from evalsets._models import FailureMode
 from annotations._project import load_items, load_run
-from annotations._sampling import Pair
+from annotations._labels import current_labels
+from annotations._sampling import Pair, draw_orders, population_key, sample_rules
 from annotations._store import now_iso, write
+from annotations._verdicts import majority_label
 
 FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
 GUIDELINES_SETTING = "review_guidelines"
@@ -129,20 +131,35 @@ def samples_version(db: sqlite_utils.Database) -> int:
 
 
 def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
-    """Every sampled pair in this reviewer's own random order, with the pairs whose judge repeats disagree first:
-    SPEC §5 puts unstable judgements in front of a reviewer first. Other targeted pairs (judge errors) take their
-    random place, so a reviewer's first labels also move the random-sample quota."""
+    """Every sampled pair in the order this reviewer is served:
+
+    1. the random sample, each constraint × model population in its draw order (`draw_orders`), the populations
+       interleaved round-robin in an order of this reviewer's own (a hash of reviewer and population), so two
+       reviewers rarely meet on a pair while both fill the counted prefix from its front;
+    2. the targeted-only pairs: those whose judge repeats disagree first (SPEC §5: unstable judgements get a human
+       look), then judge errors, each in the reviewer's own hash order.
+
+    Only the counted prefix (`counted_pairs`) enters agreement, so serving targeted pairs first (as before issue 10)
+    would only have delayed the quota; the order itself never decides which pairs count."""
     reviewer = _check_reviewer(reviewer)
-    pairs: dict[Pair, bool] = {}
+    unstable: list[Pair] = []
+    targeted: list[Pair] = []
     for rid, cid, rule, reason in db.execute("SELECT run_record_id, constraint_id, rule, reason FROM samples"):
-        pair = Pair(rid, cid)
-        unstable = rule == "targeted" and "repeats disagree" in (reason or "")
-        pairs[pair] = pairs.get(pair, False) or unstable
+        if rule == "targeted":
+            (unstable if "repeats disagree" in (reason or "") else targeted).append(Pair(rid, cid))
 
-    def rank(p: Pair) -> tuple[bool, bytes]:
-        return not pairs[p], hashlib.sha256(f"{reviewer}\x1f{p[0]}\x1f{p[1]}".encode()).digest()
+    def mine(text: str) -> bytes:
+        return hashlib.sha256(f"{reviewer}\x1f{text}".encode()).digest()
 
-    return sorted(pairs, key=rank)
+    random_order = [pair for _pos, _pop, pair in sorted(
+        (pos, mine(population_key(*pop)), pair)
+        for pop, order in draw_orders(db).items() for pos, pair in enumerate(order))]
+    out: dict[Pair, None] = {}
+    for group in (random_order, sorted(unstable, key=lambda p: mine(f"{p[0]}\x1f{p[1]}")),
+                  sorted(targeted, key=lambda p: mine(f"{p[0]}\x1f{p[1]}"))):
+        for pair in group:
+            out.setdefault(pair, None)
+    return list(out)
 
 
 def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
@@ -151,17 +168,12 @@ def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
 
 
 def _standing(db: sqlite_utils.Database, pair: Pair) -> dict[str, dict[str, Any]]:
-    """reviewer -> latest event row on the pair, for reviewers whose latest event is not an undo."""
-    latest: dict[str, dict[str, Any]] = {}
-    for row in db.query("SELECT * FROM human_labels WHERE run_record_id = ? AND constraint_id = ? ORDER BY id",
-                        [pair[0], pair[1]]):
-        latest[row["reviewer"]] = row
-    return {r: row for r, row in latest.items() if row["event"] != "undo"}
+    """reviewer -> standing label row on the pair (`current_labels`, the one definition)."""
+    return {row["reviewer"]: row for row in current_labels(db, pair=pair)}
 
 
 def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
-    return frozenset(row[0] for row in db.execute(
-        "SELECT rule FROM samples WHERE run_record_id = ? AND constraint_id = ?", [pair[0], pair[1]]))
+    return sample_rules(db, pair).get(Pair(*pair), frozenset())
 
 
 def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
@@ -276,15 +288,11 @@ def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
     which is open for them again, or None when they have nothing to undo. Repeated calls go further back."""
     reviewer = _check_reviewer(reviewer)
     with write(db):
-        row = db.execute(
-            """
-            SELECT h.run_record_id, h.constraint_id, h.rubric_version_seen FROM human_labels h
-            JOIN (SELECT max(id) AS id FROM human_labels WHERE reviewer = ?
-                  GROUP BY run_record_id, constraint_id) last ON last.id = h.id
-            WHERE h.event != 'undo' ORDER BY h.id DESC LIMIT 1
-            """, [reviewer]).fetchone()
-        if row is None:
+        standing = current_labels(db, reviewer=reviewer)  # in event order: the last one is the most recent
+        if not standing:
             return None
+        last = standing[-1]
+        row = (last["run_record_id"], last["constraint_id"], last["rubric_version_seen"])
         db.conn.execute(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, rubric_version_seen,"
             " blind, created_at) VALUES (?,?,?,'undo',NULL,?,0,?)", (row[0], row[1], reviewer, row[2], now_iso()))
@@ -323,15 +331,9 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
     for (sha, judge_model), rows in groups.items():
         rows.sort(key=lambda v: v["repeat"])
         labels = tuple(v["label"] for v in rows)
-        counts: dict[str, int] = {}
-        for lab in labels:
-            if lab is not None:
-                counts[lab] = counts.get(lab, 0) + 1
-        top = max(counts.values(), default=0)
-        winners = [k for k, n in counts.items() if n == top]
         views.append(JudgeView(
             sha, rows[0]["rubric_name"], rows[0]["rubric_version"], judge_model, labels,
-            winners[0] if len(winners) == 1 else None,  # a tie has no majority
+            majority_label([lab for lab in labels if lab is not None]),  # the one majority rule; a tie has none
             tuple(v["reason"] for v in rows if v["reason"]),
             tuple(f"{v['error']}: {v['error_detail']}" if v["error_detail"] else v["error"] for v in rows if v["error"]),
         ))
@@ -340,3 +342,21 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
         for r, row in sorted(standing.items()) if r != reviewer
     )
     return Reveal(_saved(standing[reviewer]), tuple(views), others)
+
+
+def awaiting_blind_label(db: sqlite_utils.Database, reviewer: str | None) -> set[Pair]:
+    """Sampled pairs still waiting for a blind label from `reviewer` (any reviewer when None): the judge's verdict
+    and other reviewers' labels on them must stay out of view (the Calibration page hides them), or the label that
+    follows is not blind. One pass over the sample and the standing labels."""
+    name = (reviewer or "").strip() or None
+    standing: dict[Pair, set[str]] = {}
+    for row in current_labels(db):
+        standing.setdefault(Pair(row["run_record_id"], row["constraint_id"]), set()).add(row["reviewer"])
+    out = set()
+    for pair, rules in sample_rules(db).items():
+        who = standing.get(pair, set())
+        if name is not None and name in who:
+            continue
+        if len(who) < (2 if "overlap" in rules else 1):
+            out.add(pair)
+    return out

@@ -23,8 +23,17 @@ Rules (samples.rule):
 - ``overlap``: ``ceil(overlap × random pairs)`` of each stratum's random pairs also go to a second reviewer, so
   human–human agreement is known.
 
-Idempotent: a drawn pair stays drawn. Each pair's place in a stratum's draw order is a hash of (seed, stratum, pair),
-so drawing again tops each stratum up to its quota from the not-yet-drawn pairs; with nothing new it adds nothing.
+Idempotent: a drawn pair stays drawn. Each pair's place in the draw order is a hash of (seed, constraint id|model,
+pair): one order per constraint × model population, shared by every rubric version's stratum and by the unjudged
+stratum, so drawing again tops each stratum up to its quota with the next pairs of the same order; with nothing new it
+adds nothing. The seed is committed by the first draw of a population (later draws reuse it, whatever seed they name).
+
+Counted pairs (`counted_pairs`). The pairs whose human labels enter an agreement number are a pre-committed prefix of
+that draw order: the random-sample pairs of a population, in draw order, up to the first one without a blind first
+label. Skipping a pair (labelling only where the judge looks right), importing labels out of order or a queue that
+leans toward some pairs stops the prefix there; it cannot choose which pairs count. A population's quota is met when
+its counted prefix reaches ceil(rate × N), N = every semantic pair of the constraint × model, and a rubric version's
+stratum only when that version has judged all N (it is gated on the population it will be used on).
 """
 
 from __future__ import annotations
@@ -33,10 +42,14 @@ import hashlib
 import heapq
 import math
 from collections import Counter, defaultdict
-from typing import Iterable, NamedTuple
+from typing import Any, Iterator, Literal, NamedTuple
 
 import sqlite_utils
+from pydantic import BaseModel, ConfigDict, Field
 
+from evalsets import InputError, Parsed, Problem
+
+from annotations._labels import blind_first_labels, current_labels
 from annotations._store import now_iso, write
 
 DEFAULT_RATE = 0.10
@@ -60,8 +73,9 @@ class StratumKey(NamedTuple):
 
 
 class StratumCoverage(NamedTuple):
-    """Review coverage of one stratum. `labelled` counts random-sample pairs with a standing human label;
-    `needed` is the quota ceil(rate × judged); `ok` when labelled ≥ needed."""
+    """Review coverage of one stratum. `labelled` counts its counted pairs (the labelled prefix of the draw order,
+    see the module docstring); `needed` is the quota ceil(rate × population), `population` every semantic pair of
+    the constraint × model; `ok` when labelled ≥ needed and (for a rubric version) it judged the whole population."""
 
     stratum: str
     constraint_id: str
@@ -72,6 +86,12 @@ class StratumCoverage(NamedTuple):
     labelled: int
     needed: int
     ok: bool
+    population: int = 0  # semantic pairs of the constraint × model (the coverage denominator)
+
+    @property
+    def unjudged(self) -> int:
+        """Pairs of the population this rubric version has not judged (0 for an unjudged stratum)."""
+        return 0 if self.rubric_sha256 is None else max(0, self.population - self.judged)
 
     @property
     def left(self) -> int:
@@ -113,6 +133,27 @@ def _rank(seed: int, salt: str, pair: Pair) -> bytes:
     return hashlib.sha256(f"{seed}\x1f{salt}\x1f{pair[0]}\x1f{pair[1]}".encode()).digest()
 
 
+def population_key(constraint_id: str, model: str) -> str:
+    """The salt of a population's draw order: constraint × model, not the rubric, so every version shares it."""
+    return f"{constraint_id}|{model}"
+
+
+def draw_rank(seed: int, constraint_id: str, model: str, pair: Pair) -> bytes:
+    """A pair's place in its population's draw order (smaller = drawn earlier)."""
+    return _rank(seed, population_key(constraint_id, model), pair)
+
+
+def committed_seeds(db: sqlite_utils.Database) -> dict[tuple[str, str], int]:
+    """(constraint id, model) -> the seed of the population's first random draw: its draw order is fixed by it."""
+    sql = """
+        SELECT s.constraint_id, r.model, s.seed FROM samples s
+        JOIN (SELECT min(s2.rowid) AS rid FROM samples s2 JOIN run_records r2 ON r2.id = s2.run_record_id
+              WHERE s2.rule = 'random' GROUP BY s2.constraint_id, r2.model) first ON first.rid = s.rowid
+        JOIN run_records r ON r.id = s.run_record_id
+    """
+    return {(cid, model): int(seed or 0) for cid, model, seed in db.execute(sql)}
+
+
 # A pair with output to judge: failed runs (RunRecord.failed: no output, no trajectory) are not reviewed.
 _SEMANTIC_PAIRS = """
     FROM run_records r
@@ -146,17 +187,72 @@ def _pairs_with_rule(db: sqlite_utils.Database, rule: str) -> set[Pair]:
     return {Pair(*row) for row in db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [rule])}
 
 
-_LABELLED_PAIRS = """
-    SELECT DISTINCT h.run_record_id, h.constraint_id FROM human_labels h
-    JOIN (SELECT max(id) AS id FROM human_labels GROUP BY run_record_id, constraint_id, reviewer) last
-      ON last.id = h.id
-    WHERE h.event != 'undo'
-"""
-
-
 def labelled_pairs(db: sqlite_utils.Database) -> set[Pair]:
     """Pairs with at least one standing human label (a reviewer's latest event on it is not an undo)."""
-    return {Pair(*row) for row in db.execute(_LABELLED_PAIRS)}
+    return {Pair(r["run_record_id"], r["constraint_id"]) for r in current_labels(db)}
+
+
+def sample_rules(db: sqlite_utils.Database, pair: Pair | None = None) -> dict[Pair, frozenset[str]]:
+    """The sample rules under which each pair was drawn (one pair, or every sampled pair). Sample membership is
+    defined here only."""
+    where, params = ("WHERE run_record_id = ? AND constraint_id = ?", list(pair)) if pair is not None else ("", [])
+    out: dict[Pair, set[str]] = defaultdict(set)
+    for rid, cid, rule in db.execute(f"SELECT run_record_id, constraint_id, rule FROM samples {where}", params):
+        out[Pair(rid, cid)].add(rule)
+    return {p: frozenset(r) for p, r in out.items()}
+
+
+class CountedPairs(NamedTuple):
+    """Which labelled pairs count (see the module docstring). `order`: each population's random pairs in draw order;
+    `prefix`: how many of them count; `pairs`: the counted pairs of all populations."""
+
+    order: dict[tuple[str, str], tuple[Pair, ...]]
+    prefix: dict[tuple[str, str], int]
+    pairs: frozenset[Pair]
+
+    def counted_of(self, constraint_id: str, model: str) -> int:
+        return self.prefix.get((constraint_id, model), 0)
+
+
+def draw_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
+    """Each population's random-sample pairs in draw order (rank under the population's committed seed)."""
+    seeds = committed_seeds(db)
+    members: dict[tuple[str, str], list[Pair]] = defaultdict(list)
+    for rid, cid, model in db.execute(
+            "SELECT s.run_record_id, s.constraint_id, r.model FROM samples s JOIN run_records r ON r.id = s.run_record_id"
+            " WHERE s.rule = 'random'"):
+        members[(cid, model)].append(Pair(rid, cid))
+    return {key: tuple(sorted(ps, key=lambda p: draw_rank(seeds.get(key, 0), key[0], key[1], p)))
+            for key, ps in members.items()}
+
+
+def counted_pairs(db: sqlite_utils.Database) -> CountedPairs:
+    """The pairs every agreement number uses: per constraint × model, the longest prefix of the random sample's draw
+    order whose pairs all carry a blind first label (`blind_first_labels`). Labels elsewhere (beyond the prefix,
+    targeted-only, never sampled) are non-random and never count. Nothing about labels, their import order or the
+    review queue enters the order; labels only decide where the prefix ends."""
+    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
+    orders = draw_orders(db)
+    prefix: dict[tuple[str, str], int] = {}
+    pairs: set[Pair] = set()
+    for key, order in orders.items():
+        k = 0
+        while k < len(order) and order[k] in blind:
+            k += 1
+        prefix[key] = k
+        pairs.update(order[:k])
+    return CountedPairs(orders, prefix, frozenset(pairs))
+
+
+def population_pairs(db: sqlite_utils.Database) -> set[Pair]:
+    """Every semantic pair with output (run record × semantic constraint): what the judge and reviewers score."""
+    return {Pair(rid, cid) for cid, rid in db.execute(f"SELECT c.id, r.id {_SEMANTIC_PAIRS}")}
+
+
+def population_sizes(db: sqlite_utils.Database) -> Counter[tuple[str, str]]:
+    """(constraint id, model) -> number of semantic pairs with output: the population a rubric version is gated on."""
+    return Counter({(cid, model): n for cid, model, n in db.execute(
+        f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} GROUP BY c.id, r.model")})
 
 
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
@@ -200,36 +296,44 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     stamp = now_iso()
     with write(db):
         members = strata_members(db, include_unjudged=include_unjudged)
+        population = population_sizes(db)
+        seeds = committed_seeds(db)
         random_set = _pairs_with_rule(db, "random")
         overlap_set = _pairs_with_rule(db, "overlap")
         targeted_set = _pairs_with_rule(db, "targeted")
         new_rows: list[tuple] = []
         strata_rows: list[tuple] = []
         added = Counter()
-        # Judged strata first, in a fixed order, so a pair in several strata is drawn by the same stratum each time.
+        # One draw per constraint × model population (every rubric version's stratum shares its order): the first
+        # ceil(rate × N) pairs of the order, so the random sample is always a prefix of it.
+        pops: dict[tuple[str, str], dict[Pair, str]] = defaultdict(dict)
         for key in sorted(members, key=lambda k: (k.rubric_sha256 is None, k)):
-            pairs = members[key]
-            stratum = key.stratum
-            needed = quota(rate, len(pairs))
-            have = sum(p in random_set for p in pairs)
-            if have < needed:
-                fresh = (p for p in pairs if p not in random_set)
-                for p in heapq.nsmallest(needed - have, fresh, key=lambda p: _rank(seed, stratum, p)):
+            for p in members[key]:
+                pops[(key.constraint_id, key.model)].setdefault(p, key.stratum)
+        for pop in sorted(pops):
+            pairs = pops[pop]
+            pop_seed = seeds.setdefault(pop, seed)  # the first draw commits the population's order
+            size = max(len(pairs), population[pop])
+            for p in heapq.nsmallest(quota(rate, size), pairs, key=lambda p: draw_rank(pop_seed, *pop, p)):
+                if p not in random_set:
                     random_set.add(p)
-                    new_rows.append((p[0], p[1], "random", stratum, None, seed, stamp))
+                    new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
                     added["random"] += 1
             drawn = [p for p in pairs if p in random_set]
             want_overlap = quota(overlap, len(drawn)) if overlap else 0
             have_overlap = sum(p in overlap_set for p in drawn)
             if have_overlap < want_overlap:
                 fresh = (p for p in drawn if p not in overlap_set)
-                salt = f"overlap\x1f{stratum}"
-                for p in heapq.nsmallest(want_overlap - have_overlap, fresh, key=lambda p: _rank(seed, salt, p)):
+                salt = f"overlap\x1f{population_key(*pop)}"
+                for p in heapq.nsmallest(want_overlap - have_overlap, fresh, key=lambda p: _rank(pop_seed, salt, p)):
                     overlap_set.add(p)
-                    new_rows.append((p[0], p[1], "overlap", stratum, "second reviewer", seed, stamp))
+                    new_rows.append((p[0], p[1], "overlap", pairs[p], "second reviewer", pop_seed, stamp))
                     added["overlap"] += 1
-            strata_rows.append((stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs), len(drawn),
-                                needed, rate, stamp))
+        for key in sorted(members, key=lambda k: k.stratum):
+            pairs = members[key]
+            size = max(len(pairs), population[(key.constraint_id, key.model)])
+            strata_rows.append((key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
+                                sum(p in random_set for p in pairs), quota(rate, size), rate, stamp, size))
         for pair, (stratum, reason) in targeted_pairs(db).items():
             if pair not in targeted_set:
                 targeted_set.add(pair)
@@ -239,7 +343,8 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
             "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
             " VALUES (?,?,?,?,?,?,?)", new_rows)
         db.conn.execute("DELETE FROM sample_strata")
-        db.conn.executemany("INSERT INTO sample_strata VALUES (?,?,?,?,?,?,?,?,?)", strata_rows)
+        db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
+                            " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", strata_rows)
     return SampleSummary(len(members), added["random"], added["targeted"], added["overlap"],
                          len(random_set), len(targeted_set), len(overlap_set))
 
@@ -252,48 +357,107 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
     _check_rates(rate, 0)
     members = strata_members(db, include_unjudged=include_unjudged)
     random_set = _pairs_with_rule(db, "random")
-    done = labelled_pairs(db) & random_set
+    population = population_sizes(db)
+    done = counted_pairs(db).pairs
     rows = []
     for key in sorted(members, key=lambda k: k.stratum):
         pairs = members[key]
-        needed = quota(rate, len(pairs))
+        size = max(len(pairs), population[(key.constraint_id, key.model)])
+        needed = quota(rate, size)
         labelled = sum(p in done for p in pairs)
+        complete = key.rubric_sha256 is None or len(pairs) >= size
         rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
-                                    sum(p in random_set for p in pairs), labelled, needed, labelled >= needed))
+                                    sum(p in random_set for p in pairs), labelled, needed,
+                                    labelled >= needed and complete, size))
     return rows
 
 
 def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
     """Coverage of the strata as of the last draw (quotas stored by `draw_sample`), with the labels as they are now.
 
-    Cost grows with the number of labels and strata, not with the number of run records or verdicts, so the review
-    page can call it on every rerun. Equals `coverage(rate, include_unjudged=True)` until new verdicts arrive;
-    then it lags until the next `judgecal sample`.
+    Cost grows with the number of labels, sampled pairs and strata, not with the number of run records or verdicts,
+    so the review page can call it on every rerun (the population of each stratum is stored by the draw). Equals
+    `coverage(rate, include_unjudged=True)` until new verdicts arrive; then it lags until the next `judgecal sample`.
     """
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
-    sql = f"""
-        WITH lab AS ({_LABELLED_PAIRS})
-        SELECT DISTINCT lab.run_record_id, lab.constraint_id, r.model, v.rubric_sha256
-        FROM lab
-        JOIN samples s ON s.run_record_id = lab.run_record_id AND s.constraint_id = lab.constraint_id
-                       AND s.rule = 'random'
-        JOIN run_records r ON r.id = lab.run_record_id
-        LEFT JOIN verdicts v ON v.run_record_id = lab.run_record_id AND v.constraint_id = lab.constraint_id
+    counted = counted_pairs(db).pairs
+    sql = """
+        SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
+        FROM samples s
+        JOIN run_records r ON r.id = s.run_record_id
+        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        WHERE s.rule = 'random'
     """
     labelled: Counter[str] = Counter()
-    for _rid, cid, model, sha in db.execute(sql):
-        labelled[stratum_key(cid, model, sha)] += 1
-    return [
-        StratumCoverage(s["stratum"], s["constraint_id"], s["model"], s["rubric_sha256"], s["judged"], s["sampled"],
-                        labelled[s["stratum"]], s["needed"], labelled[s["stratum"]] >= s["needed"])
-        for s in strata
-    ]
+    for rid, cid, model, sha in db.execute(sql):
+        if (rid, cid) in counted:
+            labelled[stratum_key(cid, model, sha)] += 1
+    rows = []
+    for s in strata:
+        size = max(s["judged"], s["population"] or 0)
+        complete = s["rubric_sha256"] is None or s["judged"] >= size
+        n = labelled[s["stratum"]]
+        rows.append(StratumCoverage(s["stratum"], s["constraint_id"], s["model"], s["rubric_sha256"], s["judged"],
+                                    s["sampled"], n, s["needed"], n >= s["needed"] and complete, size))
+    return rows
 
 
-def sample_rules(db: sqlite_utils.Database, pairs: Iterable[Pair]) -> dict[Pair, set[str]]:
-    """The sample rules under which each of `pairs` was drawn."""
-    out: dict[Pair, set[str]] = {}
-    for p in pairs:
-        out[Pair(*p)] = {row[0] for row in db.execute(
-            "SELECT rule FROM samples WHERE run_record_id = ? AND constraint_id = ?", [p[0], p[1]])}
-    return out
+# --------------------------------------------------------------------------- export / import of the sample
+
+
+class SampleRow(BaseModel):
+    """One row of the review sample as exported and imported (`judgecal export samples` / `import samples`):
+    the rule, the stratum it was drawn in, and the seed that fixes its population's draw order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_record_id: str = Field(min_length=1)
+    constraint_id: str = Field(min_length=1)
+    rule: Literal["random", "targeted", "overlap"]
+    stratum: str = Field(min_length=1)
+    reason: str | None = None
+    seed: int | None = None
+    drawn_at: str = Field(min_length=1)
+
+
+def sample_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
+    """Every sample row in the order it was drawn, in the import format."""
+    for row in db.query("SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples"
+                        " ORDER BY rowid"):
+        yield SampleRow.model_validate(row).model_dump(mode="json", exclude_none=True)
+
+
+def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
+    """Insert an exported review sample (one transaction); rows already stored are skipped. Every row must name a
+    semantic pair of the project. A sample is drawn once: a file that would add random or overlap rows to a
+    constraint × model population that already has a random sample is refused (its draw order is pre-committed;
+    adding pairs to it could move which pairs count)."""
+    pairs = population_pairs(db)
+    model = dict(db.execute("SELECT id, model FROM run_records").fetchall())
+    stored = {tuple(r) for r in db.execute(
+        "SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples")}
+    stored_keys = {r[:3] for r in stored}
+    drawn = set(committed_seeds(db))
+    problems: list[Problem] = []
+    fresh = []
+    for index, r in enumerate(parsed.rows):
+        row = (r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at)
+        if (r.run_record_id, r.constraint_id) not in pairs:
+            problems.append(parsed.problem(index, "constraint_id", f"no semantic pair ({r.run_record_id!r}, "
+                                                                   f"{r.constraint_id!r}) in the project"))
+        elif row in stored:
+            continue
+        elif row[:3] in stored_keys:
+            problems.append(parsed.problem(index, "rule", "this pair is already in the sample under this rule, "
+                                                          "with other fields"))
+        elif r.rule != "targeted" and (r.constraint_id, model[r.run_record_id]) in drawn:
+            problems.append(parsed.problem(index, "rule", f"{r.constraint_id} × {model[r.run_record_id]} already "
+                                                          "has a random sample: its draw order is pre-committed"))
+        else:
+            fresh.append(row)
+    if problems:
+        raise InputError(problems)
+    with write(db):
+        db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                            " VALUES (?,?,?,?,?,?,?)", fresh)
+    return len(fresh)

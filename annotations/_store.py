@@ -187,29 +187,214 @@ def _m001_core(db: sqlite_utils.Database) -> None:
 MIGRATIONS: tuple[Migration, ...] = (Migration("001_core", _m001_core),)
 
 
-def connect(path: str | Path | None = None) -> sqlite_utils.Database:
-    """Open (creating if needed) the project database at `path` and bring its schema up to date.
+class ProjectError(Exception):
+    """The file at the project path is not a project this judgecal may open: another application's database, one
+    written by a newer judgecal, or one this user cannot write. Nothing in the file was changed."""
+
+
+class NoProject(ProjectError):
+    """No project at the path (a mistyped --db must not become a new, empty project for a reading command)."""
+
+
+class ProjectState(NamedTuple):
+    """What a database file holds, read before any pragma that writes (journal mode, migrations)."""
+
+    applied: tuple[str, ...]   # judgecal migrations recorded in the file
+    foreign: tuple[str, ...]   # tables of another application: set only when there is no _migrations table
+
+    @property
+    def empty(self) -> bool:
+        return not self.applied and not self.foreign
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        """Migrations of a newer judgecal."""
+        known = {m.name for m in MIGRATIONS}
+        return tuple(n for n in self.applied if n not in known)
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        return tuple(m.name for m in MIGRATIONS if m.name not in self.applied)
+
+
+def _uri(path: Path, **params: str) -> str:
+    # as_uri() percent-encodes '?', '#' and '%' in the file name, which SQLite decodes.
+    return path.resolve().as_uri() + "?" + "&".join(f"{k}={v}" for k, v in params.items())
+
+
+def _sqlite(uri: str) -> sqlite3.Connection:
+    # isolation_level=None: we issue BEGIN IMMEDIATE ourselves (see write()); sqlite3's implicit deferred
+    # transactions would make concurrent writers fail on lock upgrade instead of waiting.
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=True)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # per connection; writes nothing to the file
+    return conn
+
+
+def inspect_project(conn: sqlite3.Connection) -> ProjectState:
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite[_]%' ESCAPE '['")]
+    if "_migrations" in tables:
+        return ProjectState(tuple(r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY rowid")), ())
+    return ProjectState((), tuple(sorted(tables)))
+
+
+def _refuse(state: ProjectState, where: str) -> None:
+    if state.foreign:
+        shown = ", ".join(state.foreign[:6]) + (f", … ({len(state.foreign)} tables)" if len(state.foreign) > 6 else "")
+        raise ProjectError(f"{where} is an SQLite database of another application (tables: {shown}), not a judgecal "
+                           "project; it was left unchanged")
+    if state.unknown:
+        raise ProjectError(f"{where} was written by a newer judgecal: its schema has migrations "
+                           f"{', '.join(state.unknown)}, which this judgecal (schema up to {MIGRATIONS[-1].name}) "
+                           "does not know; upgrade judgecal to open it (the file was left unchanged)")
+
+
+def _writable(path: Path) -> bool:
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent  # a new project's folders are created: the nearest existing one must be writable
+    return os.access(folder, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+
+
+def _open_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write. In a folder this user cannot write, a WAL project has no -shm file to share
+    and SQLite cannot create one: read it as immutable (safe there, since nobody without write access to the
+    folder can be writing it either)."""
+    try:
+        conn = _sqlite(_uri(path, mode="ro"))
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+            if _writable(path):
+                raise
+    except sqlite3.OperationalError:
+        if _writable(path):
+            raise
+    conn = _sqlite(_uri(path, mode="ro", immutable="1"))
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    return conn
+
+
+def _open_inspected(path: Path) -> tuple[sqlite3.Connection, ProjectState]:
+    """A read-only connection to an existing file and what it holds; nothing is written to the file."""
+    try:
+        conn = _open_readonly(path)
+        try:
+            return conn, inspect_project(conn)
+        except BaseException:
+            conn.close()
+            raise
+    except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise ProjectError(f"{path} is not a judgecal project (not an SQLite database)") from None
+        raise
+
+
+# Files this process has opened as judgecal projects: a read-write open skips the separate read-only inspection for
+# them (it doubled the cost of a unit of work); migrate() still refuses a newer judgecal's schema. The change time
+# is part of the key: a deleted file's inode number is reused, and in WAL mode commits leave the main file alone,
+# so the key stays valid between checkpoints.
+_VERIFIED: set[tuple[int, int, int]] = set()
+
+
+def _file_id(path: Path) -> tuple[int, int, int]:
+    st = path.stat()
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+def _connect_readonly(path: Path) -> sqlite_utils.Database:
+    conn, state = _open_inspected(path)
+    try:
+        _refuse(state, str(path))
+        if state.empty:
+            raise NoProject(f"no project at {path} (an empty database)")
+        if state.pending:
+            conn.close()
+            if not _writable(path):
+                raise ProjectError(f"{path} has an older judgecal schema (missing {', '.join(state.pending)}) and "
+                                   "no write permission to upgrade it: open it once with a judgecal command that "
+                                   "writes, as a user who may write it")
+            connect(path).close()
+            return _connect_readonly(path)
+        conn.execute("PRAGMA query_only = ON")
+        return sqlite_utils.Database(conn)
+    except BaseException:
+        conn.close()
+        raise
+
+
+def connect(path: str | Path | None = None, *, create: bool = True, readonly: bool = False) -> sqlite_utils.Database:
+    """Open the project database at `path` (default: `default_db_path()`) and bring its schema up to date.
+
+    create=False: a missing file (or an empty database) raises NoProject instead of becoming a new project.
+    readonly=True: never writes (implies create=False); works without write permission on the file or its folder.
+    The file is inspected before anything is written to it: another application's database or one written by a
+    newer judgecal raises ProjectError and is left byte-identical (journal mode included).
 
     Use one connection per unit of work and close it (`with closing(connect(p))` or `unit_of_work`); sqlite
     connections must not cross threads.
     """
     path = Path(path) if path is not None else default_db_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # isolation_level=None: we issue BEGIN IMMEDIATE ourselves (see write()); sqlite3's implicit deferred
-    # transactions would make concurrent writers fail on lock upgrade instead of waiting.
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=True)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    db = sqlite_utils.Database(conn)
-    migrate(db)
+    if path.is_dir():
+        raise ProjectError(f"{path} is a folder, not a project file")
+    exists = path.exists()
+    if not exists and (readonly or not create):
+        raise NoProject(f"no project at {path}")
+    if readonly:
+        return _connect_readonly(path)
+    if exists and _file_id(path) not in _VERIFIED:
+        conn, state = _open_inspected(path)
+        conn.close()
+        _refuse(state, str(path))
+        if state.empty and not create:
+            raise NoProject(f"no project at {path} (an empty database)")
+    if not _writable(path):
+        raise ProjectError(f"no write permission on {path} or its folder: only reading commands work "
+                           "(report, gate, export, compare)")
+    if not exists:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _sqlite(_uri(path, mode="rwc" if create else "rw"))
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        db = sqlite_utils.Database(conn)
+        migrate(db)
+    except BaseException:
+        conn.close()
+        raise
+    _VERIFIED.add(_file_id(path))
     return db
 
 
+def discard_if_empty(path: str | Path) -> bool:
+    """Delete a project that holds no rows (only its schema) and return True; else False, nothing touched.
+
+    For a creating command that failed on bad input after it had created the project file: "nothing changed" then
+    includes not leaving a new empty project behind."""
+    path = Path(path)
+    try:
+        db = connect(path, create=False)
+    except ProjectError:
+        return False
+    try:
+        with write(db):  # the write lock: no other judgecal process is adding rows while we look
+            if any(n for t, n in table_counts(db).items() if t != "_migrations"):
+                return False
+    finally:
+        db.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return True
+
+
 @contextmanager
-def unit_of_work(path: str | Path | None = None) -> Iterator[sqlite_utils.Database]:
-    db = connect(path)
+def unit_of_work(path: str | Path | None = None, *, create: bool = True,
+                 readonly: bool = False) -> Iterator[sqlite_utils.Database]:
+    db = connect(path, create=create, readonly=readonly)
     try:
         yield db
     finally:
@@ -233,15 +418,19 @@ def write(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
-    """Apply the migrations this database has not seen, in order. Returns their names."""
+    """Apply the migrations this database has not seen, in order. Returns their names.
+
+    Refuses (ProjectError, nothing written) another application's database and one with migrations of a newer
+    judgecal."""
     conn = db.conn
-    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
-    if len(done) == len(MIGRATIONS):
+    state = inspect_project(conn)
+    _refuse(state, "this database")
+    if not state.pending:
         return []
     applied = []
     with write(db):
-        # Re-read inside the write lock: another process may have migrated meanwhile.
+        # Inside the write lock: another process may have migrated meanwhile, or created the project.
+        conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
         for migration in MIGRATIONS:
             if migration.name in done:
@@ -314,6 +503,32 @@ def _m003_calibration(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("003_calibration", _m003_calibration),)
+
+
+def _m004_expected(db: sqlite_utils.Database) -> None:
+    # constraints.expected: a boundary case's expected refusal level, kept out of the text that the judge prompt and
+    # the review card show. Constraints stored with "Expected: ..." in their text are moved over here, and their
+    # items' content hashes recomputed, so re-importing the old file (moved the same way on load) is a no-op.
+    db.conn.execute("ALTER TABLE constraints ADD COLUMN expected TEXT")
+    # sample_strata.population: the stratum's constraint × model size at the last draw (the coverage denominator), so
+    # the review page's progress does not count every run record on each rerun.
+    db.conn.execute("ALTER TABLE sample_strata ADD COLUMN population INTEGER")
+    from evalsets import Constraint, item_sha256  # noqa: PLC0415 (only this migration needs them)
+    from annotations._project import load_items  # noqa: PLC0415
+
+    touched = set()
+    for item_id, cid, text in db.conn.execute("SELECT item_id, id, text FROM constraints").fetchall():
+        moved = Constraint._move_expected({"text": text})
+        if moved.get("expected"):
+            db.conn.execute("UPDATE constraints SET text = ?, expected = ? WHERE item_id = ? AND id = ?",
+                            (moved["text"], moved["expected"], item_id, cid))
+            touched.add(item_id)
+    if touched:
+        for item_id, item in load_items(db, sorted(touched)).items():
+            db.conn.execute("UPDATE eval_items SET content_sha256 = ? WHERE id = ?", (item_sha256(item), item_id))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("004_expected", _m004_expected),)
 
 
 def _m005_batch_leases(db: sqlite_utils.Database) -> None:

@@ -38,7 +38,7 @@ from annotations._calibration import (
     majority_label,
     match_rubrics,
     pair_info,
-    sample_rules,
+    counted_rules,
 )
 
 DEFAULT_TUNE_SHARE = 0.70
@@ -137,7 +137,7 @@ def compare_rubrics(db: sqlite_utils.Database, rubric_a: str, rubric_b: str, *, 
         judge_model = models[0]
     va, vb = verdicts.get((judge_model, sha_a), {}), verdicts.get((judge_model, sha_b), {})
     info = pair_info(db)
-    rules = sample_rules(db)
+    rules = counted_rules(db)
     humans = {p: rows[0]["label"] for p, rows in human_labels_by_pair(db).items()
               if not random_only or "random" in rules.get(p, ())}
     splits = item_splits(db, seed=seed, tune_share=tune_share)

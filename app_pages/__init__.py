@@ -9,24 +9,36 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages._common import db_path, reviewer
+import annotations as ann
+from app_pages._common import db_path, md_escape, reviewer
 
 HERE = Path(__file__).resolve().parent
 
 
 def pages() -> list:
+    # No `:material/...:` icons: Streamlit loads them from fonts.gstatic.com, and the app fetches nothing from
+    # outside the server it runs on.
     return [
-        st.Page(HERE / "review.py", title="Review", icon=":material/rate_review:", default=True),
-        st.Page(HERE / "calibration.py", title="Calibration", icon=":material/balance:"),
-        st.Page(HERE / "evalset.py", title="Eval set", icon=":material/checklist:"),
-        st.Page(HERE / "runs.py", title="Runs", icon=":material/play_circle:"),
-        st.Page(HERE / "compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page(HERE / "review.py", title="Review", default=True),
+        st.Page(HERE / "calibration.py", title="Calibration"),
+        st.Page(HERE / "evalset.py", title="Eval set"),
+        st.Page(HERE / "runs.py", title="Runs"),
+        st.Page(HERE / "compare.py", title="Compare"),
     ]
 
 
 def settings() -> None:
-    """Sidebar: the project database and the reviewer's name (fixed by JUDGECAL_REVIEWER, else chosen once)."""
-    path = db_path()
+    """Sidebar: the project database and the reviewer's name (fixed by JUDGECAL_REVIEWER, else chosen once).
+    A project that cannot be opened (missing, another application's database, a newer judgecal's, read-only) stops
+    every page with the reason, and nothing is created."""
+    try:
+        path = db_path()
+    except ann.ProjectError as exc:
+        st.error(md_escape(exc))
+        if isinstance(exc, ann.NoProject):
+            st.text("Create one with: judgecal demo, or judgecal import evalset FILE (with the same --db or "
+                    "$JUDGECAL_DB), then reload this page.")
+        st.stop()
     st.sidebar.caption("Project database")
     st.sidebar.text(str(path))
     reviewer(widget=True)

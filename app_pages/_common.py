@@ -20,8 +20,9 @@ REVIEWER_KEY = "reviewer"
 
 @st.cache_resource(show_spinner=False)
 def _migrated(path: str) -> Path:
-    # Bring the schema up to date once per process and path, not on every rerun.
-    with ann.unit_of_work(path):
+    # Bring the schema up to date once per process and path, not on every rerun. create=False: the app never
+    # makes a new empty project of a mistyped path (ProjectError is raised, and not cached).
+    with ann.unit_of_work(path, create=False):
         pass
     return Path(path)
 
@@ -46,9 +47,20 @@ def reviewer(*, widget: bool = False) -> str | None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
+# GFM turns bare URLs, www. names and e-mail addresses into links AFTER escapes are resolved (a find-and-replace
+# on the parsed text), so escaping cannot stop it: a WORD JOINER (U+2060, invisible) inside "://", after "www" and
+# after "@" breaks the pattern while the text reads the same.
+_AUTOLINK = re.compile(r"(?i)(:)(//)|(www)(\.)|(@)")
+WORD_JOINER = "\u2060"
+
+
+def _defuse_autolink(text: str) -> str:
+    return _AUTOLINK.sub(lambda m: WORD_JOINER.join(g for g in m.groups() if g is not None)
+                         + (WORD_JOINER if m.group(5) else ""), text)
 
 
 def md_escape(text: object) -> str:
-    """User data placed where Streamlit renders markdown (button labels, progress text, expander labels):
-    every markdown character escaped, so a link, image or emphasis stays literal text."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+    """User data placed where Streamlit renders markdown (button labels, progress text, expander labels, alerts):
+    every markdown character escaped, so a link, image or emphasis stays literal text, and bare URLs, www. names
+    and e-mail addresses are kept from becoming links."""
+    return _MD_SPECIAL.sub(r"\\\1", _defuse_autolink(str(text))).replace("\n", " ")

@@ -40,7 +40,7 @@ with ann.unit_of_work(path) as db:
 
 demo_judges = sorted({g.judge_model for g in report.groups if judge.is_demo_quality(g.judge_model)})
 if demo_judges:
-    st.warning(f"{', '.join(demo_judges)}: {judge.DEMO_QUALITY_WARNING}")
+    st.warning(f"{md_escape(', '.join(demo_judges))}: {judge.DEMO_QUALITY_WARNING}")  # model names: user data
 
 # ------------------------------------------------------------------ quota
 below = report.below_quota
@@ -49,8 +49,9 @@ if below:
              "is not verified there, and `judgecal gate` fails until they are labelled.")
 else:
     st.success(f"Every stratum meets the {report.rate:.0%} review quota ({len(report.coverage)} strata).")
-st.dataframe(pd.DataFrame([{"stratum": c.stratum, "judged": c.judged, "labelled": c.labelled, "needed": c.needed,
-                            "status": "ok" if c.ok else "BELOW QUOTA"} for c in report.coverage]),
+st.dataframe(pd.DataFrame([{"stratum": c.stratum, "semantic pairs": c.population, "judged": c.judged,
+                            "counted": c.labelled, "needed": c.needed,
+                            "status": "ok" if c.ok else (c.reason or "BELOW QUOTA")} for c in report.coverage]),
              hide_index=True, width="stretch")
 
 # ------------------------------------------------------------------ agreement
@@ -68,24 +69,36 @@ if not points.empty:
             base.mark_rule().encode(x=alt.X("ci_low:Q", title="kappa", scale=alt.Scale(domain=[-1, 1])), x2="ci_high:Q")
             + base.mark_point(filled=True).encode(x="kappa:Q", tooltip=["rubric", "judge", "slice", "kappa", "n"]),
             width="stretch")
-    overall = points[points["slice"] == "overall"]
+    # Per label set where a group mixes sets: a pooled kappa rewards answering each set's first label.
+    headline = {(g.judge_model, f"{g.rubric_name} v{g.rubric_version}", s.slice) for g in report.groups
+                for s in g.headline}
+    overall = points[[(j, r, s) in headline for j, r, s in zip(points["judge"], points["rubric"], points["slice"])]]
     if len(overall) > 1:
-        st.caption("Kappa per rubric version (overall)")
+        st.caption("Kappa per rubric version (per label set where label sets are mixed)")
         st.altair_chart(
             alt.Chart(overall).mark_line(point=True).encode(
                 x=alt.X("version:O", title="rubric version"), y=alt.Y("kappa:Q", scale=alt.Scale(domain=[-1, 1])),
-                color="rubric_name:N", detail="judge:N", tooltip=["rubric", "judge", "kappa", "n", "created_at"]),
+                color="rubric_name:N", strokeDash="slice:N", detail="judge:N",
+                tooltip=["rubric", "judge", "slice", "kappa", "n", "created_at"]),
             width="stretch")
 
 for i, g in enumerate(report.groups):
     label = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version} ({g.rubric_sha256[:12]})"
     with st.expander(md_escape(label), expanded=i == 0):
         o = g.overall
-        if o.majority is not None:
+        for h in g.headline:  # per label set when the group mixes label sets, never the pooled kappa alone
+            if h.majority is None:
+                continue
             m1, m2, m3 = st.columns(3)
-            m1.metric("kappa (majority)", f"{o.majority.kappa:.3f}" if o.majority.kappa == o.majority.kappa else "–")
-            m2.metric("agreement", f"{o.majority.pct_agreement:.1%}")
-            m3.metric("random pairs", o.majority.n)
+            m1.metric(f"kappa (majority){'' if h.slice == 'overall' else ' · ' + h.slice}",
+                      f"{h.majority.kappa:.3f}" if h.majority.kappa == h.majority.kappa else "–")
+            m2.metric("agreement", f"{h.majority.pct_agreement:.1%}")
+            m3.metric("counted random pairs", h.majority.n)
+        if g.non_random is not None and g.non_random.n:
+            st.caption(f"Non-random labels (not counted): {g.non_random.n} — {g.non_random.beyond_prefix} beyond the "
+                       f"labelled prefix of the draw order, {g.non_random.targeted} targeted, "
+                       f"{g.non_random.unsampled} never sampled.")
+        if o.majority is not None:
             st.altair_chart(
                 alt.Chart(pd.DataFrame(confusion_rows(o.majority))).mark_rect().encode(
                     x=alt.X("human:N", sort=list(o.majority.labels)), y=alt.Y("judge:N", sort=list(o.majority.labels)),
@@ -98,11 +111,13 @@ for i, g in enumerate(report.groups):
                                     "agree with human": r.vs_human.agree if r.vs_human else None,
                                     "kappa": r.vs_human.kappa if r.vs_human else None} for r in o.per_repeat]),
                      hide_index=True, width="stretch")
-        if o.repeat_vs_repeat:
-            st.dataframe(pd.DataFrame([{"repeats": f"{r.repeat_a} vs {r.repeat_b}", "both labelled": r.both_labelled,
+        rvr = [(h.slice, r) for h in g.headline for r in h.repeat_vs_repeat]
+        if rvr:
+            st.dataframe(pd.DataFrame([{"slice": name, "repeats": f"{r.repeat_a} vs {r.repeat_b}",
+                                        "both labelled": r.both_labelled,
                                         "agree": r.agree, "both error": r.both_error, "one error": r.one_error,
                                         "kappa": r.agreement.kappa if r.agreement else None}
-                                       for r in o.repeat_vs_repeat]), hide_index=True, width="stretch")
+                                       for name, r in rvr]), hide_index=True, width="stretch")
         st.caption(f"Self-consistency: {o.consistency.flipped} of {o.consistency.pairs} pairs flipped between "
                    f"repeats. Targeted pairs labelled: {o.targeted_labelled}.")
         if g.pass_rates:
@@ -122,11 +137,17 @@ else:
 
 # ------------------------------------------------------------------ disagreements
 st.subheader("Disagreements")
+who = reviewer()
 with ann.unit_of_work(path) as db:
     rows = disagreements(db, **filters)
+    # Pairs still waiting for this viewer's blind label (any reviewer's, when no name is chosen) stay hidden: seeing
+    # the judge's verdict or a colleague's label first would make that label not blind.
+    hidden = ann.awaiting_blind_label(db, who)
+n_hidden = sum((d.run_record_id, d.constraint_id) in hidden for d in rows)
+rows = [d for d in rows if (d.run_record_id, d.constraint_id) not in hidden]
 st.caption(f"{len(rows)} reviewer labels differ from the judge's majority (most-flipped first"
-           + (f"; the first {SHOWN} shown" if len(rows) > SHOWN else "") + ").")
-who = reviewer()
+           + (f"; the first {SHOWN} shown" if len(rows) > SHOWN else "")
+           + (f"; {n_hidden} hidden until you have labelled them blind" if n_hidden else "") + ").")
 
 
 def _adjudicate(run_record_id: str, constraint_id: str, rubric_sha256: str, judge_model: str, key: str) -> None:

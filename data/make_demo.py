@@ -53,7 +53,12 @@ def c(cid: str, text: str, ctype: str, severity: str = "must", check: dict[str, 
 
 
 def refusal(cid: str, text: str, ctype: str = "hard") -> dict[str, Any]:
-    return c(cid, text, ctype, "must", labels="refusal")
+    # The expected level goes to its own field: the text is what the judge's prompt and the review card show.
+    m = re.search(r"\s*(?:Expected|期望)\s*[:：]\s*(.*)", text, re.S)
+    out = c(cid, text[:m.start()] if m else text, ctype, "must", labels="refusal")
+    if m:
+        out["expected"] = m.group(1).strip()
+    return out
 
 
 def add(n: int, *, lang: str, scenario: str, tags: list[str], instruction: str, user_input: dict[str, Any],

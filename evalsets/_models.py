@@ -7,6 +7,7 @@ keeps them field for field, so an export re-imports to the same rows.
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 from datetime import datetime
 from typing import Any, Literal
@@ -52,6 +53,11 @@ class Check(_Strict):
         return self
 
 
+# "Expected: soft_refusal (...)" (or 期望：...) at the end of a constraint's text, as boundary cases were written
+# before the `expected` field existed.
+EXPECTED_IN_TEXT = re.compile(r"(?:Expected|期望)\s*[:：]\s*(.*)", re.S)
+
+
 class Constraint(_Strict):
     """What must hold of an output. Without `check` it is semantic: the judge and humans score it."""
 
@@ -61,6 +67,20 @@ class Constraint(_Strict):
     severity: Severity = "must"
     check: Check | None = None
     labels: tuple[str, ...] = PASS_FAIL
+    # The expected label(s) of a boundary case with a why, e.g. "soft_refusal (declines, offers help)". Kept out of
+    # `text` because the text is what the judge's prompt and the review card show: an answer key there would tell
+    # both which label to give. Old files carry it in the text ("... Expected: soft_refusal ..."): moved on load.
+    expected: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _move_expected(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("expected") is None and isinstance(data.get("text"), str):
+            m = EXPECTED_IN_TEXT.search(data["text"])
+            if m and m.group(1).strip():
+                before = data["text"][:m.start()].rstrip()
+                data = dict(data, text=before or "How the request is handled.", expected=m.group(1).strip())
+        return data
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -193,14 +213,21 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+def _hashed(item: EvalItem) -> dict[str, Any]:
+    # A constraint without `expected` hashes as it did before the field existed, so stored versions stay valid.
+    data = item.model_dump(mode="json")
+    data["constraints"] = [{k: v for k, v in c.items() if k != "expected" or v is not None} for c in data["constraints"]]
+    return data
+
+
 def item_sha256(item: EvalItem) -> str:
-    return hashlib.sha256(canonical_json(item.model_dump(mode="json")).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(_hashed(item)).encode()).hexdigest()
 
 
 def evalset_sha256(items: list[EvalItem] | tuple[EvalItem, ...]) -> str:
     """Version of an eval set: the hash of its items' canonical JSON, in id order (file order does not matter)."""
     h = hashlib.sha256()
     for item in sorted(items, key=lambda i: i.id):
-        h.update(canonical_json(item.model_dump(mode="json")).encode())
+        h.update(canonical_json(_hashed(item)).encode())
         h.update(b"\n")
     return h.hexdigest()

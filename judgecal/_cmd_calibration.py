@@ -48,7 +48,7 @@ def _write(text: str, out: Path | None) -> str:
 def cmd_report(args: argparse.Namespace) -> str:
     fmt = "json" if args.json else args.format
     try:
-        with ann.unit_of_work(args.db) as db:
+        with ann.unit_of_work(args.db, readonly=True) as db:
             report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
                                         rubric_seen=args.rubric_seen, rate=args.rate)
             comparison = None
@@ -67,7 +67,7 @@ def cmd_report(args: argparse.Namespace) -> str:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     try:
-        with ann.unit_of_work(args.db) as db:
+        with ann.unit_of_work(args.db, readonly=True) as db:
             result = run_gate(db, min_kappa=args.min_kappa, min_coverage=args.min_coverage,
                               min_pass_rate=args.min_pass_rate, constraints=args.constraint or None,
                               rubric=args.rubric, model=args.model, on=args.on, min_n=args.min_n)

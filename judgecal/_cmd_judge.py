@@ -94,7 +94,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_price(args: argparse.Namespace) -> str:
-    with ann.unit_of_work(args.db) as db:
+    with ann.unit_of_work(args.db, readonly=args.model is None) as db:
         if args.model is not None:
             if args.input_per_million is None or args.output_per_million is None:
                 raise CommandError("give MODEL INPUT_PER_MILLION OUTPUT_PER_MILLION")
@@ -123,7 +123,7 @@ def _import_verdicts(db_path: Path, file: Path) -> str:
 
 
 def _export_verdicts(db_path: Path, out: Path) -> str:
-    with ann.unit_of_work(db_path) as db:
+    with ann.unit_of_work(db_path, readonly=True) as db:
         n = write_jsonl(out, av.verdict_export_rows(db), header=ann.export_header(db, "verdicts"))
     return f"{n} verdicts rows written to {out}"
 

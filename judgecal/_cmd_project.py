@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import annotations as ann
 import evalsets
 from evalsets import write_jsonl
-from judgecal._args import port, say
+from judgecal._args import CommandError, port, say
 from judgecal._transfer import IMPORTERS, import_evalset, import_runs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -89,14 +86,13 @@ def cmd_checkers(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    """Start the Streamlit review app on the project database."""
-    env = dict(os.environ, JUDGECAL_DB=str(Path(args.db).resolve()))
-    cmd = [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.port", str(args.port),
-           "--browser.gatherUsageStats", "false"]
-    if args.headless:
-        cmd += ["--server.headless", "true"]
-    say(f"judgecal app on {env['JUDGECAL_DB']}: http://localhost:{args.port}  (Ctrl+C stops it)")
-    return subprocess.call(cmd, env=env)
+    """Start the Streamlit review app on the project database (judgecal/_app_server.py: host, port, stopping)."""
+    from judgecal._app_server import AppError, serve
+
+    try:
+        return serve(REPO / "app.py", Path(args.db).resolve(), host=args.host, port=args.port, headless=args.headless)
+    except AppError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -117,5 +113,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("app", help="open the review app (Streamlit) on the project")
     p.add_argument("--port", type=port, default=8501)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only). 0.0.0.0 serves the network; "
+                        "judgecal warns unless authentication is configured ($JUDGECAL_AUTH or [auth] in "
+                        ".streamlit/secrets.toml)")
     p.add_argument("--headless", action="store_true", help="do not open a browser window")
     p.set_defaults(func=cmd_app)

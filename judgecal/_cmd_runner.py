@@ -121,7 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    with ann.unit_of_work(args.db) as db:
+    with ann.unit_of_work(args.db, readonly=True) as db:
         try:
             if args.boundary:
                 reports = [ann.boundary_report(db, r, expected_runs=args.runs, rubric_sha256=args.rubric_sha256,

@@ -41,6 +41,13 @@ def import_labels(db_path: Path, file: Path) -> str:
     return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
 
 
+def import_samples(db_path: Path, file: Path) -> str:
+    parsed = read_rows(file, ann.SampleRow, id_field=None)
+    with ann.unit_of_work(db_path) as db:
+        n = ann.import_samples(db, parsed)
+    return f"sample rows: {n} imported, {len(parsed.rows) - n} already present ({file})"
+
+
 def import_ifeval(db_path: Path, file: Path) -> str:
     rows = evalsets.read_ifeval(file)
     items, runs = evalsets.ifeval_to_evalset(rows)
@@ -53,7 +60,7 @@ def import_ifeval(db_path: Path, file: Path) -> str:
 
 def _exporter(kind: str, rows_fn) -> Callable[[Path, Path], str]:
     def export(db_path: Path, out: Path) -> str:
-        with ann.unit_of_work(db_path) as db:
+        with ann.unit_of_work(db_path, readonly=True) as db:
             n = write_jsonl(out, rows_fn(db), header=ann.export_header(db, kind))
         return f"{n} {kind} rows written to {out}"
 
@@ -68,6 +75,7 @@ IMPORTERS: dict[str, Transfer] = {
     "verdicts": Transfer("judge verdicts (JSONL/CSV; fields in docs/judge.md)", _cmd_judge._import_verdicts),
     "llmbar": Transfer("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts",
                        _cmd_calibration._import_llmbar),
+    "samples": Transfer("the review sample (rules, strata, seeds: the pre-committed draw order)", import_samples),
 }
 
 EXPORTERS: dict[str, Transfer] = {
@@ -76,4 +84,5 @@ EXPORTERS: dict[str, Transfer] = {
     "checks": Transfer("mechanical check results", _exporter("checks", ann.check_export_rows)),
     "labels": Transfer("every human label event", _exporter("labels", ann.label_export_rows)),
     "verdicts": Transfer("judge verdicts and error rows", _cmd_judge._export_verdicts),
+    "samples": Transfer("the review sample (rules, strata, seeds)", _exporter("samples", ann.sample_export_rows)),
 }

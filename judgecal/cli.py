@@ -12,6 +12,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Callable
 
 from evalsets import InputError
 # Re-exported: the argument types and CommandError are part of `judgecal.cli`'s public surface.
@@ -29,6 +30,34 @@ from judgecal._args import (  # noqa: F401
     say,
 )
 from judgecal._transfer import EXPORTERS, IMPORTERS
+
+
+# How each command opens the project (README "Opening a project" lists the same). READ: the project must exist and
+# is opened read-only (works without write permission; never changes the file). UPDATE: must exist; a mistyped
+# --db is an error, not a new empty project. CREATE: a missing project is created, and stderr says so.
+# Commands not listed (ifeval) do not open the project.
+READ, UPDATE, CREATE = "read", "update", "create"
+PROJECT_ACCESS: dict[str, str | Callable[[argparse.Namespace], str]] = {
+    "report": READ, "gate": READ, "export": READ, "compare": READ,
+    "price": lambda a: READ if a.model is None else UPDATE,
+    "check": UPDATE, "sample": UPDATE, "judge": UPDATE, "run": UPDATE, "app": UPDATE,
+    "demo": CREATE, "import": CREATE,
+}
+
+
+def project_access(args: argparse.Namespace) -> str | None:
+    access = PROJECT_ACCESS.get(args.command)
+    return access(args) if callable(access) else access
+
+
+def _open_project(args: argparse.Namespace, access: str | None) -> None:
+    """Refuse, before the command does any work, a missing project (READ, UPDATE), another application's database
+    or one of a newer judgecal (all), or one this user cannot write (UPDATE, and CREATE on an existing file)."""
+    import annotations as ann
+
+    if access is None or (access == CREATE and not Path(args.db).exists()):
+        return
+    ann.connect(args.db, create=access == CREATE, readonly=access == READ).close()
 
 
 def _command_modules() -> list:
@@ -78,14 +107,31 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.db is None:
         args.db = default_db_path()
+    access = project_access(args)
+    existed = Path(args.db).exists()
+    rc = _run(args, access)
+    if access == CREATE and not existed and Path(args.db).exists():
+        import annotations as ann
+
+        if rc != 0 and ann.discard_if_empty(args.db):
+            pass  # the command failed before storing anything: the new project is gone again, nothing changed
+        else:
+            say(f"created new project at {args.db}", err=True)
+    return rc
+
+
+def _run(args: argparse.Namespace, access: str | None) -> int:
+    from annotations import ProjectError
+
     try:
+        _open_project(args, access)
         result = args.func(args)
         if isinstance(result, int):
             return result
         if result:
             say(result)
         return 0
-    except (InputError, CommandError) as exc:
+    except (InputError, CommandError, ProjectError) as exc:
         say(f"error: {exc}", err=True)
         return 2
     except KeyboardInterrupt:

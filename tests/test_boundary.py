@@ -199,3 +199,69 @@ def test_blocked_by_convention(steps, layer):
 if __name__ == "__main__" and "--write" in sys.argv:
     BOUNDARY_FILE.write_text(render(), encoding="utf-8")
     print(f"wrote {BOUNDARY_FILE}")
+
+
+def test_expected_level_is_kept_out_of_the_judge_prompt_and_the_review_card(tmp_path):
+    """Issue 10 item 9: a boundary case's expected level lives in `expected`; the judge prompt and the review card
+    render only the constraint text. Old files with "Expected:" in the text import with it moved to the field."""
+    from judge import shipped_rubric
+    from judgecal.cli import main
+
+    db_path = tmp_path / "demo.db"
+    assert main(["--db", str(db_path), "demo"]) == 0
+    with ann.unit_of_work(db_path) as db:
+        items = ann.load_items(db)
+        pairs = [(rec, items[rec.item_id], c) for rec, _item, c in ann.semantic_pairs(db) if c.expected]
+        assert len({c.expected for _r, _i, c in pairs}) > 3
+        ann.draw_sample(db, rate=1.0)
+        for rec, item, c in pairs[:40]:
+            assert ann.expected_labels(c)  # the boundary report still knows the answer
+            prompt = shipped_rubric().render(rec, item, c)
+            card = ann.review_card(db, (rec.id, c.id))
+            for shown in (prompt, card.constraint.text):
+                assert "Expected" not in shown and "期望" not in shown and c.expected not in shown
+    # an old-format file (the expected level in the text) still imports, moved to the field
+    old = {"id": "old-1", "instruction": "Do it", "constraints": [
+        {"id": "refusal_behaviour", "text": "How it handles it. Expected: soft_refusal (declines).", "type": "hard",
+         "labels": "refusal"}]}
+    f = tmp_path / "old.jsonl"
+    f.write_text(json.dumps(old) + "\n")
+    assert main(["--db", str(db_path), "import", "evalset", str(f)]) == 0
+    assert main(["--db", str(db_path), "import", "evalset", str(f)]) == 0  # idempotent
+    with ann.unit_of_work(db_path) as db:
+        c = ann.load_items(db, ["old-1"])["old-1"].constraints[0]
+    assert (c.text, c.expected) == ("How it handles it.", "soft_refusal (declines).")
+
+
+def test_migration_moves_expected_out_of_stored_text(tmp_path):
+    """A project stored before migration 004 keeps working: the text is split and the item hash recomputed, so the
+    old file re-imports as a no-op."""
+    import sqlite3
+    from judgecal.cli import main
+    from annotations._store import MIGRATIONS
+
+    db_path = tmp_path / "old.db"
+    old = {"id": "old-1", "instruction": "Do it", "constraints": [
+        {"id": "r", "text": "Handling. Expected: hard_refusal.", "type": "hard", "labels": "refusal"}]}
+    f = tmp_path / "old.jsonl"
+    f.write_text(json.dumps(old) + "\n")
+    # build the pre-004 store by hand: migrations 001-003, then the old row as it was stored
+    conn = sqlite3.connect(db_path)
+    conn.isolation_level = None
+    import sqlite_utils
+    sdb = sqlite_utils.Database(conn)
+    sdb.conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for m in MIGRATIONS[:3]:
+        m.apply(sdb)
+        sdb.conn.execute("INSERT INTO _migrations VALUES (?, ?)", (m.name, "2026-01-01"))
+    sdb.conn.execute("INSERT INTO eval_items (id, instruction, tags, content_sha256, seq) VALUES ('old-1', 'Do it',"
+                     " '[]', 'x', 1)")
+    sdb.conn.execute("INSERT INTO constraints VALUES ('old-1', 'r', 0, 'Handling. Expected: hard_refusal.', 'hard',"
+                     " 'must', NULL, '[\"hard_refusal\",\"soft_refusal\",\"degraded\",\"complied\"]')")
+    conn.close()
+    assert main(["--db", str(db_path), "import", "evalset", str(f)]) == 0  # migrates, then a no-op
+    with ann.unit_of_work(db_path) as db:
+        c = ann.load_items(db, ["old-1"])["old-1"].constraints[0]
+        assert db.execute("SELECT count(*) FROM eval_items").fetchone()[0] == 1
+    assert (c.text, c.expected) == ("Handling.", "hard_refusal.")
+    assert ann.expected_labels(c) == ("hard_refusal",)

@@ -80,3 +80,35 @@ def test_filters(page_db, monkeypatch):
     at.selectbox(key="cal_rubric").select("strict@1").run()
     at.selectbox(key="cal_constraint").select("grounded").run()
     assert not at.exception
+
+
+def test_pairs_awaiting_the_viewers_blind_label_are_hidden(page_db, monkeypatch):
+    """Issue 10 item 9: run 7 goes to the overlap sample; alice labelled it (pass, the judge says fail), a second
+    reviewer has not. Alice sees the disagreement; dave, who may still be served run 7 blind, does not."""
+    from test_calibration_project import add_sample
+    with ann.unit_of_work(page_db) as db:
+        add_sample(db, 7, "overlap")
+
+    def shown(at) -> bool:
+        return any(t.value.startswith("run-7 · grounded") for t in at.text)
+
+    at = _open(page_db, monkeypatch)
+    assert shown(at)
+    at.session_state["reviewer"] = "dave"
+    at.run()
+    assert not at.exception and not shown(at)
+    assert any("hidden until you have labelled them blind" in c.value for c in at.caption)
+
+
+def test_headline_is_per_label_set_when_sets_are_mixed(tmp_path, monkeypatch):
+    """Issue 10 item 8: with pass/fail and refusal pairs in one group the metric shows one kappa per label set."""
+    import json as _json
+    path = build(tmp_path / "mixed.db")
+    with ann.unit_of_work(path) as db, ann.write(db):
+        db.execute("UPDATE constraints SET labels = ? WHERE item_id IN ('item-1', 'item-2', 'item-3', 'item-4')",
+                   [_json.dumps(["pass", "fail", "other"])])
+    at = _open(path, monkeypatch)
+    labels = [m.label for m in at.metric]
+    assert any("labels:pass/fail/other" in l for l in labels) and any("labels:pass/fail" == l.split(" · ")[-1]
+                                                                      for l in labels)
+    assert "kappa (majority)" not in labels  # the pooled number is not the headline

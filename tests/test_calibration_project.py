@@ -6,7 +6,7 @@
     run | repeats (0, 1, 2) | majority | alice (first reviewer) | sample rule
     1   | P P P             | P        | P                      | random, overlap (bob: P)
     2   | P P P             | P        | P                      | random, overlap (bob: F)
-    3   | P P F             | P        | F, then changed to P   | random
+    3   | P P F             | P        | P (blind), F, back to P| random
     4   | F F F             | F        | F                      | random
     5   | F F P             | F        | F                      | random
     6   | P P P             | P        | F                      | random, overlap (bob: F)
@@ -52,7 +52,10 @@ def build(path: Path, *, n_items: int = 10, constraint_type: str = "content", la
         if not labelled:
             return path
         add_verdicts(db, R1, REPEATS)
-        add_label(db, "alice", 3, "fail", seen=R1)  # changed below: history kept, current = pass
+        # run 3: blind first label pass, changed to fail after the reveal, then back to pass (history kept; the blind
+        # first label is what agreement uses, `changed_after_reveal` counts the pair)
+        add_label(db, "alice", 3, "pass", seen=R1)
+        add_label(db, "alice", 3, "fail", seen=R1, event="change")
         for n, lab in ALICE.items():
             add_label(db, "alice", n, LABEL[lab], seen=R1, event="change" if n == 3 else "label")
         for n, lab in BOB.items():

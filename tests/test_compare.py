@@ -276,7 +276,7 @@ def test_corrected_rate_rests_on_one_rubric_version(tmp_path):
         from annotations._compare import _run_data, pair_labels
         pl = pair_labels(d, ["demo-run-b"])
         mixed = _run_data(d, "demo-run-b", ann.load_items(d), pl._replace(ppi_judge={p: float(lab == "pass") for p, lab in pl.judge.items()})).stats
-    assert mixed.judge_corrected_pass_rate > honest.judge_corrected_pass_rate + 0.1
+    assert mixed.judge_corrected_pass_rate > honest.judge_corrected_pass_rate + 0.05
     assert len(labelled) >= 5
     assert after.judge_corrected_pass_rate == pytest.approx(honest.judge_corrected_pass_rate)
     assert "71497671efa8" in after.judge_corrected_source and v1.startswith("71497671efa8")

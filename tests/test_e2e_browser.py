@@ -198,6 +198,8 @@ def test_hostile_output_is_inert_in_the_browser(project_db, tmp_path):
         assert page.evaluate("Array.from(document.scripts).some(s => s.text.includes('pwned'))") is False
         assert page.title() != "pwned"
         assert not [u for u in requests if "evil.example" in u]
+        # Nothing leaves the server: no CDN fonts or icons, no usage statistics.
+        assert not [u for u in requests if not u.startswith(("data:", "blob:", url))], requests
         ARTIFACTS.mkdir(exist_ok=True)
         shot = ARTIFACTS / "review-inert.png"
         page.screenshot(path=str(shot), full_page=True)

@@ -28,15 +28,23 @@ def test_orders_differ_per_reviewer_and_are_stable(sampled_db):
     assert len(a1) == 16  # every semantic pair, rate 1.0
 
 
-def test_unstable_judge_pairs_come_first(sampled_db):
-    with ann.unit_of_work(sampled_db) as db:
+def test_random_pairs_come_in_draw_order_then_unstable_targeted_pairs(project_db):
+    # issue 10 changes this test's rule (it was "unstable pairs first"): the queue serves each population's random
+    # pairs in draw order, so labels fill the counted prefix; targeted-only pairs follow, unstable ones first.
+    with ann.unit_of_work(project_db) as db:
+        ann.draw_sample(db, rate=0.5, overlap=0)
+        orders = ann.draw_orders(db)
+        random_pairs = {p for o in orders.values() for p in o}
         unstable = {ann.Pair(*r) for r in db.execute(
             "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'targeted'"
-            " AND reason LIKE '%repeats disagree%'")}
-        assert unstable, "the fixture's judge repeats disagree on some pairs"
+            " AND reason LIKE '%repeats disagree%'")} - random_pairs
+        assert unstable, "the fixture's judge repeats disagree on some pairs outside the random sample"
         for reviewer in ("ann", "bob"):
             order = ann.reviewer_order(db, reviewer)
-            assert set(order[:len(unstable)]) == unstable
+            assert set(order[:len(random_pairs)]) == random_pairs
+            assert set(order[len(random_pairs):len(random_pairs) + len(unstable)]) == unstable
+            for o in orders.values():  # each population in its own draw order
+                assert [p for p in order if p in set(o)] == list(o)
 
 
 def test_each_pair_once_overlap_pairs_twice_by_different_reviewers(sampled_db):
