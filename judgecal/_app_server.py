@@ -18,7 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Mapping, NamedTuple
 
-from judgecal.cli import say
+from judgecal._args import say
 
 DEFAULT_HOST = "127.0.0.1"
 AUTH_ENV = "JUDGECAL_AUTH"  # set (e.g. "proxy") when something in front of the app authenticates every request
