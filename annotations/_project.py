@@ -23,6 +23,7 @@ from evalsets import (
 )
 from evalsets._io import gc_paused
 from annotations._store import unit_of_work, write
+from annotations._verdicts import claim_leases
 from annotations._writer import QueuedWriter
 
 
@@ -40,7 +41,15 @@ class ImportSummary(dict):
 
 def import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
     """Insert eval items with their constraints. Re-importing an identical item is a no-op; an existing id with
-    different content is an error (items are versioned by content: give a changed item a new id)."""
+    different content is an error (items are versioned by content: give a changed item a new id).
+
+    What is already stored is read inside the write transaction: two processes importing the same new file then
+    queue on the write lock and the second finds every row present (not a UNIQUE constraint error)."""
+    with write(db):
+        return _import_items(db, parsed)
+
+
+def _import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
     conn = db.conn
     existing = {
         row[0]: row[1] for row in conn.execute("SELECT id, content_sha256 FROM eval_items")
@@ -102,7 +111,13 @@ def _run_tuple(r: RunRecord, seq: int) -> tuple[Any, ...]:
 
 def import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
     """Insert run records. Each must name an existing eval item; ids must be new (an identical re-import is a
-    no-op, a changed record under an old id is an error)."""
+    no-op, a changed record under an old id is an error). Read and insert in one write transaction, as
+    `import_items`."""
+    with write(db):
+        return _import_runs(db, parsed)
+
+
+def _import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
     conn = db.conn
     item_ids = {row[0] for row in conn.execute("SELECT id FROM eval_items")}
     ids = [r.id for r in parsed.rows]
@@ -201,9 +216,22 @@ class SqliteRunSink(QueuedWriter[RunRecord]):
 
     NAME = "run-writer"
 
-    def __init__(self, db_path: str | Path, run_id: str):
+    def __init__(self, db_path: str | Path, run_id: str, batch_id: str | None = None):
         self.run_id = run_id
+        self.batch_id = batch_id
+        self.claimed_elsewhere = 0
         super().__init__(db_path)
+
+    def claim(self, record_ids: Iterable[str]) -> set[str]:
+        """Lease the tasks no live batch holds and that are not stored yet (see `claim_leases`): two `run`
+        processes on one run id split the tasks instead of both running them."""
+        if self.batch_id is None:
+            return set(record_ids)
+        with unit_of_work(self.db_path) as db:
+            claim = claim_leases(db, self.batch_id, [json.dumps(["run", r], ensure_ascii=False) for r in record_ids],
+                                 _run_done)
+        self.claimed_elsewhere += claim.elsewhere
+        return {json.loads(k)[1] for k in claim.keys}
 
     def done(self, record_ids: Iterable[str]) -> set[str]:
         with unit_of_work(self.db_path) as db:
@@ -223,6 +251,10 @@ class SqliteRunSink(QueuedWriter[RunRecord]):
                          input_tokens=record.input_tokens, output_tokens=record.output_tokens,
                          latency_ms=record.latency_ms, rounds=record.rounds, evalset_sha256=record.evalset_sha256,
                          error=storable(f"unstorable: the record could not be stored: {type(exc).__name__}: {exc}")[:2000])
+
+
+def _run_done(db: sqlite_utils.Database, lease_key: str) -> bool:
+    return db.execute("SELECT 1 FROM run_records WHERE id = ?", [json.loads(lease_key)[1]]).fetchone() is not None
 
 
 def project_evalset_sha256(db: sqlite_utils.Database) -> str:

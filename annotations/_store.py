@@ -529,3 +529,26 @@ def _m004_expected(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("004_expected", _m004_expected),)
+
+
+def _m005_batch_leases(db: sqlite_utils.Database) -> None:
+    # pid/host/heartbeat_at: a batch SIGKILLed while `running` is recognised as dead by the next batch (its process is
+    # gone on this host, or its heartbeat is stale). leases: which running batch is asking for which verdict (or run
+    # task), so a second batch on the same pairs takes only what no live batch holds.
+    _execute_script(db,
+        """
+        ALTER TABLE batches ADD COLUMN pid INTEGER;
+        ALTER TABLE batches ADD COLUMN host TEXT;
+        ALTER TABLE batches ADD COLUMN heartbeat_at REAL;    -- unix seconds, refreshed while the batch runs
+        CREATE INDEX batches_status ON batches(status);
+        CREATE TABLE leases (
+            key TEXT PRIMARY KEY,      -- JSON of the claimed key: a verdict key, or a run record id
+            batch_id TEXT NOT NULL,
+            expires_at REAL NOT NULL   -- unix seconds; pushed forward by the batch's heartbeat
+        );
+        CREATE INDEX leases_batch ON leases(batch_id);
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("005_batch_leases", _m005_batch_leases),)

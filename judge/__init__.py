@@ -18,7 +18,7 @@ from judge._endpoint import (
     url_secrets,
 )
 from judge._backend import KEY_HEADER, Answer, Backend, OpenAIBackend, verdict_key_header
-from judge._pool import PoolResult, run_pool
+from judge._pool import CLAIM_CHUNK, PoolResult, run_pool
 from judge._runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
@@ -44,7 +44,7 @@ __all__ = [
     "DEFAULT_RUBRIC", "SHIPPED", "STRICT_TEMPLATE", "Rubric", "rubric_sha256", "shipped_rubric",
     "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S", "ENDPOINT_CAUSES", "ENDPOINTS", "Completion", "Endpoint",
     "EndpointError", "EndpointMemory", "FatalBackendError", "redact_url", "url_secrets",
-    "KEY_HEADER", "Answer", "Backend", "OpenAIBackend", "verdict_key_header", "PoolResult", "run_pool",
+    "KEY_HEADER", "Answer", "Backend", "OpenAIBackend", "verdict_key_header", "CLAIM_CHUNK", "PoolResult", "run_pool",
     "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
     "VerdictSink", "plan", "run_batch",
     "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "is_demo_quality", "local_backend_available",

@@ -1,59 +1,94 @@
 """Bounded-concurrency work over a task list, shared by the judge batch runner and the model runner.
 
 Threads, not asyncio: the openai SDK's sync client with a shared connection pool reaches the same throughput here
-(bench/judge_throughput.py) and keeps the backends simple. Ctrl+C stops handing out tasks; each worker finishes
-the request in hand, so what it got back is saved.
+(bench/judge_throughput.py) and keeps the backends simple.
+
+Ctrl+C stops handing out tasks and says so at once (`on_stop`, with the number of requests in flight); the workers
+get `grace_s` (the request timeout) to finish the request in hand, so what comes back is saved. A second Ctrl+C, or
+the end of the grace time, abandons what is still in flight: its threads are daemons and its answers are not waited
+for (a re-run asks them again).
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Callable, NamedTuple, Sequence, TypeVar
+import time
+from typing import Callable, Iterable, NamedTuple, TypeVar
 
 T = TypeVar("T")
+
+CLAIM_CHUNK = 64  # tasks leased per transaction by the runners: few transactions, little held ahead of workers
 
 
 class PoolResult(NamedTuple):
     interrupted: bool  # Ctrl+C, or a worker failed
     failure: BaseException | None  # the first exception a worker raised
+    abandoned: int = 0  # requests still in flight when the pool gave up waiting for them
 
 
-def run_pool(todo: Sequence[T], handle: Callable[[T], None], *, concurrency: int, name: str) -> PoolResult:
+def run_pool(todo: Iterable[T], handle: Callable[[T], None], *, concurrency: int, name: str,
+             grace_s: float | None = None, on_stop: Callable[[int], None] | None = None) -> PoolResult:
     """Call `handle(task)` for every task with at most `concurrency` in flight. A worker exception stops the
-    pool (no new tasks are handed out) and is returned for the caller to raise."""
+    pool (no new tasks are handed out) and is returned for the caller to raise.
+
+    `todo` may be a lazy iterable (the judge claims leases chunk by chunk as it goes); it is advanced under a lock,
+    one task at a time. On Ctrl+C, `on_stop(in_flight)` is called at once and the workers get `grace_s` seconds
+    (None: unbounded) to finish."""
     lock = threading.Lock()
     stop = threading.Event()
-    position = [0]
+    tasks = iter(todo)
     failure: list[BaseException] = []
+    in_flight = [0]
 
-    def next_task() -> T | None:
+    def next_task() -> tuple[bool, T | None]:
         with lock:
-            if stop.is_set() or position[0] >= len(todo):
-                return None
-            position[0] += 1
-            return todo[position[0] - 1]
+            if stop.is_set():
+                return False, None
+            for task in tasks:
+                in_flight[0] += 1
+                return True, task
+            return False, None
 
     def worker() -> None:
         try:
-            while (task := next_task()) is not None:
-                handle(task)
+            while True:
+                ok, task = next_task()
+                if not ok:
+                    return
+                try:
+                    handle(task)  # type: ignore[arg-type]
+                finally:
+                    with lock:
+                        in_flight[0] -= 1
         except BaseException as exc:  # noqa: BLE001 — handed to the caller, which re-raises
             with lock:
                 failure.append(exc)
             stop.set()
 
-    threads = [threading.Thread(target=worker, name=f"{name}-{n}", daemon=True)
-               for n in range(min(concurrency, len(todo)))]
+    n_threads = min(concurrency, len(todo)) if hasattr(todo, "__len__") else concurrency  # type: ignore[arg-type]
+    threads = [threading.Thread(target=worker, name=f"{name}-{n}", daemon=True) for n in range(n_threads)]
     for t in threads:
         t.start()
+
+    def wait(deadline: float | None) -> None:
+        for t in threads:
+            while t.is_alive() and (deadline is None or time.monotonic() < deadline):
+                t.join(0.1)  # a timed join lets Ctrl+C reach the main thread
+
     interrupted = False
     try:
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)  # a timed join lets Ctrl+C reach the main thread
+        wait(None)
     except KeyboardInterrupt:
         stop.set()
         interrupted = True
-        for t in threads:
-            t.join()
-    return PoolResult(interrupted or bool(failure), failure[0] if failure else None)
+        if on_stop is not None:
+            with lock:
+                n = in_flight[0]
+            on_stop(n)
+        try:
+            wait(None if grace_s is None else time.monotonic() + grace_s)
+        except KeyboardInterrupt:
+            pass  # the second Ctrl+C: stop waiting
+    with lock:
+        abandoned = sum(1 for t in threads if t.is_alive()) and in_flight[0]
+    return PoolResult(interrupted or bool(failure), failure[0] if failure else None, abandoned)

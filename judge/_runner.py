@@ -13,11 +13,11 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable, NamedTuple, Protocol, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from evalsets import Constraint, EvalItem, RunRecord
 
-from judge._pool import run_pool
+from judge._pool import CLAIM_CHUNK, run_pool
 from judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
 from judge._rubric import Rubric
 
@@ -72,6 +72,9 @@ class VerdictSink(Protocol):
         """Store one verdict durably soon (the SQLite sink: within one short transaction, milliseconds later)."""
         ...
 
+    # Optional: `claim(keys) -> set of keys` — the keys this batch may ask for (the SQLite sink leases them, so a
+    # second batch on the same pairs takes only what no live batch holds). A sink without it gets every key.
+
 
 class Pair(NamedTuple):
     record: RunRecord
@@ -95,9 +98,17 @@ class BatchSummary:
     wall_s: float = 0.0
     cost: float | None = None
     interrupted: bool = False
+    elsewhere: int = 0  # keys another running batch held (or finished meanwhile): left to it, not sent
+    abandoned: int = 0  # requests in flight when a second Ctrl+C (or the grace time) gave up on them
+
     # Responses by the structured-output mode the endpoint actually served (json_schema / json_object), counted as
     # they come back: a batch that fell back to json_object says so here, whatever its settings said at the start.
     structured_output: Counter = field(default_factory=Counter)
+
+    @property
+    def nothing_answered(self) -> bool:
+        """Requests went out and not one came back as a verdict: the endpoint is down, not the judge unsure."""
+        return self.sent > 0 and self.verdicts == 0
 
     def add(self, answer: Answer | Verdict) -> None:
         self.sent += 1
@@ -119,13 +130,16 @@ class BatchSummary:
             "output_tokens": self.output_tokens, "latency_ms_total": round(self.latency_ms_total, 1),
             "mean_latency_ms": round(self.latency_ms_total / self.sent, 1) if self.sent else None,
             "wall_s": round(self.wall_s, 3), "cost": self.cost, "interrupted": self.interrupted,
+            "elsewhere": self.elsewhere, "abandoned": self.abandoned,
             "structured_output": dict(self.structured_output),
         }
 
     def format(self) -> str:
         lines = [
             f"planned {self.planned} verdicts: {self.cached} already stored (no request), {self.sent} requested"
-            + (" — INTERRUPTED" if self.interrupted else ""),
+            + (" — INTERRUPTED" if self.interrupted else "")
+            + (f"; {self.elsewhere} left to another running batch" if self.elsewhere else "")
+            + (f"; {self.abandoned} abandoned in flight" if self.abandoned else ""),
             f"verdicts: {self.verdicts}" + (f"  ({', '.join(f'{k}: {v}' for k, v in self.labels.most_common())})" if self.labels else ""),
             f"errors:   {sum(self.errors.values())}" + (f"  by cause: {', '.join(f'{k}: {v}' for k, v in self.errors.most_common())}" if self.errors else ""),
             f"tokens:   {self.input_tokens} in, {self.output_tokens} out",
@@ -208,12 +222,14 @@ def plan(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric:
 
 def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric: Rubric, backend: Backend,
               sink: VerdictSink, *, repeats: int = DEFAULT_REPEATS, concurrency: int = DEFAULT_CONCURRENCY,
-              price: tuple[float, float] | None = None, progress: Progress | bool | None = None) -> BatchSummary:
+              price: tuple[float, float] | None = None, progress: Progress | bool | None = None,
+              grace_s: float | None = None, on_stop: Callable[[int], None] | None = None) -> BatchSummary:
     """Judge every pair `repeats` times with at most `concurrency` requests in flight; skip verdicts the sink
     already has. A failed request is a verdict with an error (stored, counted by cause) and the batch goes on.
 
     `price` = (input, output) per million tokens. `progress`: True for a bar on stderr, or a Progress.
-    On KeyboardInterrupt the workers finish their current request (it is saved), then the summary is returned with
+    On KeyboardInterrupt `on_stop(requests in flight)` is called at once and the workers get `grace_s` to finish
+    their current request (it is saved); a second Ctrl+C abandons them. The summary comes back with
     `interrupted=True`. A FatalBackendError (bad key, unknown model) stops the batch and is raised.
     """
     if concurrency < 1:
@@ -238,8 +254,23 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
         if bar is not None:
             bar.update(sent, errors)
 
-    result = run_pool(todo, handle, concurrency=concurrency, name="judge")
+    claim = getattr(sink, "claim", None)
+
+    def claimed() -> Iterator[_Task]:
+        # Runs inside the pool's lock, one chunk at a time: leases are taken just ahead of the workers.
+        for start in range(0, len(todo), CLAIM_CHUNK):
+            chunk = todo[start:start + CLAIM_CHUNK]
+            got = None if claim is None else claim([t.key for t in chunk])
+            for t in chunk:
+                if got is None or tuple(t.key) in got:
+                    yield t
+                else:
+                    summary.elsewhere += 1
+
+    result = run_pool(claimed(), handle, concurrency=min(concurrency, max(len(todo), 1)), name="judge",
+                      grace_s=grace_s, on_stop=on_stop)
     summary.interrupted = result.interrupted
+    summary.abandoned = result.abandoned
     summary.wall_s = time.monotonic() - start
     if price is not None:
         summary.cost = (summary.input_tokens * price[0] + summary.output_tokens * price[1]) / 1_000_000

@@ -13,6 +13,11 @@ import sys
 from evalsets import printable
 
 
+# Exit codes (README, CLI reference): 0 ok, 1 a gate/threshold failed, 2 bad input or configuration,
+# EXIT_NOTHING_ANSWERED a judge/run batch sent requests and got not one answer, 130 interrupted.
+EXIT_NOTHING_ANSWERED = 3
+
+
 class CommandError(Exception):
     """A user-facing failure: printed without a traceback, exit code 2."""
 

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import annotations as ann
 from annotations import _verdicts as av
-from annotations._compare import require_run
-from annotations._writer import WriterError
 from evalsets import read_rows, write_jsonl
 from judge import (
     DEFAULT_CONCURRENCY,
@@ -23,10 +21,11 @@ from judge import (
     FatalBackendError,
     OpenAIBackend,
     Rubric,
-    run_batch,
     shipped_rubric,
 )
 from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+from judgecal import jobs
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
 from judgecal._args import (
     CommandError,
     non_negative_float,
@@ -35,30 +34,6 @@ from judgecal._args import (
     positive_int,
     say,
 )
-
-
-def resolve_rubric(db, name_or_file: str) -> Rubric:
-    """A rubric file (name = stem), a shipped rubric name, or the latest stored version of a name / a sha256."""
-    path = Path(name_or_file)
-    if path.suffix or os.sep in name_or_file or path.is_file():
-        if not path.is_file():
-            raise CommandError(f"rubric file not found: {path}")
-        try:
-            return Rubric.from_file(path)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{path}: {exc}") from None
-    if name_or_file in SHIPPED:
-        return shipped_rubric(name_or_file)
-    row = av.get_rubric(db, name_or_file)
-    if row is None:
-        raise CommandError(f"unknown rubric {name_or_file!r}: give a file, a shipped name ({', '.join(SHIPPED)}) "
-                           "or a rubric stored in the project")
-    if not row.template:
-        raise CommandError(f"rubric {row.name} v{row.version} was imported with verdicts; its template is not known")
-    rubric = Rubric.from_text(row.name, row.template, row.note)
-    if rubric.sha256 != row.sha256:
-        raise CommandError(f"rubric {row.name} v{row.version}: stored template does not hash to its sha256")
-    return rubric
 
 
 def _backend(args: argparse.Namespace):
@@ -90,63 +65,33 @@ def cmd_judge(args: argparse.Namespace) -> int:
     if args.repeats < 1 or args.concurrency < 1:
         raise CommandError("--repeats and --concurrency must be at least 1")
     backend = _backend(args)
-    with ann.unit_of_work(args.db) as db:
-        in_run = None
-        if args.run_id is not None:  # checked before anything is stored: a bad run id changes nothing
-            try:
-                in_run = require_run(db, args.run_id)
-            except ValueError as exc:
-                raise CommandError(str(exc)) from None
-        rubric = resolve_rubric(db, args.rubric)
-        stored = av.store_rubric(db, rubric.name, rubric.template, rubric.sha256, rubric.note)
-        pairs = list(ann.semantic_pairs(db, constraint_id=args.constraint))
-        if in_run is not None:
-            pairs = [p for p in pairs if p[0].id in in_run]
-        if args.only_labelled:
-            labelled = {(r["run_record_id"], r["constraint_id"]) for r in ann.current_labels(db)}
-            pairs = [p for p in pairs if (p[0].id, p[2].id) in labelled]
-        if args.limit is not None:
-            pairs = pairs[: args.limit]
-        price = av.get_price(db, backend.model)
-        settings = backend.settings() | {
-            "rubric": rubric.name, "rubric_version": stored.version, "rubric_sha256": rubric.sha256,
-            "repeats": args.repeats, "concurrency": args.concurrency, "constraint": args.constraint,
-            "only_labelled": args.only_labelled, "limit": args.limit, "pairs": len(pairs),
-            **({"run_id": args.run_id} if args.run_id is not None else {}),
-        }
-        batch_id = av.start_batch(db, settings)
-    if not pairs:
-        with ann.unit_of_work(args.db) as db:
-            av.finish_batch(db, batch_id, "done", {"planned": 0})
-        say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
-        return 0
-    say(f"judging {len(pairs)} pairs x {args.repeats} repeats with {backend.model} "
-        f"(rubric {rubric.name} v{stored.version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
-    status, summary, fatal = "done", None, None
+
+    def started(batch_id: str, pairs: int, rubric: Rubric, version: int) -> None:
+        if pairs:
+            say(f"judging {pairs} pairs x {args.repeats} repeats with {backend.model} "
+                f"(rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
+
     try:
-        with av.SqliteVerdictSink(args.db, batch_id) as sink:
-            try:
-                summary = run_batch(pairs, rubric, backend, sink, repeats=args.repeats, concurrency=args.concurrency,
-                                    price=tuple(price) if price else None, progress=not args.quiet)
-            except FatalBackendError as exc:
-                fatal, summary = exc, getattr(exc, "summary", None)
-    except WriterError as exc:
-        # The writer thread failed (disk full, I/O error): the batch stops; what it committed is kept.
-        fatal, summary = f"{exc} (verdicts committed before it are kept; re-run to resume)", None
+        result = jobs.judge_pairs(
+            args.db, backend, rubric=args.rubric, repeats=args.repeats, concurrency=args.concurrency,
+            constraint=args.constraint, only_labelled=args.only_labelled, limit=args.limit, progress=not args.quiet,
+            run_id=args.run_id,
+            grace_s=stop_grace_s(args), on_start=started, on_stop=acknowledge_stop("requests"))
+    except jobs.JobError as exc:
+        raise CommandError(str(exc)) from None
+    except jobs.BatchStopped as exc:
+        raise CommandError(f"judge batch stopped: {exc.reason}") from None
     finally:
         backend.close()
-    if summary is None or summary.interrupted:
-        status = "interrupted"
-    with ann.unit_of_work(args.db) as db:
-        av.finish_batch(db, batch_id, status, summary.as_dict() if summary else {})
-        flipped = sum(1 for r in av.judge_consistency(db, rubric.sha256, backend.model) if r.flipped)
-    if fatal is not None:
-        raise CommandError(f"judge batch stopped: {fatal}")
-    say(summary.format())
-    say(f"pairs whose repeats disagree (targeted for review): {flipped}")
+    if result.pairs == 0:
+        say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
+        return 0
+    say(result.summary.format())
+    say(f"pairs whose repeats disagree (targeted for review): {result.flipped}")
     if args.backend == "local":
         say(f"note: {DEMO_QUALITY_WARNING}")
-    return 130 if summary.interrupted else 0
+    exit_if_abandoned(result.summary.abandoned)
+    return batch_exit_code(result.status, result.summary.errors, result.summary.sent, "requests")
 
 
 def cmd_price(args: argparse.Namespace) -> str:

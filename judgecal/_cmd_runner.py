@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import annotations as ann
-from annotations import _verdicts as av
-from annotations._writer import WriterError
 from evalsets import RunRecord, load_json
 from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, Endpoint, FatalBackendError
 from judgecal.runner import (
@@ -30,8 +28,9 @@ from judgecal.runner import (
     ModelClient,
     RunSettings,
     RunSummary,
-    run_models,
 )
+from judgecal import jobs
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned
 from judgecal._args import (
     CommandError,
     non_negative_float,
@@ -86,18 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     tools = read_tools(args.tools) if args.tools is not None else None
     run_id = args.run_id or f"run-{model}-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}"
     with ann.unit_of_work(args.db) as db:
-        items = list(ann.load_items(db, args.item).values()) if args.item else list(ann.load_items(db).values())
-        if args.item and len(items) != len(set(args.item)):
-            missing = sorted(set(args.item) - {i.id for i in items})
-            raise CommandError(f"no eval item(s) {', '.join(missing)} in the project")
-        if args.limit is not None:
-            items = items[: args.limit]
         evalset = ann.project_evalset_sha256(db)
-        other = [m for m in ann.models_in_run(db, run_id) if m != model]
-        if other:
-            raise CommandError(f"run id {run_id!r} already holds records of model {other[0]!r}: give another --run-id")
-    if not items:
-        raise CommandError("no eval items in the project: import an eval set first (judgecal import evalset FILE)")
     try:
         settings = RunSettings(
             run_id=run_id, system_prompt=system,
@@ -110,32 +98,26 @@ def cmd_run(args: argparse.Namespace) -> int:
                               seed=None if args.no_seed else args.seed)
     except (ValueError, FatalBackendError) as exc:
         raise CommandError(str(exc)) from None
-    record = settings.as_dict() | backend.settings() | {"items": len(items)}
-    with ann.unit_of_work(args.db) as db:
-        batch_id = av.start_batch(db, record, kind="run")
-    say(f"running {len(items)} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
-        err=True)
-    summary, fatal = None, None
+
+    def started(batch_id: str, items: int) -> None:
+        say(f"running {items} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
+            err=True)
+
     try:
-        with ann.SqliteRunSink(args.db, run_id) as sink:
-            try:
-                summary = run_models(items, backend, sink, settings, on_record=None if args.quiet else _progress())
-            except FatalBackendError as exc:
-                fatal, summary = exc, getattr(exc, "summary", None)
-    except WriterError as exc:
-        # The writer thread failed (disk full, I/O error): the run stops; the records it committed are kept.
-        fatal, summary = f"{exc} (records committed before it are kept; re-run with --run-id {run_id} to resume)", None
+        result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, limit=args.limit, on_start=started,
+                                  on_record=None if args.quiet else _progress(), grace_s=args.timeout,
+                                  on_stop=acknowledge_stop("tasks"))
+    except jobs.JobError as exc:
+        raise CommandError(str(exc)) from None
+    except jobs.BatchStopped as exc:
+        raise CommandError(f"run stopped: {exc.reason} (re-run with --run-id {run_id} to resume)") from None
     finally:
         backend.close()
-    with ann.unit_of_work(args.db) as db:
-        status = "interrupted" if summary is None or summary.interrupted else "done"
-        av.finish_batch(db, batch_id, status, summary.as_dict() if summary else {})
-        ann.run_checks(db)
-    if fatal is not None:
-        raise CommandError(f"run stopped: {fatal}")
+    summary = result.summary
     say(summary.format())
     say(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
-    return 130 if summary.interrupted else 0
+    exit_if_abandoned(summary.abandoned)
+    return batch_exit_code(result.status, summary.errors, summary.done, "tasks")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

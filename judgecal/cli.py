@@ -17,6 +17,7 @@ from typing import Callable
 from evalsets import InputError
 # Re-exported: the argument types and CommandError are part of `judgecal.cli`'s public surface.
 from judgecal._args import (  # noqa: F401
+    EXIT_NOTHING_ANSWERED,
     CommandError,
     fraction,
     kappa_threshold,

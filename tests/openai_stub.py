@@ -13,13 +13,14 @@ compose (`rate_limited(2, then=verdicts(...))`):
     garbage()                 200 with content that is not JSON
     reject_json_schema(then)  400 like llama.cpp's server for response_format json_schema; `then` otherwise
     refusal(text)             a message with `refusal` set
+    hang(seconds, then)       no answer for `seconds` (a hanging endpoint), then `then`
     tool_calls([...])         a message with tool calls (for agent-runner tests)
     agent_script(fn)          per conversation round: fn(request, round) -> final text, tool calls, or a Reply
 
 Every request is recorded (`server.requests`: body, headers, the verdict key header). As a script it runs in its own
 process and prints its URL on the first line of stdout:
 
-    python tests/openai_stub.py --latency 0.3 [--log requests.log] [--answer first|pass|fail]
+    python tests/openai_stub.py --latency 0.3 [--log requests.log] [--answer first|pass|fail] [--hang SECONDS]
 """
 
 from __future__ import annotations
@@ -181,6 +182,17 @@ def agent_script(fn: Callable[[StubRequest, int], Any]) -> Responder:
     return respond
 
 
+def hang(seconds: float = 3600.0, then: Responder | None = None) -> Responder:
+    """A hanging endpoint: the request is received (and logged), then nothing for `seconds`, then `then`."""
+    then = then or verdicts()
+
+    def respond(req: StubRequest) -> Reply:
+        time.sleep(seconds)
+        return then(req)
+
+    return respond
+
+
 def reject_json_schema(then: Responder | None = None) -> Responder:
     """Like llama.cpp's server: response_format json_schema is a 400; json_object and plain text are served."""
     then = then or verdicts()
@@ -295,9 +307,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--latency", type=float, default=0.0, help="seconds slept per request")
     p.add_argument("--log", help="append each request's verdict key header to this file, one per line")
     p.add_argument("--answer", choices=["first", "pass", "fail"], default="first")
+    p.add_argument("--hang", type=float, metavar="SECONDS", help="answer nothing for SECONDS (a hanging endpoint)")
     args = p.parse_args(argv)
     fn = None if args.answer == "first" else (lambda req, a=args.answer: a if a in req.labels else req.labels[0])
-    server = StubServer(verdicts(fn), latency=args.latency, log_path=args.log, keep_bodies=False)
+    responder = verdicts(fn) if args.hang is None else hang(args.hang, verdicts(fn))
+    server = StubServer(responder, latency=args.latency, log_path=args.log, keep_bodies=False)
     print(server.url, flush=True)
     server._httpd.serve_forever(poll_interval=0.05)
 

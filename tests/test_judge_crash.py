@@ -76,9 +76,15 @@ def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
     assert conn.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 1200
     statuses = [r[0] for r in conn.execute("SELECT status FROM batches ORDER BY started_at")]
     conn.close()
-    assert statuses == ["running", "done"]  # the killed batch never got to say so
+    # The killed batch never got to say so; the next batch found its process gone and marked it dead (issue 11.7).
+    assert statuses == ["dead", "done"]
 
+    first_run = _log_keys(log.read_text().splitlines()[:seen_before_kill])
     second_run = _log_keys(log.read_text().splitlines()[seen_before_kill:])
+    resent = set(first_run) & set(second_run)  # in flight or queued when the kill came: asked again
+    # Sent again: the 16 in flight plus what the writer had not committed yet (its 20 ms group window): 12-16 measured
+    # on an idle machine (bench/fault_model.py), a few more when the machine is loaded.
+    assert len(resent) <= 16 + 8, f"{len(resent)} requests sent again after the kill"
     assert not committed & set(second_run), "a verdict committed before the kill was requested again"
     assert set(second_run) == every - committed
     assert max(Counter(second_run).values()) == 1

@@ -18,11 +18,11 @@ import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
 from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, storable_record
 
-from judge import ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
+from judge import CLAIM_CHUNK, ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
 
 # The shared system prompt. v1 (2026-11): first version. It says nothing about any eval item: the item's own
 # instruction comes in the user message. Changing it changes the default prompt_version (its hash).
@@ -51,6 +51,8 @@ ERROR_CAUSES = (
     "connection",     # the endpoint could not be reached
     "bad_response",   # a 200 without a usable message
 )
+# The endpoint gave no answer (as opposed to the model answering badly: loop, parse_failure, max_rounds).
+NO_ANSWER_CAUSES = frozenset(ENDPOINT_CAUSES)
 
 
 def error_cause(error: str | None) -> str | None:
@@ -217,6 +219,13 @@ class RunSummary:
     output_tokens: int = 0
     wall_s: float = 0.0
     interrupted: bool = False
+    elsewhere: int = 0  # tasks another running batch held (or stored meanwhile): left to it
+    abandoned: int = 0  # tasks in flight when a second Ctrl+C (or the grace time) gave up on them
+
+    @property
+    def nothing_answered(self) -> bool:
+        """Tasks ran and the endpoint answered none of them (every one failed on a request cause)."""
+        return self.done > 0 and sum(self.errors[c] for c in NO_ANSWER_CAUSES) == self.done
 
     def add(self, record: RunRecord) -> None:
         self.done += 1
@@ -230,14 +239,17 @@ class RunSummary:
     def as_dict(self) -> dict[str, Any]:
         return {"planned": self.planned, "stored_before": self.stored_before, "done": self.done, "ok": self.ok,
                 "errors": dict(self.errors), "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "wall_s": round(self.wall_s, 3), "interrupted": self.interrupted}
+                "wall_s": round(self.wall_s, 3), "interrupted": self.interrupted, "elsewhere": self.elsewhere,
+                "abandoned": self.abandoned}
 
     def format(self) -> str:
         errs = ", ".join(f"{k}: {v}" for k, v in self.errors.most_common())
         rate = f" ({self.done / self.wall_s:.1f} tasks/s)" if self.wall_s > 0 and self.done else ""
         return "\n".join([
             f"planned {self.planned} tasks: {self.stored_before} already stored (skipped), {self.done} run"
-            + (" — INTERRUPTED" if self.interrupted else ""),
+            + (" — INTERRUPTED" if self.interrupted else "")
+            + (f"; {self.elsewhere} left to another running batch" if self.elsewhere else "")
+            + (f"; {self.abandoned} abandoned in flight" if self.abandoned else ""),
             f"completed: {self.ok}",
             f"failed:    {self.done - self.ok}" + (f"  by cause: {errs}" if errs else ""),
             f"tokens:    {self.input_tokens} in, {self.output_tokens} out",
@@ -354,13 +366,14 @@ class ModelRunner:
 
 
 def run_models(items: Iterable[EvalItem], model: ChatModel, sink: RunSink, settings: RunSettings, *,
-               on_record: Callable[[RunRecord, RunSummary], None] | None = None) -> RunSummary:
+               on_record: Callable[[RunRecord, RunSummary], None] | None = None, grace_s: float | None = None,
+               on_stop: Callable[[int], None] | None = None) -> RunSummary:
     """Run every (item, repeat) not yet stored with at most `settings.concurrency` tasks in flight; each record
     goes to the sink as soon as its task ends. Re-running the same run id skips what the sink has (failed tasks
     included), so a killed run resumes with nothing duplicated.
 
-    On KeyboardInterrupt the workers finish their current task (it is saved) and the summary comes back with
-    `interrupted=True`. A FatalBackendError (bad key, unknown model) stops the run and is raised.
+    On KeyboardInterrupt `on_stop(tasks in flight)` is called at once and the workers get `grace_s` to finish their
+    current task (it is saved); a second Ctrl+C abandons them. The summary comes back with `interrupted=True`. A FatalBackendError (bad key, unknown model) stops the run and is raised.
     """
     start = time.monotonic()
     tasks = plan_tasks(items, settings)
@@ -379,8 +392,22 @@ def run_models(items: Iterable[EvalItem], model: ChatModel, sink: RunSink, setti
         if on_record is not None:
             on_record(record, summary)
 
-    result = run_pool(todo, handle, concurrency=settings.concurrency, name="run")
+    claim = getattr(sink, "claim", None)  # optional, as for the judge's sink: lease tasks just ahead of the workers
+
+    def claimed() -> Iterator[Task]:
+        for start in range(0, len(todo), CLAIM_CHUNK):
+            chunk = todo[start:start + CLAIM_CHUNK]
+            got = None if claim is None else claim([t.record_id for t in chunk])
+            for t in chunk:
+                if got is None or t.record_id in got:
+                    yield t
+                else:
+                    summary.elsewhere += 1
+
+    result = run_pool(claimed(), handle, concurrency=min(settings.concurrency, max(len(todo), 1)), name="run",
+                      grace_s=grace_s, on_stop=on_stop)
     summary.interrupted = result.interrupted
+    summary.abandoned = result.abandoned
     summary.wall_s = time.monotonic() - start
     if (exc := result.failure) is not None:
         if isinstance(exc, FatalBackendError):

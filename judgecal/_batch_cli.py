@@ -1,0 +1,49 @@
+"""What `judge` and `run` print and return around a batch: the Ctrl+C acknowledgement and the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+
+from judgecal._args import EXIT_NOTHING_ANSWERED, say
+
+
+def stop_grace_s(args: argparse.Namespace) -> float | None:
+    """How long the first Ctrl+C waits for requests in flight: one request timeout (no retries after it)."""
+    return args.timeout if getattr(args, "backend", "openai") == "openai" else None
+
+
+def acknowledge_stop(what: str):
+    """on_stop callback: say at once that the batch is stopping, and how to stop waiting."""
+
+    def on_stop(in_flight: int) -> None:
+        say(f"stopping: waiting for {in_flight} {what} in flight, Ctrl-C again to abandon them", err=True)
+        sys.stderr.flush()
+
+    return on_stop
+
+
+def exit_if_abandoned(abandoned: int) -> None:
+    """After a second Ctrl+C the abandoned requests' threads still sit in socket reads; interpreter shutdown would
+    wait on them (up to a request timeout). Everything is committed and the batch recorded by now: leave at once."""
+    if abandoned:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+
+
+def batch_exit_code(status: str, errors: Counter, attempted: int, what: str) -> int:
+    """130 interrupted; EXIT_NOTHING_ANSWERED when every request failed (causes on stderr); else 0, with the
+    failures counted by cause on stderr when some failed."""
+    n_errors = sum(errors.values())
+    causes = ", ".join(f"{k}: {v}" for k, v in errors.most_common())
+    if status == "interrupted":
+        return 130
+    if status == "failed":
+        say(f"error: none of {attempted} {what} was answered ({causes}); the batch is recorded as failed", err=True)
+        return EXIT_NOTHING_ANSWERED
+    if n_errors:
+        say(f"warning: {n_errors} of {attempted} {what} failed ({causes}); a re-run asks them again", err=True)
+    return 0
