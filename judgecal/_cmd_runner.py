@@ -104,7 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             err=True)
 
     try:
-        result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, limit=args.limit, on_start=started,
+        result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, tags=args.tag, limit=args.limit,
+                                  on_start=started,
                                   on_record=None if args.quiet else _progress(), grace_s=args.timeout,
                                   on_stop=acknowledge_stop("tasks"))
     except jobs.JobError as exc:
@@ -172,6 +173,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=positive_int, default=1, metavar="N", help="runs of each item (default 1; 5 for the "
                    "boundary report's reproducibility)")
     p.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
+    p.add_argument("--tag", action="append", metavar="TAG",
+                   help="only items with this tag, e.g. boundary:tool_overreach to re-run one boundary category "
+                        "(repeatable: any of them)")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N items (in import order)")
     p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
     p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")

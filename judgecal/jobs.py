@@ -230,8 +230,9 @@ class RunResult(NamedTuple):
 def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, item_ids: Sequence[str] | None = None,
                 limit: int | None = None, on_start: Callable[[str, int], None] | None = None,
                 on_record: Callable[[RunRecord, RunSummary], None] | None = None, grace_s: float | None = None,
-                on_stop: Callable[[int], None] | None = None) -> RunResult:
-    """Put the project's eval items (or `item_ids`, or the first `limit`) to the model as one batch under
+                on_stop: Callable[[int], None] | None = None, tags: Sequence[str] | None = None) -> RunResult:
+    """Put the project's eval items (or `item_ids`, or those carrying any of `tags`, e.g. one boundary category
+    `boundary:tool_overreach`; or the first `limit`) to the model as one batch under
     `settings.run_id`; stored tasks are skipped (resume). Mechanical checks run on the new records at the end.
     Errors and callbacks as `judge_pairs`."""
     db_path = Path(db_path)
@@ -241,6 +242,12 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
         if item_ids and len(items) != len(set(item_ids)):
             missing = sorted(set(item_ids) - {i.id for i in items})
             raise JobError(f"no eval item(s) {', '.join(missing)} in the project")
+        if tags:
+            known = sorted({t for i in items for t in i.tags})
+            items = [i for i in items if set(i.tags) & set(tags)]
+            if not items:
+                raise JobError(f"no eval item tagged {' or '.join(tags)}; tags in the project: "
+                               f"{', '.join(known) or 'none'}")
         if limit is not None:
             items = items[:limit]
         other = [m for m in ann.models_in_run(db, settings.run_id) if m != model]

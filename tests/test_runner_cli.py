@@ -69,3 +69,20 @@ def test_bad_tools_file_names_the_file(tmp_path, capsys):
     tools.write_text('[{"type": "function", "function": {}}]')
     assert main(["--db", str(db), "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--tools", str(tools)]) == 2
     assert "tools.json: tool 0" in capsys.readouterr().err
+
+
+def test_run_by_tag_reruns_one_boundary_category(tmp_path, capsys):
+    db = demo_project(tmp_path)
+    with ann.unit_of_work(db, readonly=True) as d:
+        tagged = sorted(i.id for i in ann.load_items(d).values() if "boundary:tool_overreach" in i.tags)
+    assert tagged  # the demo has the category
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--base-url", s.url, "--run-id", "b1", "--quiet",
+                     "--tag", "boundary:tool_overreach"]) == 0
+        assert main(["--db", str(db), "run", "--model", "m", "--base-url", s.url, "--run-id", "b2", "--quiet",
+                     "--tag", "boundary:no_such"]) == 2
+    assert "no eval item tagged boundary:no_such; tags in the project:" in capsys.readouterr().err
+    with ann.unit_of_work(db, readonly=True) as d:
+        ran = sorted({r.item_id for r in ann.iter_runs(d, where="run_id = ?", params=["b1"])})
+        assert d.execute("SELECT count(*) FROM run_records WHERE run_id = 'b2'").fetchone()[0] == 0
+    assert ran == tagged
