@@ -22,6 +22,7 @@ from judge import (
     OpenAIBackend,
     Rubric,
     shipped_rubric,
+    shipped_versions,
 )
 from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
@@ -115,8 +116,7 @@ def _import_verdicts(db_path: Path, file: Path) -> str:
     shas = {r.rubric_sha256 for r in parsed.rows}
     with ann.unit_of_work(db_path) as db, ann.write(db):
         # Verdicts of a shipped rubric (the demo's, or any judgecal user's) bring its real template along.
-        for name in SHIPPED:
-            rubric = shipped_rubric(name)
+        for rubric in shipped_versions():  # oldest first: versions are numbered in the order stored
             if rubric.sha256 in shas:
                 av.store_rubric(db, rubric.name, rubric.template, rubric.sha256, rubric.note)
         s = av.import_verdicts(db, parsed)
