@@ -283,6 +283,7 @@ class RunStats:
     evalset_sha256s: tuple[str, ...] = ()  # eval-set hashes the records were run against (None left out)
     prompt_versions: tuple[str, ...] = ()
     records_without_evalset: int = 0
+    truncated: int = 0  # records whose answer the endpoint cut at its token limit (error cause `truncated`)
 
     @property
     def error_rates(self) -> dict[str, float]:
@@ -370,6 +371,7 @@ class _Extras:
             "evalset_sha256s": tuple(sorted({r.evalset_sha256 for r in records if r.evalset_sha256})),
             "prompt_versions": tuple(sorted({r.prompt_version for r in records if r.prompt_version})),
             "records_without_evalset": sum(1 for r in records if not r.evalset_sha256),
+            "truncated": sum(1 for r in records if error_cause(r.error) == "truncated"),
         }
 
 
@@ -812,6 +814,7 @@ def format_comparison(c: Comparison) -> str:
         ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
         ("tokens per task (mean)", _fmt(a.mean_tokens_per_task, ".0f"), _fmt(b.mean_tokens_per_task, ".0f")),
         ("  token outliers (Tukey)", str(len(a.token_outliers)), str(len(b.token_outliers))),
+        ("truncated (finish_reason length)", str(a.truncated), str(b.truncated)),
         ("mean latency", _fmt(a.mean_latency_ms, ".0f", " ms"), _fmt(b.mean_latency_ms, ".0f", " ms")),
         ("P50 latency", _fmt(a.p50_latency_ms, ".0f", " ms"), _fmt(b.p50_latency_ms, ".0f", " ms")),
         ("P95 latency", _fmt(a.p95_latency_ms, ".0f", " ms"), _fmt(b.p95_latency_ms, ".0f", " ms")),
