@@ -222,6 +222,13 @@ class TransferredRate(NamedTuple):
     verification_scope: str = ""  # whose outputs those pairs are
 
 
+def _mechanical(records: list[Any], items: dict[str, Any]) -> Rate:
+    """Passed / run mechanical checks of the records (a failed record fails them all, as in `compare`)."""
+    outcomes = [bool(constraint_passed(rec, c, None)) for rec in records for c in items[rec.item_id].constraints
+                if c.check is not None]
+    return Rate(sum(outcomes), len(outcomes))
+
+
 def _run_version(db: sqlite_utils.Database, run_pairs: set[Pair], rubric: str | None, model: str | None
                  ) -> tuple[str, str, dict[Pair, Any]] | None:
     """(judge model, rubric sha, verdicts) of the judge version the run gate reads: the latest version of each rubric
@@ -254,16 +261,10 @@ def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str
     if not records:
         raise ValueError(f"no run records with run_id {run_id!r}")
     items = load_items(db)
-    mech = [0, 0]
-    run_pairs: set[Pair] = set()
-    for rec in records:
-        for c in items[rec.item_id].constraints:
-            if c.check is not None:
-                mech[0] += int(bool(constraint_passed(rec, c, None)))
-                mech[1] += 1
-            elif c.labels == PASS_FAIL:
-                run_pairs.add((rec.id, c.id))
-    mechanical = Rate(mech[0], mech[1])
+    mechanical = _mechanical(records, items)
+    mech = list(mechanical)
+    run_pairs = {(rec.id, c.id) for rec in records for c in items[rec.item_id].constraints
+                 if c.check is None and c.labels == PASS_FAIL}
     if not run_pairs:
         if not mech[1]:
             return None, "the run has no mechanical check and no pass/fail semantic constraint"
@@ -348,16 +349,7 @@ def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: floa
                                 f"{'≤' if ok else '>'} {max_error_rate}"))
     rate, why = transferred_pass_rate(db, run_id, rubric=rubric, model=model)
     if min_check_pass_rate is not None:
-        mech = rate.mechanical if rate is not None else None
-        if mech is None:
-            mech_counts = [0, 0]
-            items = load_items(db)
-            for rec in records:
-                for c in items[rec.item_id].constraints:
-                    if c.check is not None:
-                        mech_counts[0] += int(bool(constraint_passed(rec, c, None)))
-                        mech_counts[1] += 1
-            mech = Rate(*mech_counts)
+        mech = rate.mechanical if rate is not None else _mechanical(records, load_items(db))
         if not mech.total:
             checks.append(GateCheck(where, "checks", None, min_check_pass_rate, False,
                                     "the run has no mechanical check to gate on"))
