@@ -109,6 +109,23 @@ __all__ += [
     "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",
     "awaiting_blind_label", "review_card", "reviewer_order", "skip", "undo", "undo_last",
 ]
+from annotations._assign import (  # noqa: E402  (review room: who labels which sampled pair)
+    METHODS as ASSIGN_METHODS,
+    AssignSummary,
+    AssignmentError,
+    OverlapProgress,
+    ReviewerProgress,
+    assign,
+    assignment_progress,
+    overlap_progress,
+    reviewer_progress,
+    standing_assignments,
+)
+
+__all__ += [
+    "ASSIGN_METHODS", "AssignSummary", "AssignmentError", "OverlapProgress", "ReviewerProgress", "assign",
+    "assignment_progress", "overlap_progress", "reviewer_progress", "standing_assignments",
+]
 from annotations._browse import (
     BatchRow,
     batches,
