@@ -133,6 +133,15 @@ __all__ += [
     "ASSIGN_METHODS", "AssignSummary", "AssignmentError", "OverlapProgress", "ReviewerProgress", "assign",
     "assignment_progress", "overlap_progress", "reviewer_progress", "standing_assignments",
 ]
+from annotations._reasons import (  # noqa: E402  (review room: how judge reasons are shown)
+    ReasonLine,
+    label_set_for,
+    reason_conclusion,
+    reason_contradicts,
+    reason_lines,
+)
+
+__all__ += ["ReasonLine", "label_set_for", "reason_conclusion", "reason_contradicts", "reason_lines"]
 from annotations._browse import (
     BatchRow,
     batches,

@@ -31,6 +31,7 @@ from evalsets import Constraint, Step, ToolCall
 from evalsets._models import FailureMode
 from annotations._assign import assigned_reviewers, assignments_version, may_label
 from annotations._project import load_items, load_run
+from annotations._reasons import ReasonLine, reason_lines
 from annotations._labels import current_labels
 from annotations._sampling import Pair, draw_orders, population_key, sample_rules
 from annotations._store import now_iso, write
@@ -92,6 +93,8 @@ class JudgeView(NamedTuple):
     majority: str | None
     reasons: tuple[str, ...]
     errors: tuple[str, ...]
+    # identical repeat reasons once, each marked when it contradicts its label (annotations._reasons)
+    reason_lines: tuple[ReasonLine, ...] = ()
 
 
 class Reveal(NamedTuple):
@@ -334,6 +337,9 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
         [pair.run_record_id, pair.constraint_id],
     ):
         groups.setdefault((v["rubric_sha256"], v["judge_model"]), []).append(v)
+    row = db.execute("SELECT c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.id = ?"
+                     " WHERE r.id = ?", [pair.constraint_id, pair.run_record_id]).fetchone()
+    label_set = tuple(json.loads(row[0])) if row else ()
     views = []
     for (sha, judge_model), rows in groups.items():
         rows.sort(key=lambda v: v["repeat"])
@@ -343,6 +349,7 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
             majority_label([lab for lab in labels if lab is not None]),  # the one majority rule; a tie has none
             tuple(v["reason"] for v in rows if v["reason"]),
             tuple(f"{v['error']}: {v['error_detail']}" if v["error_detail"] else v["error"] for v in rows if v["error"]),
+            reason_lines(((v["label"], v["reason"]) for v in rows), label_set),
         ))
     others = tuple(
         {"reviewer": r, "label": row["label"], "note": row["note"], "failure_mode": row["failure_mode"]}

@@ -131,6 +131,13 @@ def _render_labelling(name: str, card: ann.ReviewCard) -> None:
         st.text(card.guidelines)
 
 
+def reason_text(view: ann.JudgeView) -> list[str]:
+    """The judge's reasons as plain-text lines: identical repeats once (×n), a reason that contradicts its label
+    marked (the rule: annotations._reasons)."""
+    return [f"Reason{f' (×{r.count})' if r.count > 1 else ''}: {r.reason}"
+            + (f"   ⚠ contradicts the label {r.label}" if r.contradicts else "") for r in view.reason_lines]
+
+
 def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...]) -> None:
     mine = shown.mine
     pair = mine.pair
@@ -145,8 +152,8 @@ def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...]) -> Non
             if judge.is_demo_quality(v.judge_model):
                 st.caption(md_escape(judge.DEMO_QUALITY_WARNING))
             st.text(f"Judge: {v.majority or 'no majority'}   repeats: {', '.join(l or 'error' for l in v.labels)}")
-            for reason in v.reasons[:3]:
-                st.text(f"Reason: {reason}")
+            for line in reason_text(v):
+                st.text(line)
             for error in v.errors:
                 st.text(f"Error: {error}")
         for other in shown.others:
