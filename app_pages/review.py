@@ -55,6 +55,10 @@ def _on_top_up() -> None:
 
 def _render_progress(rows: list[ann.StratumCoverage], review: ann.ReviewProgress,
                      mine: ann.ReviewerProgress | None, overlap: ann.OverlapProgress) -> None:
+    if mine is not None:
+        st.caption(f"Assigned to you: {mine.done} of {mine.assigned} done · {mine.left} left"
+                   + (f" (of which {mine.overlap_assigned - mine.overlap_done} overlap pairs)"
+                      if mine.overlap_assigned > mine.overlap_done else ""))
     if not rows:
         st.info("Nothing is sampled for review yet. Run `judgecal sample` (the demo does it for you).")
         return
@@ -62,10 +66,6 @@ def _render_progress(rows: list[ann.StratumCoverage], review: ann.ReviewProgress
                 text=f"Quota: {review.done} of {review.needed} random-sample labels · {review.left} left · "
                      f"{review.strata_ok} of {review.strata} strata done · human–human overlap: {overlap.done} of "
                      f"{overlap.target} pairs with two blind labels")
-    if mine is not None:
-        st.caption(f"Assigned to you: {mine.done} of {mine.assigned} done · {mine.left} left"
-                   + (f" (of which {mine.overlap_assigned - mine.overlap_done} overlap pairs)"
-                      if mine.overlap_assigned > mine.overlap_done else ""))
     if review.strata_need_judge:
         st.caption(f"{review.strata_need_judge} strata cannot be done by labelling: their rubric version has not "
                    "judged every pair of its constraint × model; run `judgecal judge --rubric NAME` on all pairs.")

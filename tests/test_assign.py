@@ -165,3 +165,26 @@ def test_cli_assign_prints_progress_and_refuses_bad_input(sampled_db, capsys):
 def test_cli_assign_needs_a_sample(project_db, capsys):
     assert main(["--db", str(project_db), "assign", "--reviewers", "ann,bob"]) == 2
     assert "judgecal sample" in capsys.readouterr().err
+
+
+def test_review_page_shows_my_assignment_and_the_overlap_target(sampled_db, monkeypatch):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    with ann.unit_of_work(sampled_db) as db:
+        ann.assign(db, ["ann", "bob"])
+        mine = ann.reviewer_progress(db, "ann")
+        target = ann.overlap_progress(db).target
+    monkeypatch.setenv("JUDGECAL_DB", str(sampled_db))
+    monkeypatch.delenv("JUDGECAL_REVIEWER", raising=False)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "ann"
+    at.run()
+    assert f"Assigned to you: 0 of {mine.assigned} done" in " ".join(c.value for c in at.caption)
+    assert f"human–human overlap: 0 of {target} pairs" in at.get("progress")[0].proto.text
+    at.button(key="label_1").click().run()
+    assert f"Assigned to you: 1 of {mine.assigned} done" in " ".join(c.value for c in at.caption)
+    with ann.unit_of_work(sampled_db) as db:
+        (row,) = db.execute("SELECT run_record_id, constraint_id FROM human_labels").fetchall()
+        assert "ann" in ann.standing_assignments(db)[ann.Pair(*row)].values()  # served one of her own pairs
