@@ -46,6 +46,8 @@ def format_assignment(progress: list[ann.ReviewerProgress], overlap: ann.Overlap
 
 
 def cmd_assign(args: argparse.Namespace) -> str:
+    if args.reviewers is None and (args.reassign or args.by != "round-robin"):
+        raise CommandError("--reassign and --by need --reviewers (without it, assign only prints the progress)")
     with ann.unit_of_work(args.db, readonly=args.reviewers is None) as db:
         head = ""
         if args.reviewers is not None:

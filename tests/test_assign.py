@@ -162,6 +162,11 @@ def test_cli_assign_prints_progress_and_refuses_bad_input(sampled_db, capsys):
         assert f"\n{name} " in out
 
 
+def test_cli_assign_reassign_needs_reviewers(sampled_db, capsys):
+    assert main(["--db", str(sampled_db), "assign", "--reassign"]) == 2
+    assert "need --reviewers" in capsys.readouterr().err
+
+
 def test_cli_assign_needs_a_sample(project_db, capsys):
     assert main(["--db", str(project_db), "assign", "--reviewers", "ann,bob"]) == 2
     assert "judgecal sample" in capsys.readouterr().err
