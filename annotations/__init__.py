@@ -117,7 +117,7 @@ __all__ += [
     "awaiting_blind_label", "review_card", "reviewer_order", "skip", "undo", "undo_last",
 ]
 from annotations._assign import (  # noqa: E402  (review room: who labels which sampled pair)
-    METHODS as ASSIGN_METHODS,
+    ASSIGN_METHODS,
     AssignSummary,
     AssignmentError,
     OverlapProgress,

@@ -33,7 +33,7 @@ from annotations._labels import blind_first_labels, current_labels
 from annotations._sampling import Pair, draw_orders, sample_rules
 from annotations._store import now_iso, write
 
-METHODS = ("round-robin", "constraint")
+ASSIGN_METHODS = ("round-robin", "constraint")
 
 
 class AssignmentError(ValueError):
@@ -115,8 +115,8 @@ def assign(db: sqlite_utils.Database, reviewers: Sequence[str], *, by: str = "ro
     Idempotent: a second call with the same reviewers assigns only pairs drawn since (a top-up). Raises
     AssignmentError on bad arguments, and when overlap slots need a second reviewer but only one is named."""
     names = _check_reviewers(reviewers)
-    if by not in METHODS:
-        raise AssignmentError(f"unknown assignment method {by!r}: use one of {', '.join(METHODS)}")
+    if by not in ASSIGN_METHODS:
+        raise AssignmentError(f"unknown assignment method {by!r}: use one of {', '.join(ASSIGN_METHODS)}")
     stamp = now_iso()
     with write(db):
         rules = sample_rules(db)
