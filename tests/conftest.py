@@ -114,3 +114,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name.startswith("test_e2e_"):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest runs a page script as `__main__` and leaves it in sys.modules; a later test that starts
+    processes with the `spawn` method would then re-run that page script in every child (which fails outside a
+    Streamlit runtime). Put the real `__main__` back after each test."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
