@@ -18,6 +18,7 @@ the pairs).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -102,7 +103,40 @@ def store_pairs(db: sqlite_utils.Database, run_a: str, run_b: str, render: Calla
     with write(db):
         import_items(db, Parsed("pairwise", [p.item for p in pairs], lines))
         import_runs(db, Parsed("pairwise", [p.record for p in pairs], lines))
+        db.conn.executemany("INSERT OR IGNORE INTO pairwise_outputs VALUES (?,?,?,?,?,?,?)", [
+            (p.record.id, run_a, run_b, firsts[run_a][p.item.derived_from].id, firsts[run_b][p.item.derived_from].id,
+             p.record.output, pair_text(p.output_b, p.output_a)) for p in pairs])
     return pairs
+
+
+PAIR_SWAP = {"output_1": "output_2", "output_2": "output_1"}  # judge/_runner.py PAIR_SWAP (annotations cannot import it)
+
+
+@dataclass(frozen=True)
+class ReviewOrder:
+    """How one reviewer sees one pair record: `swapped` = B shown as output_1. Labels are stored in the A/B numbering
+    (output_1 = A), whatever the reviewer saw."""
+
+    swapped: bool
+    output: str
+
+    def stored_label(self, shown_label: str) -> str:
+        return PAIR_SWAP.get(shown_label, shown_label) if self.swapped else shown_label
+
+    def shown_label(self, stored_label: str) -> str:
+        return self.stored_label(stored_label)  # the swap is its own inverse
+
+
+def review_order(db: sqlite_utils.Database, reviewer: str, run_record_id: str) -> ReviewOrder | None:
+    """The order `reviewer` sees the pair record in (None: not a pairwise record). Random per reviewer and pair,
+    stable across reruns: a hash of (reviewer, record), so two reviewers of the same pair often see different orders
+    and no reviewer sees A first every time."""
+    row = db.execute("SELECT shown_ab, shown_ba FROM pairwise_outputs WHERE run_record_id = ?",
+                     [run_record_id]).fetchone()
+    if row is None:
+        return None
+    swapped = hashlib.sha256(f"{reviewer}\0{run_record_id}".encode("utf-8")).digest()[0] & 1 == 1
+    return ReviewOrder(swapped, row[1] if swapped else row[0])
 
 
 @dataclass(frozen=True)
@@ -200,5 +234,5 @@ def pairwise_report(db: sqlite_utils.Database, run_a: str, run_b: str, rubric_sh
                           clopper_pearson(sum(x == "output_1" for x in h), len(h)))
 
 
-__all__ = ["CONSTRAINT_ID", "PairwiseReport", "Proportion", "StoredPair", "clopper_pearson", "pair_item_id",
-           "pair_record_id", "pair_run_id", "pairwise_report", "store_pairs"]
+__all__ = ["CONSTRAINT_ID", "PairwiseReport", "Proportion", "ReviewOrder", "StoredPair", "clopper_pearson",
+           "pair_item_id", "pair_record_id", "pair_run_id", "pairwise_report", "review_order", "store_pairs"]

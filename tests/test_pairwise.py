@@ -5,6 +5,7 @@ intervals, caching and bad input (issue 13.3)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,72 @@ def test_clopper_pearson_matches_published_values():
     assert (round(p.low, 6), round(p.high, 6)) == (0.153909, 0.592189)
     assert clopper_pearson(0, 10).low == 0.0 and clopper_pearson(10, 10).high == 1.0
     assert clopper_pearson(0, 0).rate is None
+
+
+def _reviewable(tmp_path: Path) -> Path:
+    from judge import pair_output
+    from judge._rubric import render_output
+
+    db = project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        from annotations._pairwise import store_pairs
+
+        pairs = store_pairs(d, "ra", "rb", render_output, pair_output)
+        with ann.write(d):
+            d.conn.executemany(
+                "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, seed, drawn_at) VALUES (?,?,?,?,?,?)",
+                [(p.record.id, "preferred", "random", "preferred|test", 0, ann.now_iso()) for p in pairs])
+    return db
+
+
+def test_review_order_is_random_per_reviewer_and_stable(tmp_path):
+    from annotations._pairwise import review_order
+
+    db = _reviewable(tmp_path)
+    with ann.unit_of_work(db) as d:
+        ids = [pair_record_id(f"it-{n}", "ra", "rb") for n in range(10)]
+        orders = {who: [review_order(d, who, rid).swapped for rid in ids] for who in ("ann", "bob", "cy")}
+        again = [review_order(d, "ann", rid).swapped for rid in ids]
+        assert review_order(d, "ann", "a-1") is None  # not a pairwise record
+        shown = review_order(d, "ann", ids[orders["ann"].index(True)])
+    assert again == orders["ann"]  # stable across reruns
+    assert all(0 < sum(o) < 10 for o in orders.values())  # each reviewer sees A first on some pairs, B on others
+    assert len({tuple(o) for o in orders.values()}) > 1  # and reviewers differ
+    assert shown.output.index("weak answer") < shown.output.index("GOOD answer")  # swapped: B shown first
+    assert shown.stored_label("output_1") == "output_2"
+
+
+def test_review_card_shows_the_reviewers_order_and_stores_a_b(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from annotations._pairwise import review_order
+
+    db = _reviewable(tmp_path)
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    monkeypatch.delenv("JUDGECAL_REVIEWER", raising=False)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "ann"
+    at.run()
+    seen = []
+    for _ in range(4):
+        assert not at.exception, at.exception
+        caption = next(c.value for c in at.caption if "run record" in c.value)
+        # The caption is markdown-escaped: strip the backslashes to read the record id.
+        rid = re.search(r"run record (\S+) ·", caption.replace("\\", "")).group(1)
+        text = "\n".join(t.value for t in at.text)
+        with ann.unit_of_work(db) as d:
+            order = review_order(d, "ann", rid)
+        good_first = text.index("GOOD answer") < text.index("weak answer")
+        assert good_first == (not order.swapped)
+        at.button(key="label_1").click().run()  # the reviewer picks what is shown first
+        with ann.unit_of_work(db) as d:
+            (label,) = d.execute("SELECT label FROM human_labels WHERE run_record_id = ? AND reviewer = 'ann'",
+                                 [rid]).fetchone()
+        # Stored in A/B numbering: output_1 when A was shown first, output_2 when B was.
+        assert label == ("output_2" if order.swapped else "output_1")
+        seen.append(order.swapped)
+    with ann.unit_of_work(db) as d:
+        sha = "none"
+        report = pairwise_report(d, "ra", "rb", sha, "j")
+    assert True in seen and False in seen  # both orders met, so the mapping back is exercised
+    assert report.human_prefer_a.n == 4 and report.human_prefer_a.k == seen.count(False)
