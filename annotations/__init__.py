@@ -248,9 +248,11 @@ from annotations._tuning import RubricComparison, compare_rubrics, label_split  
 from annotations._feedback import (  # noqa: E402
     DECISIONS,
     Disagreement,
+    FailingPair,
     SentItem,
     adjudicate,
     disagreements,
+    failing_pairs,
     send_to_evalset,
 )
 from annotations._llmbar import LLMBarImport, import_llmbar  # noqa: E402
@@ -260,5 +262,6 @@ __all__ += [
     "filter_options", "judge_corrected_pass_rate", "majority_label", "match_rubrics", "format_report",
     "GateCheck", "GateResult", "format_gate", "run_gate", "RubricComparison", "compare_rubrics", "label_split",
     "DECISIONS", "Disagreement", "SentItem", "adjudicate", "disagreements", "send_to_evalset",
+    "FailingPair", "failing_pairs",
     "LLMBarImport", "import_llmbar",
 ]

@@ -5,12 +5,16 @@
   repeats flipped most first.
 - `adjudicate` stores a decision — judge wrong, human wrong, rubric ambiguous, constraint ambiguous — with who and
   when (table `adjudications`; history kept, the latest decision on a pair stands).
-- `send_to_evalset` turns a pair into a new eval item: the source item's instruction and input with the disputed
-  constraint alone, `derived_from` = "<source item id>/<run record id>", tags `from-calibration` (plus
-  `adjudicated:<decision>` when decided), the source's tune/heldout split (its own, or the one
-  `label_split` gives it with seed 0), so a heldout case stays heldout. Its id is
-  `cal-<sha256[:12]>` of (instruction, input, constraint text), so the same content is never added twice. The
-  reason, who and when are kept in table `evalset_feedback`.
+- `send_to_evalset` turns a pair into a new eval item: the source item's instruction, input, fixtures and reference
+  with the disputed constraint alone (its check, labels and expected level with it), `derived_from` =
+  "<source item id>/<run record id>/<constraint id>", tags `from-calibration` (plus `adjudicated:<decision>` when
+  decided), the split asked for, else the source's tune/heldout split (its own, or the one `label_split` gives it with
+  seed 0), so a heldout case stays heldout. Its id is `cal-<sha256[:12]>` of (instruction, input, constraint text,
+  and the fixtures when there are any), so the same content is never added twice. The note, who and when are kept in
+  table `evalset_feedback`. The app's button and `judgecal feedback` both call it, on any pair: a disagreement or a
+  failing pair (`failing_pairs`).
+- `failing_pairs` lists the pairs that failed: a mechanical check that did not pass, a failed run, or a reviewer's
+  standing label `fail`.
 """
 
 from __future__ import annotations
@@ -146,19 +150,25 @@ class SentItem:
     added: bool  # False: an item with the same instruction, input and constraint text was already there
 
 
-def feedback_item_id(instruction: str, input_: object, constraint_text: str) -> str:
-    content = canonical_json({"instruction": instruction, "input": input_, "constraint": constraint_text})
+def feedback_item_id(instruction: str, input_: object, constraint_text: str,
+                     fixtures: dict[str, object] | None = None) -> str:
+    # Fixtures join the hash only when present, so ids of items without them stay what they were.
+    content = canonical_json({"instruction": instruction, "input": input_, "constraint": constraint_text,
+                              **({"fixtures": fixtures} if fixtures else {})})
     return "cal-" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:12]
 
 
-def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id: str, *, who: str, reason: str,
-                    tags: Sequence[str] = ()) -> SentItem:
-    """Add the pair as a new eval item with provenance (see the module docstring). One transaction."""
-    if not (who or "").strip() or not (reason or "").strip():
-        raise ValueError("give who sends it and why")
+def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id: str, *, who: str,
+                    reason: str | None = None, tags: Sequence[str] = (), split: str | None = None) -> SentItem:
+    """Add the pair as a new eval item with provenance (see the module docstring). One transaction. Raises ValueError
+    for an empty `who`, an unknown run record or constraint, or a split other than tune/heldout."""
+    if not (who or "").strip():
+        raise ValueError("give who sends it")
+    if split is not None and split not in ("tune", "heldout"):
+        raise ValueError(f"split must be tune or heldout, got {split!r}")
     source, k = _source(db, run_record_id, constraint_id)
     c = source.constraints[k]
-    item_id = feedback_item_id(source.instruction, source.input, c.text)
+    item_id = feedback_item_id(source.instruction, source.input, c.text, source.fixtures)
     with write(db):
         if db.execute("SELECT 1 FROM eval_items WHERE id = ?", [item_id]).fetchone():
             return SentItem(item_id, False)
@@ -169,15 +179,52 @@ def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id
         item = EvalItem.model_validate({
             "id": item_id, "instruction": source.instruction, "input": source.input,
             "constraints": [c.model_dump(mode="json", exclude_none=True)], "reference": source.reference,
+            "fixtures": source.fixtures,
             "source": "judgecal calibration", "scenario": source.scenario, "created_at": stamp,
-            "derived_from": f"{source.id}/{run_record_id}",
-            "tags": list(dict.fromkeys([*source.tags, *extra])), "split": label_split(source.id, source.split),
+            "derived_from": f"{source.id}/{run_record_id}/{constraint_id}",
+            "tags": list(dict.fromkeys([*source.tags, *extra])), "split": split or label_split(source.id, source.split),
         })
         import_items(db, Parsed("calibration", [item], [0]))
         db.execute("INSERT INTO evalset_feedback VALUES (?,?,?,?,?,?,?)",
-                   [item_id, source.id, run_record_id, constraint_id, reason.strip(), who.strip(), stamp])
+                   [item_id, source.id, run_record_id, constraint_id, (reason or "").strip(), who.strip(), stamp])
     return SentItem(item_id, True)
 
 
-__all__ = ["DECISIONS", "FEEDBACK_TAG", "Disagreement", "SentItem", "adjudicate", "disagreements",
-           "feedback_item_id", "send_to_evalset"]
+@dataclass(frozen=True)
+class FailingPair:
+    run_record_id: str
+    constraint_id: str
+    item_id: str
+    model: str
+    constraint_text: str
+    why: str  # "check: <detail>", "run failed: <error>" or "labelled fail by <reviewer>"
+    sent_item_id: str | None
+
+
+def failing_pairs(db: sqlite_utils.Database, *, limit: int | None = None) -> list[FailingPair]:
+    """Pairs that failed, mechanically or by a reviewer's standing label, in run record / constraint order; one row
+    per pair (the first reason found: check, failed run, human label)."""
+    sent = {(r, c): i for i, r, c in db.execute("SELECT item_id, run_record_id, constraint_id FROM evalset_feedback")}
+    why: dict[tuple[str, str], str] = {}
+    for r, c, detail in db.execute("SELECT run_record_id, constraint_id, detail FROM check_results WHERE passed = 0"):
+        why.setdefault((r, c), f"check: {detail}")
+    for r, c, error in db.execute(
+            "SELECT r.id, c.id, r.error FROM run_records r JOIN constraints c ON c.item_id = r.item_id"
+            " WHERE r.output IS NULL AND r.trajectory IS NULL"):
+        why.setdefault((r, c), f"run failed: {error}")
+    for pair, labels in human_labels_by_pair(db, standing=True).items():
+        for h in labels:
+            if h["label"] == "fail":
+                why.setdefault(pair, f"labelled fail by {h['reviewer']}")
+                break
+    rows = []
+    for pair in sorted(why)[:limit]:
+        found = db.execute("SELECT r.item_id, r.model, c.text FROM run_records r JOIN constraints c"
+                           " ON c.item_id = r.item_id AND c.id = ? WHERE r.id = ?", [pair[1], pair[0]]).fetchone()
+        if found:
+            rows.append(FailingPair(pair[0], pair[1], found[0], found[1], found[2], why[pair], sent.get(pair)))
+    return rows
+
+
+__all__ = ["DECISIONS", "FEEDBACK_TAG", "Disagreement", "FailingPair", "SentItem", "adjudicate", "disagreements",
+           "failing_pairs", "feedback_item_id", "send_to_evalset"]

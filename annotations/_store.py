@@ -576,3 +576,24 @@ def _m008_assignments(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("008_assignments", _m008_assignments),)
+
+
+def _m010_pairwise(db: sqlite_utils.Database) -> None:
+    # pairwise_outputs: the provenance of each `judge --pairwise` pair record (which run and record is A and B) and
+    # the pair shown both ways, so the review page can show each reviewer their own order without re-rendering.
+    _execute_script(db,
+        """
+        CREATE TABLE pairwise_outputs (
+            run_record_id TEXT PRIMARY KEY REFERENCES run_records(id),
+            run_a TEXT NOT NULL,
+            run_b TEXT NOT NULL,
+            record_a TEXT NOT NULL,
+            record_b TEXT NOT NULL,
+            shown_ab TEXT NOT NULL,   -- A as output_1 (the pair record's own output)
+            shown_ba TEXT NOT NULL    -- B as output_1
+        );
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("010_pairwise", _m010_pairwise),)

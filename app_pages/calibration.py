@@ -160,7 +160,7 @@ def _adjudicate(run_record_id: str, constraint_id: str, rubric_sha256: str, judg
 def _send(run_record_id: str, constraint_id: str, key: str) -> None:
     with ann.unit_of_work(path) as db:
         sent = send_to_evalset(db, run_record_id, constraint_id, who=who or "anonymous",
-                               reason=st.session_state.get(f"{key}_note") or "judge-human disagreement")
+                               reason=st.session_state.get(f"{key}_note") or "sent from the calibration page")
     st.session_state["cal_flash"] = (f"Added eval item {md_escape(sent.item_id)}." if sent.added
                                      else f"Already in the eval set as {md_escape(sent.item_id)}.")
 
@@ -191,3 +191,16 @@ for n, d in enumerate(rows[:SHOWN]):
                  disabled=d.sent_item_id is not None)
         if d.decision or d.sent_item_id:
             st.text(f"Decided: {d.decision or '—'}   Eval item: {d.sent_item_id or '—'}")
+
+# Any failing pair, not only a disagreement, can feed the eval set (the same function as `judgecal feedback`).
+with ann.unit_of_work(path) as db:
+    failing = [f for f in ann.failing_pairs(db) if (f.run_record_id, f.constraint_id) not in hidden]
+with st.expander(f"Failing pairs ({len(failing)}): mechanical checks, failed runs, reviewers' fail labels"):
+    for n, f in enumerate(failing[:SHOWN]):
+        key = f"cal_f{n}"
+        st.text(f"{f.run_record_id} · {f.constraint_id} · model {f.model} · {f.why}")
+        st.text(f"Constraint: {f.constraint_text}")
+        a, b = st.columns([4, 1])
+        a.text_input("Note / reason", key=f"{key}_note")
+        b.button("Send to eval set", key=f"{key}_send", on_click=_send, args=(f.run_record_id, f.constraint_id, key),
+                 disabled=f.sent_item_id is not None)

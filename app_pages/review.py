@@ -18,6 +18,7 @@ import time
 import streamlit as st
 
 import annotations as ann
+from annotations._pairwise import ReviewOrder, review_order
 import judge
 from app_pages._common import db_path, md_escape, reviewer
 
@@ -110,7 +111,7 @@ def _render_card(card: ann.ReviewCard) -> None:
                     language="json", wrap_lines=True)
 
 
-def _render_labelling(name: str, card: ann.ReviewCard) -> None:
+def _render_labelling(name: str, card: ann.ReviewCard, order: ReviewOrder | None = None) -> None:
     pair = card.pair
     c = card.constraint
     st.subheader("Constraint")
@@ -123,7 +124,8 @@ def _render_labelling(name: str, card: ann.ReviewCard) -> None:
     cols = st.columns(len(labels))
     for n, (col, lab) in enumerate(zip(cols, labels), 1):
         col.button(md_escape(lab), key=f"label_{n}", shortcut=str(n) if n <= 9 else None, width="stretch",
-                   type="primary", on_click=_on_label, args=(name, pair, lab, note_key, mode_key))
+                   type="primary", on_click=_on_label,
+                   args=(name, pair, order.stored_label(lab) if order else lab, note_key, mode_key))
     st.text_input("Note (optional)", key=note_key)
     st.selectbox("Failure mode (optional)", ann.FAILURE_MODES, index=None, key=mode_key, placeholder="none")
     st.button("Skip for now", key="skip", shortcut="S", on_click=_on_skip, args=(pair,))
@@ -188,6 +190,11 @@ with ann.unit_of_work(db_path()) as db:
     review = ann.review_progress(db, progress)
     mine, overlap = ann.reviewer_progress(db, name), ann.overlap_progress(db)
     card = ann.review_card(db, pair) if pair else None
+    # A pairwise A-vs-B record is shown in this reviewer's own order (random per reviewer and pair); the label is
+    # stored mapped back to A = output_1.
+    order = review_order(db, name, card.pair.run_record_id) if card else None
+    if order is not None:
+        card = card._replace(output=order.output)
     last = st.session_state.get(LAST_KEY)
     shown = None
     if last is not None and last.reviewer == name and ann.my_label(db, name, last.pair) is not None:
@@ -214,4 +221,4 @@ left, right = st.columns([3, 2], gap="large")
 with left:
     _render_card(card)
 with right:
-    _render_labelling(name, card)
+    _render_labelling(name, card, order)

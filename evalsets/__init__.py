@@ -34,6 +34,7 @@ from evalsets._registry import (
 from evalsets._io import InputError, Parsed, Problem, jsonl_lines, load_json, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
 from evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
 from evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
+from evalsets._react import ReactError, ReactLog, parse_react, react_runs
 
 from evalsets._ifeval_files import (  # noqa: E402
     IFEVAL_IDS,
@@ -56,6 +57,7 @@ __all__ = [
     "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
+    "ReactError", "ReactLog", "parse_react", "react_runs",
     "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval",
     "summarize_ifeval",
     "InputError", "Parsed", "Problem", "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",

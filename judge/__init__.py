@@ -25,12 +25,16 @@ from judge._runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
     BatchSummary,
+    PAIR_SWAP,
     Pair,
+    PairwiseTask,
     Progress,
     Verdict,
     VerdictKey,
     VerdictSink,
+    pair_output,
     plan,
+    plan_pairwise,
     run_batch,
 )
 from judge._local import (
@@ -49,6 +53,6 @@ __all__ = [
     "EndpointError", "EndpointMemory", "FatalBackendError", "redact_url", "url_secrets",
     "KEY_HEADER", "Answer", "Backend", "OpenAIBackend", "verdict_key_header", "CLAIM_CHUNK", "PoolResult", "run_pool",
     "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
-    "VerdictSink", "plan", "run_batch",
+    "VerdictSink", "plan", "run_batch", "PAIR_SWAP", "PairwiseTask", "pair_output", "plan_pairwise",
     "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "is_demo_quality", "local_backend_available",
 ]

@@ -203,6 +203,51 @@ class _Task(NamedTuple):
     key: VerdictKey
     prompt: str
     labels: tuple[str, ...]
+    # Pairwise, outputs shown B then A: the answer is mapped back to the A/B numbering (output_1 = A) before it is
+    # stored, as LLMBar stores its swapped order.
+    swapped: bool = False
+
+
+# Pairwise position swap: the label in the shown order -> the label in the stored order (output_1 = run A).
+PAIR_SWAP = {"output_1": "output_2", "output_2": "output_1"}
+
+
+class PairwiseTask(NamedTuple):
+    """One A-vs-B comparison: the pair run record (its output shows A as output_1, B as output_2), its pairwise item
+    and constraint, and the two outputs as rendered for the judge."""
+
+    record: RunRecord
+    item: EvalItem
+    constraint: Constraint
+    output_a: str
+    output_b: str
+
+
+def pair_output(first: str, second: str) -> str:
+    """Two candidate outputs as one text, in the shown order (the LLMBar import's format)."""
+    return f"[Output 1]\n{first}\n\n[Output 2]\n{second}"
+
+
+def plan_pairwise(pairs: Iterable[PairwiseTask], rubric: Rubric, model: str,
+                  repeats: int = DEFAULT_REPEATS) -> list[_Task]:
+    """Each comparison in both orders, `repeats` times: repeat 2r shows A first (original), 2r+1 shows B first
+    (swapped; its answer is stored mapped back). Both orders are always planned, so position bias is measured on
+    every pair, never on the ones that happened to be asked twice."""
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    tasks = []
+    for p in pairs:
+        if set(p.constraint.labels) != set(PAIR_SWAP):
+            raise ValueError(f"{p.record.id}: a pairwise constraint needs the labels output_1/output_2")
+        shown = {False: p.record.model_copy(update={"output": pair_output(p.output_a, p.output_b), "trajectory": None}),
+                 True: p.record.model_copy(update={"output": pair_output(p.output_b, p.output_a), "trajectory": None})}
+        prompts = {swapped: rubric.render(rec, p.item, p.constraint) for swapped, rec in shown.items()}
+        for r in range(repeats):
+            for swapped in (False, True):
+                key = VerdictKey(run_record_id=p.record.id, constraint_id=p.constraint.id,
+                                 rubric_sha256=rubric.sha256, judge_model=model, repeat=2 * r + swapped)
+                tasks.append(_Task(key=key, prompt=prompts[swapped], labels=p.constraint.labels, swapped=swapped))
+    return tasks
 
 
 def plan(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric: Rubric, model: str,
@@ -223,7 +268,8 @@ def plan(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric:
 def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], rubric: Rubric, backend: Backend,
               sink: VerdictSink, *, repeats: int = DEFAULT_REPEATS, concurrency: int = DEFAULT_CONCURRENCY,
               price: tuple[float, float] | None = None, progress: Progress | bool | None = None,
-              grace_s: float | None = None, on_stop: Callable[[int], None] | None = None) -> BatchSummary:
+              grace_s: float | None = None, on_stop: Callable[[int], None] | None = None,
+              tasks: Sequence[_Task] | None = None) -> BatchSummary:
     """Judge every pair `repeats` times with at most `concurrency` requests in flight; skip verdicts the sink
     already has. A failed request is a verdict with an error (stored, counted by cause) and the batch goes on.
 
@@ -231,11 +277,12 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
     On KeyboardInterrupt `on_stop(requests in flight)` is called at once and the workers get `grace_s` to finish
     their current request (it is saved); a second Ctrl+C abandons them. The summary comes back with
     `interrupted=True`. A FatalBackendError (bad key, unknown model) stops the batch and is raised.
+    `tasks`: a plan made elsewhere (plan_pairwise) instead of `plan(pairs, ...)`.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     start = time.monotonic()
-    tasks = plan(pairs, rubric, backend.model, repeats)
+    tasks = list(tasks) if tasks is not None else plan(pairs, rubric, backend.model, repeats)
     summary = BatchSummary(planned=len(tasks))
     done = sink.done(t.key for t in tasks)
     todo: Sequence[_Task] = [t for t in tasks if tuple(t.key) not in done]
@@ -247,6 +294,9 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
     def handle(task: _Task) -> None:
         k = task.key
         answer = backend.judge(task.prompt, task.labels, verdict_key_header(k.run_record_id, k.constraint_id, k.repeat))
+        if task.swapped and answer.label in PAIR_SWAP:
+            answer = answer._replace(label=PAIR_SWAP[answer.label],
+                                     reason=f"[outputs shown B first; label mapped back] {answer.reason or ''}".rstrip())
         sink.save(Verdict.of(k, answer))
         with lock:
             summary.add(answer)

@@ -63,6 +63,10 @@ def _backend(args: argparse.Namespace):
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
+    if args.pairwise:
+        return _cmd_pairwise(args)
+    if args.repeats is None:
+        args.repeats = DEFAULT_REPEATS
     if args.repeats < 1 or args.concurrency < 1:
         raise CommandError("--repeats and --concurrency must be at least 1")
     backend = _backend(args)
@@ -91,6 +95,35 @@ def cmd_judge(args: argparse.Namespace) -> int:
     say(f"pairs whose repeats disagree (targeted for review): {result.flipped}")
     if args.backend == "local":
         say(f"note: {DEMO_QUALITY_WARNING}")
+    exit_if_abandoned(result.summary.abandoned)
+    return batch_exit_code(result.status, result.summary.errors, result.summary.sent, "requests")
+
+
+def _cmd_pairwise(args: argparse.Namespace) -> int:
+    if args.constraint or args.only_labelled or args.limit is not None:
+        raise CommandError("--pairwise judges every common item of the two runs: drop --constraint, --only-labelled "
+                           "and --limit")
+    run_a, run_b = args.pairwise
+    backend = _backend(args)
+
+    def started(batch_id: str, pairs: int, rubric: Rubric, version: int) -> None:
+        say(f"judging {run_a} (A) vs {run_b} (B): {pairs} items x {args.repeats or 1} x both orders with "
+            f"{backend.model} (rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
+
+    try:
+        result = jobs.judge_pairwise(
+            args.db, backend, run_a, run_b, rubric=args.rubric, repeats=args.repeats or 1,
+            concurrency=args.concurrency, progress=not args.quiet, grace_s=stop_grace_s(args), on_start=started,
+            on_stop=acknowledge_stop("requests"))
+    except jobs.JobError as exc:
+        raise CommandError(str(exc)) from None
+    except jobs.BatchStopped as exc:
+        raise CommandError(f"judge batch stopped: {exc.reason}") from None
+    finally:
+        backend.close()
+    say(result.summary.format())
+    say("")
+    say(result.report.format())
     exit_if_abandoned(result.summary.abandoned)
     return batch_exit_code(result.status, result.summary.errors, result.summary.sent, "requests")
 
@@ -143,7 +176,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="judge model (default: $JUDGECAL_MODEL)")
     p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
     p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
-    p.add_argument("--repeats", type=positive_int, default=DEFAULT_REPEATS, metavar="K", help=f"verdicts per pair (default {DEFAULT_REPEATS})")
+    p.add_argument("--repeats", type=positive_int, default=None, metavar="K",
+                   help=f"verdicts per pair (default {DEFAULT_REPEATS}; with --pairwise: rounds of both orders, default 1)")
+    p.add_argument("--pairwise", nargs=2, metavar=("RUN_A", "RUN_B"),
+                   help="judge run A against run B on their common items, each pair in both orders (position "
+                        "swap); prints position bias and the preference rate with exact 95%% intervals")
     p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")

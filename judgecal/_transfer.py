@@ -34,6 +34,14 @@ def import_runs(db_path: Path, file: Path) -> str:
     return f"run records: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
+def import_react(db_path: Path, file: Path) -> str:
+    # Every log is parsed before the project is opened: one malformed step and nothing is imported.
+    parsed = evalsets.react_runs(evalsets.read_runs(file))
+    with ann.unit_of_work(db_path) as db:
+        s = ann.import_runs(db, parsed)
+    return f"run records from ReAct logs: {s['inserted']} imported, {s['unchanged']} already present ({file})"
+
+
 def import_labels(db_path: Path, file: Path) -> str:
     parsed = read_rows(file, ann.HumanLabelRow, id_field=None)
     with ann.unit_of_work(db_path) as db:
@@ -71,6 +79,7 @@ IMPORTERS: dict[str, Transfer] = {
     "evalset": Transfer("eval items (JSONL/CSV)", import_evalset),
     "runs": Transfer("run records (JSONL/CSV)", import_runs),
     "labels": Transfer("human labels (JSONL/CSV; fields in README)", import_labels),
+    "react": Transfer("run records whose output is a plain-text ReAct log, parsed into trajectories", import_react),
     "ifeval": Transfer("an IFEval-format file as eval items + run records", import_ifeval),
     "verdicts": Transfer("judge verdicts (JSONL/CSV; fields in docs/judge.md)", _cmd_judge._import_verdicts),
     "llmbar": Transfer("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts",

@@ -39,9 +39,13 @@ from judge import (
 from judgecal.runner import RunSettings, RunSummary, run_models
 
 __all__ = [
-    "Batch", "BatchStopped", "JobError", "JudgeResult", "RunResult", "batch", "judge_pairs", "resolve_rubric",
+    "Batch", "BatchStopped", "JobError", "JudgeResult", "PairwiseResult", "RunResult", "batch", "judge_pairs",
+    "judge_pairwise", "resolve_rubric",
     "run_evalset",
 ]
+
+
+from annotations._pairwise import PAIR_RUN_PREFIX as PAIRWISE_RUN_PREFIX, PAIR_SOURCE as PAIRWISE_SOURCE  # noqa: E402
 
 
 class JobError(ValueError):
@@ -186,7 +190,10 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
                 raise JobError(str(exc)) from None
         chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
         stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
-        pairs = list(ann.semantic_pairs(db, constraint_id=constraint))
+        # Pairwise records are judged by judge_pairwise only: its repeats mean orders (2r original, 2r+1 swapped),
+        # which a plain batch would fill with original-order answers.
+        pairs = [p for p in ann.semantic_pairs(db, constraint_id=constraint)
+                 if not (p[0].run_id or "").startswith(PAIRWISE_RUN_PREFIX)]
         if in_run is not None:
             pairs = [p for p in pairs if p[0].id in in_run]
         if only_labelled:
@@ -239,6 +246,8 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
     model = backend.model
     with ann.unit_of_work(db_path) as db:
         items: list[EvalItem] = list(ann.load_items(db, item_ids).values() if item_ids else ann.load_items(db).values())
+        # The A-vs-B items of `judge --pairwise` compare two runs' outputs; they are nothing to put to a model.
+        items = [i for i in items if i.source != PAIRWISE_SOURCE]
         if item_ids and len(items) != len(set(item_ids)):
             missing = sorted(set(item_ids) - {i.id for i in items})
             raise JobError(f"no eval item(s) {', '.join(missing)} in the project")
@@ -269,3 +278,54 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
         with ann.unit_of_work(db_path) as db:
             ann.run_checks(db)
     return RunResult(b.id, b.status, b.summary, settings.run_id, len(items))
+
+
+# --------------------------------------------------------------------------- pairwise A vs B
+
+
+class PairwiseResult(NamedTuple):
+    batch_id: str
+    status: str  # done | failed | interrupted (see `batch`)
+    summary: BatchSummary
+    rubric: Rubric
+    pairs: int
+    report: Any  # annotations PairwiseReport
+
+
+def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *, rubric: str | Rubric = "strict",
+                   repeats: int = 1, concurrency: int = DEFAULT_CONCURRENCY, progress: Progress | bool | None = None,
+                   grace_s: float | None = None, on_start: Callable[[str, int, Rubric, int], None] | None = None,
+                   on_stop: Callable[[int], None] | None = None) -> PairwiseResult:
+    """Judge run A against run B on their common items, each pair in both orders `repeats` times, as one batch (the
+    same cache, leases and error rows as `judge_pairs`); returns the position-bias and preference report."""
+    from annotations._pairwise import pairwise_report, store_pairs  # noqa: PLC0415
+    from judge import PairwiseTask, pair_output, plan_pairwise  # noqa: PLC0415
+    from judge._rubric import render_output  # noqa: PLC0415 (the judge's one renderer of an output)
+
+    if repeats < 1 or concurrency < 1:
+        raise JobError("repeats and concurrency must be at least 1")
+    db_path = Path(db_path)
+    with ann.unit_of_work(db_path) as db:
+        chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
+        try:
+            stored_pairs = store_pairs(db, run_a, run_b, render_output, pair_output)
+        except ValueError as exc:
+            raise JobError(str(exc)) from None
+        stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
+        price = av.get_price(db, backend.model)
+    tasks = plan_pairwise([PairwiseTask(p.record, p.item, p.item.constraints[0], p.output_a, p.output_b)
+                           for p in stored_pairs], chosen, backend.model, repeats)
+    settings = backend.settings() | {
+        "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
+        "repeats": repeats, "concurrency": concurrency, "pairwise": [run_a, run_b], "pairs": len(stored_pairs),
+    }
+    with batch(db_path, settings, kind="judge") as b:
+        if on_start is not None:
+            on_start(b.id, len(stored_pairs), chosen, stored.version)
+        with av.SqliteVerdictSink(db_path, b.id) as sink:
+            b.summary = run_batch([], chosen, backend, sink, concurrency=concurrency, tasks=tasks,
+                                  price=tuple(price) if price else None, progress=progress, grace_s=grace_s,
+                                  on_stop=on_stop)
+    with ann.unit_of_work(db_path) as db:
+        report = pairwise_report(db, run_a, run_b, chosen.sha256, backend.model)
+    return PairwiseResult(b.id, b.status, b.summary, chosen, len(stored_pairs), report)

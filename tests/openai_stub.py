@@ -8,6 +8,8 @@ Behaviour is a *responder*: a function `(StubRequest) -> Reply`. Ready-made ones
 compose (`rate_limited(2, then=verdicts(...))`):
 
     verdicts(fn)              answer {"label", "reason"} from fn(request) (default: the first allowed label)
+    by_position(label)        pairwise: always the same slot (output_1 = whatever is shown first)
+    prefers(marker)           pairwise: the slot whose text contains marker, wherever it is shown
     rate_limited(n, ...)      429 with Retry-After for the first n requests, then `then`
     always(status)            an error status on every request (500: the SDK retries until it gives up)
     garbage()                 200 with content that is not JSON
@@ -120,6 +122,23 @@ def verdicts(fn: Callable[[StubRequest], Any] | None = None) -> Responder:
         return Reply(200, chat_completion(json.dumps(answer), prompt_tokens=tokens, completion_tokens=15))
 
     return respond
+
+
+def by_position(label: str = "output_1") -> Responder:
+    """A pairwise judge with pure position bias: always the same slot (output_1: whatever is shown first)."""
+    return verdicts(lambda req: label)
+
+
+def prefers(marker: str) -> Responder:
+    """A pairwise judge without position bias: picks the slot whose text contains `marker` (output_1 when both or
+    neither do), wherever it is shown."""
+
+    def pick(req: StubRequest) -> str:
+        prompt = req.prompt
+        first, _, second = prompt.partition("[Output 2]")
+        return "output_2" if marker in second and marker not in first.rpartition("[Output 1]")[2] else "output_1"
+
+    return verdicts(pick)
 
 
 def rate_limited(times: int, retry_after: float = 0.05, then: Responder | None = None) -> Responder:

@@ -112,3 +112,21 @@ def test_headline_is_per_label_set_when_sets_are_mixed(tmp_path, monkeypatch):
     assert any("labels:pass/fail/other" in l for l in labels) and any("labels:pass/fail" == l.split(" · ")[-1]
                                                                       for l in labels)
     assert "kappa (majority)" not in labels  # the pooled number is not the headline
+
+
+def test_any_failing_pair_can_be_sent(page_db, monkeypatch):
+    # Issue 13.4: a pair a reviewer labelled fail that the judge agrees with is no disagreement, yet it can be sent.
+    with ann.unit_of_work(page_db) as db:
+        failing = ann.failing_pairs(db)
+        disputed = {(d.run_record_id, d.constraint_id) for d in ann.disagreements(db)}
+    agreed = [n for n, f in enumerate(failing) if (f.run_record_id, f.constraint_id) not in disputed]
+    assert agreed, "the constructed project needs a failing pair that is not a disagreement"
+    n = agreed[0] if agreed[0] < 50 else pytest.skip("beyond the shown rows")
+    at = _open(page_db, monkeypatch)
+    at.text_input(key=f"cal_f{n}_note").input("agreed failure, keep it").run()
+    at.button(key=f"cal_f{n}_send").click().run()
+    assert not at.exception
+    with ann.unit_of_work(page_db) as db:
+        (fb,) = db.query("SELECT * FROM evalset_feedback")
+    assert (fb["run_record_id"], fb["constraint_id"]) == (failing[n].run_record_id, failing[n].constraint_id)
+    assert (fb["who"], fb["reason"]) == ("alice", "agreed failure, keep it")

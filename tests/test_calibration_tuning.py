@@ -101,7 +101,7 @@ def test_adjudicate_and_send_to_evalset_once(tmp_path):
         again = send_to_evalset(db, "run-6", "grounded", who="bob", reason="same")
         assert first.added and not again.added and first.item_id == again.item_id
         item = ann.load_items(db)[first.item_id]
-        assert item.derived_from == "item-6/run-6" and item.split == "tune"
+        assert item.derived_from == "item-6/run-6/grounded" and item.split == "tune"  # issue 13.4: names R and C
         assert "from-calibration" in item.tags and "adjudicated:judge_wrong" in item.tags
         assert [c.id for c in item.constraints] == ["grounded"] and item.instruction == "Task 6"
         (fb,) = db.query("SELECT * FROM evalset_feedback")

@@ -1,0 +1,114 @@
+"""`judgecal feedback` and the flywheel: a failing pair becomes a derived eval item that re-runs (fixtures copied),
+once per content, with provenance; unknown run records or constraints are exit 2 with nothing changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import annotations as ann
+from judgecal.cli import main
+from openai_stub import StubServer, agent_script
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def project(tmp_path: Path) -> Path:
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "evalset", str(DATA / "demo_evalset.jsonl")]) == 0
+    assert main(["--db", str(db), "import", "runs", str(DATA / "demo_runs.jsonl")]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    return db
+
+
+def call_tool_then_answer(req, rnd):
+    tools = req.body.get("tools")
+    if tools and rnd == 0:
+        names = [t["function"]["name"] for t in tools]
+        return {"tool_calls": [{"name": "verify_identity" if "verify_identity" in names else names[0],
+                                "arguments": {"email": "lee.w@example.com"}}]}
+    return "Verified; refund on its way."
+
+
+def test_feedback_item_reruns_with_its_fixtures(tmp_path, capsys):
+    db = project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        failing = {(f.run_record_id, f.constraint_id): f for f in ann.failing_pairs(d)}
+        source = ann.load_items(d, ["demo-044"])["demo-044"]
+    # demo-agent-b skipped verification: a mechanical failure, no judge or human involved.
+    assert failing[("run-b-044", "verify_before_refund")].why.startswith("check:")
+    capsys.readouterr()
+    argv = ["--db", str(db), "feedback", "--run-record", "run-b-044", "--constraint", "verify_before_refund",
+            "--note", "skipped verification under time pressure", "--who", "alice", "--split", "heldout"]
+    assert main(argv) == 0
+    item_id = capsys.readouterr().out.strip()
+    assert item_id.startswith("cal-")
+    with ann.unit_of_work(db) as d:
+        item = ann.load_items(d, [item_id])[item_id]
+        (fb,) = d.query("SELECT * FROM evalset_feedback")
+        sent = {(f.run_record_id, f.constraint_id): f.sent_item_id for f in ann.failing_pairs(d)}
+    assert sent[("run-b-044", "verify_before_refund")] == item_id
+    assert item.fixtures == source.fixtures and item.fixtures
+    assert (item.instruction, item.input, item.reference) == (source.instruction, source.input, source.reference)
+    assert [c.id for c in item.constraints] == ["verify_before_refund"]
+    assert item.constraints[0].check == source.constraint("verify_before_refund").check
+    assert item.derived_from == "demo-044/run-b-044/verify_before_refund" and item.split == "heldout"
+    assert (fb["who"], fb["reason"], fb["run_record_id"]) == ("alice", "skipped verification under time pressure",
+                                                              "run-b-044")
+    # Dedup: the same pair again adds nothing and prints the same id.
+    assert main(argv[:-4] + ["--who", "bob"]) == 0
+    out = capsys.readouterr()
+    assert out.out.strip() == item_id and "already" in out.err
+    # The derived item re-runs: its tools answer from the copied fixtures (before, "no fixture for tool ...").
+    with StubServer(agent_script(call_tool_then_answer)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--run-id", "again", "--quiet", "--item", item_id,
+                     "--base-url", s.url, "--api-key", "x"]) == 0
+    with ann.unit_of_work(db) as d:
+        (rec,) = ann.iter_runs(d, where="run_id = ?", params=["again"])
+        (passed,) = d.execute("SELECT passed FROM check_results WHERE run_record_id = ?", [rec.id]).fetchone()
+    assert rec.error is None and rec.tool_calls[0].name == "verify_identity"
+    assert rec.tool_calls[0].error is None and rec.tool_calls[0].result == source.fixtures["verify_identity"]
+    assert passed == 1
+
+
+def test_feedback_bad_input_is_exit_2_and_changes_nothing(tmp_path, capsys):
+    db = project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        before = ann.table_counts(d)
+    for extra, message in ((["--run-record", "run-404", "--constraint", "x"], "no run record 'run-404'"),
+                           (["--run-record", "run-b-044", "--constraint", "nope"], "no constraint 'nope'")):
+        assert main(["--db", str(db), "feedback", "--who", "alice", *extra]) == 2
+        assert message in capsys.readouterr().err
+    with ann.unit_of_work(db) as d:
+        assert ann.table_counts(d) == before
+    assert main(["--db", str(tmp_path / "missing.db"), "feedback", "--who", "a", "--run-record", "r",
+                 "--constraint", "c"]) == 2
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_feedback_needs_an_author(tmp_path, capsys, monkeypatch):
+    db = project(tmp_path)
+    monkeypatch.delenv("JUDGECAL_REVIEWER", raising=False)
+    assert main(["--db", str(db), "feedback", "--run-record", "run-b-044", "--constraint",
+                 "verify_before_refund"]) == 2
+    assert "--who" in capsys.readouterr().err
+    monkeypatch.setenv("JUDGECAL_REVIEWER", "carol")
+    assert main(["--db", str(db), "feedback", "--run-record", "run-b-044", "--constraint",
+                 "verify_before_refund"]) == 0
+    with ann.unit_of_work(db) as d:
+        (fb,) = d.query("SELECT who, reason FROM evalset_feedback")
+    assert fb == {"who": "carol", "reason": ""}
+
+
+def test_human_fail_labels_are_failing_pairs(tmp_path):
+    db = project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        run, _, c = next(iter(ann.semantic_pairs(d)))
+        assert (run.id, c.id) not in {(f.run_record_id, f.constraint_id) for f in ann.failing_pairs(d)}
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"run_record_id": run.id, "constraint_id": c.id, "reviewer": "dana",
+                                  "label": "fail"}) + "\n")
+    assert main(["--db", str(db), "import", "labels", str(labels)]) == 0
+    with ann.unit_of_work(db) as d:
+        rows = {(f.run_record_id, f.constraint_id): f.why for f in ann.failing_pairs(d)}
+    assert rows[(run.id, c.id)] == "labelled fail by dana"
