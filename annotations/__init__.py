@@ -229,3 +229,23 @@ __all__ += [
     "DECISIONS", "Disagreement", "SentItem", "adjudicate", "disagreements", "send_to_evalset",
     "LLMBarImport", "import_llmbar",
 ]
+from annotations._guidelines import (  # room: review
+    LABEL_DEFINITIONS,
+    Guideline,
+    GuidelineError,
+    GuidelineSet,
+    current_guideline,
+    guideline_history,
+    guidelines_for,
+    is_admin,
+    label_definitions,
+    parse_admins,
+    save_guideline,
+)
+from annotations._labels import canonical_reviewer, reviewer_names
+
+__all__ += [
+    "LABEL_DEFINITIONS", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
+    "guidelines_for", "is_admin", "label_definitions", "parse_admins", "save_guideline",
+    "canonical_reviewer", "reviewer_names",
+]

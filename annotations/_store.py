@@ -552,3 +552,32 @@ def _m005_batch_leases(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("005_batch_leases", _m005_batch_leases),)
+
+
+def _m007_guidelines(db: sqlite_utils.Database) -> None:
+    # guidelines: the review guidelines, one row per edit (never updated in place), per constraint id or for the whole
+    # project (constraint_id NULL); the highest version of a scope stands. human_labels.guideline_version: which
+    # versions the reviewer had on screen when they labelled ("project v2 + grounded v1"). The project's v1 is the
+    # text it used so far: the old `review_guidelines` setting, else the default this judgecal ships.
+    _execute_script(db,
+        """
+        CREATE TABLE guidelines (
+            id INTEGER PRIMARY KEY,
+            constraint_id TEXT,        -- NULL: the project default, shown with every pair
+            version INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            author TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX guidelines_scope ON guidelines(coalesce(constraint_id, ''), version);
+        ALTER TABLE human_labels ADD COLUMN guideline_version TEXT;
+        """
+    )
+    from annotations._guidelines import DEFAULT_GUIDELINES, GUIDELINES_SETTING  # noqa: PLC0415
+
+    row = db.conn.execute("SELECT value FROM settings WHERE key = ?", [GUIDELINES_SETTING]).fetchone()
+    db.conn.execute("INSERT INTO guidelines (constraint_id, version, text, author, created_at) VALUES (NULL,1,?,?,?)",
+                    (row[0] if row else DEFAULT_GUIDELINES, "settings" if row else "judgecal", now_iso()))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("007_guidelines", _m007_guidelines),)
