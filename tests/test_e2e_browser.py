@@ -51,14 +51,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(db: Path, tmp_path: Path, **env: str) -> Iterator[str]:
+def streamlit_server(db: Path, tmp_path: Path, *, cwd: Path = REPO, **env: str) -> Iterator[str]:
     port = _free_port()
     log = open(tmp_path / f"streamlit-{port}.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+        cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
         env=dict(os.environ, JUDGECAL_DB=str(db), PYTHONPATH=str(REPO), **env),
     )
     url = f"http://127.0.0.1:{port}"

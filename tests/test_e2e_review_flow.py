@@ -105,3 +105,18 @@ def test_trusted_header_names_the_reviewer(tmp_path):
         page.keyboard.press("1")
         _wait_for(lambda: _labels(db, "erin@corp.example"), "a label under the header's name")
         assert not _labels(db, "mallory")
+
+
+def test_oidc_example_config_shows_a_login_and_no_name_field(tmp_path):
+    """docs/auth.md's secrets.toml, served for real: Streamlit reads the [auth] section, so st.user carries
+    is_logged_in=False and the app asks for a login instead of a typed name (the login itself needs the provider)."""
+    _need_browser()
+    from test_auth_docs import example_secrets
+
+    db = _demo_db(tmp_path)
+    example_secrets(tmp_path / "site")
+    with streamlit_server(db, tmp_path, cwd=tmp_path / "site") as url, browser_page(WIDTH, HEIGHT) as page:
+        page.goto(url + "/?reviewer=mallory")
+        page.get_by_role("button", name="Log in").wait_for()
+        assert page.get_by_label("Your reviewer name").count() == 0
+        assert page.locator(".st-key-label_1 button").count() == 0
