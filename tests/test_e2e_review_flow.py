@@ -61,9 +61,7 @@ def test_name_then_keys_then_reload_and_next_item_in_view(tmp_path):
         assert page.get_by_label("Your reviewer name").count() == 0
         page.keyboard.press("2")
         _wait_for(lambda: len(_labels(db, "carol")) == 4, "a label after the reload")
-        with sqlite3.connect(db) as conn:
-            assert {r[0] for r in conn.execute("SELECT reviewer FROM human_labels")} == {"carol"} | {
-                r[0] for r in conn.execute("SELECT reviewer FROM human_labels WHERE reviewer != 'carol'")}
+        with sqlite3.connect(db) as conn:  # no "carol1", "carol2": the key never reached the name
             assert conn.execute("SELECT count(*) FROM human_labels WHERE reviewer LIKE 'carol_%'").fetchone()[0] == 0
 
 
