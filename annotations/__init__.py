@@ -242,10 +242,10 @@ from annotations._guidelines import (  # room: review
     parse_admins,
     save_guideline,
 )
-from annotations._labels import canonical_reviewer, reviewer_names
+from annotations._labels import canonical_reviewer, clean_reviewer_name, reviewer_names
 
 __all__ += [
     "LABEL_DEFINITIONS", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
     "guidelines_for", "is_admin", "label_definitions", "parse_admins", "save_guideline",
-    "canonical_reviewer", "reviewer_names",
+    "canonical_reviewer", "clean_reviewer_name", "reviewer_names",
 ]

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, Literal, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalsets import InputError, Parsed, Problem
+from evalsets import InputError, Parsed, Problem, printable
 from evalsets._models import FailureMode
 from annotations._store import now_iso, write
 
@@ -195,20 +195,27 @@ def reviewer_names(db: sqlite_utils.Database) -> list[str]:
     return [r[0] for r in db.execute("SELECT DISTINCT reviewer FROM human_labels ORDER BY reviewer")]
 
 
+def clean_reviewer_name(typed: str | None) -> str:
+    """A typed name with its whitespace collapsed. ValueError for an empty name, one with control characters, or one
+    over MAX_REVIEWER_CHARS."""
+    name = " ".join((typed or "").split())
+    if not name:
+        raise ValueError("a reviewer name cannot be empty")
+    if printable(typed) != typed or any(ch in typed for ch in "\t\n"):  # the CLI's rule for unprintable text
+        raise ValueError("a reviewer name cannot contain control characters")
+    if len(name) > MAX_REVIEWER_CHARS:
+        raise ValueError(f"a reviewer name is at most {MAX_REVIEWER_CHARS} characters")
+    return name
+
+
 def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
     """The name a typed reviewer name is stored under. Whitespace is collapsed; a name that differs from a stored
     reviewer only in case IS that reviewer (one person must not become two reviewers: the human-human statistics
     would count them as two raters). A new name comes with the stored names it resembles, to be offered.
-    ValueError for an empty name, one with control characters, or one over MAX_REVIEWER_CHARS."""
+    ValueError as `clean_reviewer_name`."""
     import difflib  # noqa: PLC0415
 
-    name = " ".join((typed or "").split())
-    if not name:
-        raise ValueError("a reviewer name cannot be empty")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in typed or ""):
-        raise ValueError("a reviewer name cannot contain control characters")
-    if len(name) > MAX_REVIEWER_CHARS:
-        raise ValueError(f"a reviewer name is at most {MAX_REVIEWER_CHARS} characters")
+    name = clean_reviewer_name(typed)
     known = reviewer_names(db)
     for stored in known:
         if stored.casefold() == name.casefold():

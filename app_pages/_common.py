@@ -88,7 +88,16 @@ def resolve_identity(env: Mapping[str, str], headers: Mapping[str, str], user: M
 def identity() -> Identity:
     """`resolve_identity` on this session: environment, request headers, st.user, the typed name (session state,
     else the query parameter). A typed name is kept in the URL (?reviewer=) so a reload keeps it."""
-    typed = st.session_state.get(REVIEWER_KEY) or st.query_params.get(REVIEWER_PARAM)
+    typed = st.session_state.get(REVIEWER_KEY)
+    if not typed and st.query_params.get(REVIEWER_PARAM):
+        # A new session from a URL (a reload, a bookmark): the same checks and spelling as the form.
+        try:
+            with ann.unit_of_work(db_path()) as db:
+                typed = st.session_state[REVIEWER_KEY] = ann.canonical_reviewer(
+                    db, st.query_params[REVIEWER_PARAM]).name
+        except ValueError as exc:
+            st.session_state[NAME_ERROR_KEY] = f"?{REVIEWER_PARAM}= in the address: {exc}"
+            st.query_params.pop(REVIEWER_PARAM, None)
     try:
         user = st.user.to_dict()
     except Exception:  # noqa: BLE001  (outside a session, e.g. bare mode: no login)

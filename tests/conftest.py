@@ -10,6 +10,7 @@ functions; the verdict rows are written directly (the judge's own tests cover ho
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name.startswith("test_e2e_"):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _restore_main_module():
+    # AppTest runs app.py as sys.modules["__main__"] and leaves it there; a later test that spawns processes
+    # (multiprocessing "spawn") then makes each child run app.py, which fails without data/judgecal.db.
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main

@@ -137,3 +137,21 @@ def test_trusted_header_configured_but_absent_stops_the_review(project_db, monke
     assert not at.exception and not at.sidebar.text_input
     assert "X-Forwarded-User header" in at.sidebar.error[0].value.replace("\\", "")
     assert not any(b.key == "label_1" for b in at.button)
+
+
+def test_a_name_from_the_url_gets_the_checks_and_spelling_of_the_form(project_db, monkeypatch):
+    _sample(project_db)
+    with ann.unit_of_work(project_db) as db:
+        ann.record_label(db, "carol", ann.Pair("run-a-2", "grounded"), "pass")
+    at = _at(project_db, monkeypatch)
+    at.query_params["reviewer"] = " CAROL "  # a hand-typed URL: the stored reviewer, not a second one
+    at.run()
+    assert at.query_params["reviewer"] == "carol"
+    at.button(key="label_1").click().run()
+    assert _reviewers(project_db) == ["carol", "carol"]
+
+    bad = _at(project_db, monkeypatch)
+    bad.query_params["reviewer"] = "eve\u202ename"  # a bidi override is a control character in a name
+    bad.run()
+    assert not bad.exception and "control characters" in bad.sidebar.error[0].value
+    assert bad.sidebar.text_input(key="reviewer_entry") is not None and "reviewer" not in bad.query_params
