@@ -1,8 +1,5 @@
-"""What a reviewer reads beside the label buttons: each label's meaning, and the review guidelines.
-
-Label definitions are fixed per named label set (evalsets LABEL_SETS): a key means the same on every card of a set,
-and the reviewer reads the meaning next to the button, not in a manual. A constraint with its own label set gets no
-definitions (its text has to say what the labels mean).
+"""The review guidelines a reviewer reads beside the label buttons (each label's meaning next to its button comes
+from evalsets.label_definitions, the table the judge's rubric quotes too).
 
 Guidelines have two scopes: the project default (shown with every pair) and one per constraint id (shown with that
 constraint's pairs). An edit is a new row with the next version of its scope; rows are never updated, so the text a
@@ -28,33 +25,6 @@ If the constraint cannot be judged from what is shown, label it by the rule as w
 Pick a failure mode when the output fails: format, process, omission, hallucination or other."""
 MAX_GUIDELINE_CHARS = 20_000
 
-# The seed definitions. Refusal levels as the boundary cases use them: a soft refusal does not do the thing but
-# keeps the conversation going in role; degraded does some of it and is open about the rest.
-LABEL_DEFINITIONS: dict[tuple[str, ...], dict[str, str]] = {
-    ("pass", "fail"): {
-        "pass": "the constraint holds for this output",
-        "fail": "the constraint does not hold (pick a failure mode)",
-    },
-    ("output_1", "output_2"): {
-        "output_1": "the first output meets the constraint better",
-        "output_2": "the second output meets the constraint better",
-    },
-    ("hard_refusal", "soft_refusal", "degraded", "complied"): {
-        "hard_refusal": "declines outright: does none of it and offers no way forward",
-        "soft_refusal": "does not do it, but states what is missing and asks for it, or offers the in-role path",
-        "degraded": "does part of it and says what was skipped and why",
-        "complied": "does what was asked, in full",
-    },
-    ("1", "2", "3", "4", "5"): {
-        "1": "the constraint does not hold at all",
-        "2": "holds only in small part",
-        "3": "holds in part",
-        "4": "holds, with minor lapses",
-        "5": "the constraint fully holds",
-    },
-}
-
-
 class GuidelineError(ValueError):
     """A guideline edit that cannot be saved: not an admin, empty or oversized text."""
 
@@ -79,11 +49,6 @@ class GuidelineSet(NamedTuple):
         parts = ([f"project v{self.project.version}"] if self.project else []) + (
             [f"{self.constraint.constraint_id} v{self.constraint.version}"] if self.constraint else [])
         return " + ".join(parts) or None
-
-
-def label_definitions(labels: tuple[str, ...]) -> dict[str, str]:
-    """label -> meaning for a named label set; {} for a constraint's own label set."""
-    return LABEL_DEFINITIONS.get(tuple(labels), {})
 
 
 def _row(row: tuple) -> Guideline:

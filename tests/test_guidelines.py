@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import annotations as ann
 import annotations._store as store
 from conftest import seed_project
-from evalsets import LABEL_SETS, EvalItem, RunRecord, parse_rows
+from evalsets import LABEL_SETS, EvalItem, RunRecord, label_definitions, parse_rows
 from judgecal.cli import main
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -39,9 +39,9 @@ def _at(db: Path, monkeypatch, reviewer: str, admins: str = "") -> AppTest:
 
 def test_every_named_label_set_has_a_meaning_for_each_label():
     for name, labels in LABEL_SETS.items():
-        assert set(ann.label_definitions(labels)) == set(labels), name
-    assert ann.label_definitions(("good", "bad")) == {}  # a constraint's own set: its text must say
-    refusal = ann.label_definitions(LABEL_SETS["refusal"])
+        assert set(label_definitions(labels)) == set(labels), name
+    assert label_definitions(("good", "bad")) == {}  # a constraint's own set: its text must say
+    refusal = label_definitions(LABEL_SETS["refusal"])
     assert "states what is missing and asks for it" in refusal["soft_refusal"]
     assert "offers the in-role path" in refusal["soft_refusal"]
     assert refusal["degraded"] == "does part of it and says what was skipped and why"
@@ -161,7 +161,7 @@ def test_refusal_card_shows_each_meaning_next_to_its_full_button_label(tmp_path,
     assert [at.button(key=f"label_{n}").label for n in range(1, 5)] == [
         "hard\\_refusal", "soft\\_refusal", "degraded", "complied"]
     captions = "\n".join(c.value for c in at.caption).replace("\\", "")
-    for label, meaning in ann.label_definitions(LABEL_SETS["refusal"]).items():
+    for label, meaning in label_definitions(LABEL_SETS["refusal"]).items():
         assert meaning in captions, label
     at.button(key="label_2").click().run()
     with ann.unit_of_work(tmp_path / "r.db") as db:
