@@ -40,6 +40,8 @@ from annotations._store import now_iso, write
 from annotations._verdicts import majority_label
 
 FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
+
+
 class ReviewError(ValueError):
     """A review action that cannot be done: unknown pair, label outside the set, a peek before labelling."""
 

@@ -382,7 +382,12 @@ def discard_if_empty(path: str | Path) -> bool:
         return False
     try:
         with write(db):  # the write lock: no other judgecal process is adding rows while we look
-            if any(n for t, n in table_counts(db).items() if t != "_migrations"):
+            counts = table_counts(db)
+            # Rows the schema itself writes (migration 007's project guidelines v1) are not content.
+            counts["guidelines"] = counts.get("guidelines", 0) - db.execute(
+                "SELECT count(*) FROM guidelines WHERE constraint_id IS NULL AND version = 1 AND author = 'judgecal'"
+            ).fetchone()[0]
+            if any(n for t, n in counts.items() if t != "_migrations"):
                 return False
     finally:
         db.close()
@@ -576,6 +581,7 @@ def _m007_guidelines(db: sqlite_utils.Database) -> None:
     from annotations._guidelines import DEFAULT_GUIDELINES, GUIDELINES_SETTING  # noqa: PLC0415
 
     row = db.conn.execute("SELECT value FROM settings WHERE key = ?", [GUIDELINES_SETTING]).fetchone()
+    # author 'judgecal': the seed, which discard_if_empty does not count as content
     db.conn.execute("INSERT INTO guidelines (constraint_id, version, text, author, created_at) VALUES (NULL,1,?,?,?)",
                     (row[0] if row else DEFAULT_GUIDELINES, "settings" if row else "judgecal", now_iso()))
 
