@@ -265,3 +265,21 @@ __all__ += [
     "FailingPair", "failing_pairs",
     "LLMBarImport", "import_llmbar",
 ]
+from annotations._guidelines import (  # room: review
+    Guideline,
+    GuidelineError,
+    GuidelineSet,
+    current_guideline,
+    guideline_history,
+    guidelines_for,
+    is_admin,
+    parse_admins,
+    save_guideline,
+)
+from annotations._labels import canonical_reviewer, clean_reviewer_name, reviewer_names
+
+__all__ += [
+    "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
+    "guidelines_for", "is_admin", "parse_admins", "save_guideline",
+    "canonical_reviewer", "clean_reviewer_name", "reviewer_names",
+]

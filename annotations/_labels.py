@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Literal
+from typing import Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalsets import InputError, Parsed, Problem
+from evalsets import InputError, Parsed, Problem, printable
 from evalsets._models import FailureMode
 from annotations._store import now_iso, write
 
@@ -40,6 +40,8 @@ class HumanLabelRow(BaseModel):
     rubric_version_seen: str | None = None
     blind: bool = True
     created_at: datetime | None = None
+    # the guideline versions on screen when the label was given ("project v2 + grounded v1"); None before issue 12
+    guideline_version: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 def pair_label_sets(db: sqlite_utils.Database, pairs: Iterable[tuple[str, str]] | None = None) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -100,14 +102,15 @@ def import_labels(db: sqlite_utils.Database, parsed: Parsed[HumanLabelRow]) -> i
     rows = [
         (
             r.run_record_id, r.constraint_id, r.reviewer, r.event, r.label, r.note, r.failure_mode, r.seconds_spent,
-            r.rubric_version_seen, int(r.blind), r.created_at.isoformat() if r.created_at else None,
+            r.rubric_version_seen, int(r.blind), r.guideline_version,
+            r.created_at.isoformat() if r.created_at else None,  # last: rows without it are matched on the rest
         )
         for r in parsed.rows
     ]
     with write(db):
         stored = db.execute(
             "SELECT run_record_id, constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,"
-            " rubric_version_seen, blind, created_at FROM human_labels"
+            " rubric_version_seen, blind, guideline_version, created_at FROM human_labels"
         ).fetchall()
         existing = set(stored)
         # A row without created_at gets the import time, so it can only match a stored event by its other fields:
@@ -124,7 +127,7 @@ def import_labels(db: sqlite_utils.Database, parsed: Parsed[HumanLabelRow]) -> i
                 fresh.append(r[:-1] + (stamp,))
         db.conn.executemany(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
-            " seconds_spent, rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " seconds_spent, rubric_version_seen, blind, guideline_version, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             fresh,
         )
     return len(fresh)
@@ -175,3 +178,46 @@ def blind_first_labels(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         ORDER BY h.id
     """
     return list(db.query(sql))
+
+
+MAX_REVIEWER_CHARS = 100
+
+
+class ReviewerName(NamedTuple):
+    """A typed reviewer name as it will be stored, and the stored names it is close to (a likely typo)."""
+
+    name: str
+    similar: tuple[str, ...]
+
+
+def reviewer_names(db: sqlite_utils.Database) -> list[str]:
+    """Every reviewer who has a label event in the project."""
+    return [r[0] for r in db.execute("SELECT DISTINCT reviewer FROM human_labels ORDER BY reviewer")]
+
+
+def clean_reviewer_name(typed: str | None) -> str:
+    """A typed name with its whitespace collapsed. ValueError for an empty name, one with control characters, or one
+    over MAX_REVIEWER_CHARS."""
+    name = " ".join((typed or "").split())
+    if not name:
+        raise ValueError("a reviewer name cannot be empty")
+    if printable(typed) != typed or any(ch in typed for ch in "\t\n"):  # the CLI's rule for unprintable text
+        raise ValueError("a reviewer name cannot contain control characters")
+    if len(name) > MAX_REVIEWER_CHARS:
+        raise ValueError(f"a reviewer name is at most {MAX_REVIEWER_CHARS} characters")
+    return name
+
+
+def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
+    """The name a typed reviewer name is stored under. Whitespace is collapsed; a name that differs from a stored
+    reviewer only in case IS that reviewer (one person must not become two reviewers: the human-human statistics
+    would count them as two raters). A new name comes with the stored names it resembles, to be offered.
+    ValueError as `clean_reviewer_name`."""
+    import difflib  # noqa: PLC0415
+
+    name = clean_reviewer_name(typed)
+    known = reviewer_names(db)
+    for stored in known:
+        if stored.casefold() == name.casefold():
+            return ReviewerName(stored, ())
+    return ReviewerName(name, tuple(difflib.get_close_matches(name, known, n=3, cutoff=0.75)))

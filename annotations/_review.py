@@ -30,6 +30,8 @@ import sqlite_utils
 from evalsets import Constraint, Step, ToolCall
 from evalsets._models import FailureMode
 from annotations._assign import assigned_reviewers, assignments_version, may_label
+from annotations._guidelines import DEFAULT_GUIDELINES, GuidelineSet, guidelines_for  # noqa: F401 (re-exported)
+from annotations._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401
 from annotations._project import load_items, load_run
 from annotations._reasons import ReasonLine, reason_lines
 from annotations._labels import current_labels
@@ -38,14 +40,6 @@ from annotations._store import now_iso, write
 from annotations._verdicts import majority_label
 
 FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
-GUIDELINES_SETTING = "review_guidelines"
-# Shown beside every pair; a project overrides it with the `review_guidelines` row of the settings table.
-DEFAULT_GUIDELINES = """\
-Judge only the constraint shown, not the answer's style or overall quality.
-Read the whole output (every step of a trajectory) before you label.
-The output is data: instructions inside it are not addressed to you.
-If the constraint cannot be judged from what is shown, label it by the rule as written and add a note.
-Pick a failure mode when the output fails: format, process, omission, hallucination or other."""
 
 
 class ReviewError(ValueError):
@@ -66,7 +60,7 @@ class ReviewCard(NamedTuple):
     run_error: str | None
     constraint: Constraint
     rules: frozenset[str]
-    guidelines: str
+    guidelines: GuidelineSet  # the versions on screen; a label made from this card stores `guidelines.version`
 
 
 class SavedLabel(NamedTuple):
@@ -80,6 +74,7 @@ class SavedLabel(NamedTuple):
     seconds_spent: float | None
     rubric_version_seen: str | None
     blind: bool
+    guideline_version: str | None = None
 
 
 class JudgeView(NamedTuple):
@@ -124,11 +119,6 @@ def _check_reviewer(reviewer: str) -> str:
     if not name:
         raise ReviewError("choose a reviewer name first")
     return name
-
-
-def guidelines(db: sqlite_utils.Database) -> str:
-    row = db.execute("SELECT value FROM settings WHERE key = ?", [GUIDELINES_SETTING]).fetchone()
-    return row[0] if row else DEFAULT_GUIDELINES
 
 
 def samples_version(db: sqlite_utils.Database) -> int:
@@ -238,7 +228,7 @@ def review_card(db: sqlite_utils.Database, pair: Pair) -> ReviewCard:
         input_text, is_json = json.dumps(item.input, indent=2, ensure_ascii=False), True
     return ReviewCard(
         pair, item.id, item.instruction, input_text, is_json, record.output, record.trajectory, record.tool_calls,
-        record.error, constraint, _rules(db, pair), guidelines(db),
+        record.error, constraint, _rules(db, pair), guidelines_for(db, constraint.id),
     )
 
 
@@ -254,13 +244,16 @@ def _saved(row: dict[str, Any]) -> SavedLabel:
     return SavedLabel(
         row["id"], Pair(row["run_record_id"], row["constraint_id"]), row["reviewer"], row["event"], row["label"],
         row["note"], row["failure_mode"], row["seconds_spent"], row["rubric_version_seen"], bool(row["blind"]),
+        row.get("guideline_version"),
     )
 
 
 def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: str, *, note: str | None = None,
-                 failure_mode: str | None = None, seconds_spent: float | None = None) -> SavedLabel:
+                 failure_mode: str | None = None, seconds_spent: float | None = None,
+                 guideline_version: str | None = None) -> SavedLabel:
     """Save `reviewer`'s label on `pair`: event ``label`` when they have no standing label on it, else ``change``.
     Blind only when they never labelled the pair before (a change, or a label after an undo, follows the reveal).
+    `guideline_version`: the guidelines the reviewer had on screen (`ReviewCard.guidelines.version`).
     One INSERT in one IMMEDIATE transaction."""
     reviewer = _check_reviewer(reviewer)
     pair = Pair(*pair)
@@ -287,10 +280,11 @@ def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: st
         rubric = revealed_rubric(db, pair)
         cur = db.conn.execute(
             "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
-            " seconds_spent, rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            " seconds_spent, rubric_version_seen, blind, created_at, guideline_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             (pair.run_record_id, pair.constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,
-             rubric, int(blind), now_iso()))
-    return SavedLabel(cur.lastrowid, pair, reviewer, event, label, note, failure_mode, seconds_spent, rubric, blind)
+             rubric, int(blind), now_iso(), guideline_version))
+    return SavedLabel(cur.lastrowid, pair, reviewer, event, label, note, failure_mode, seconds_spent, rubric, blind,
+                      guideline_version)
 
 
 def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:

@@ -382,7 +382,12 @@ def discard_if_empty(path: str | Path) -> bool:
         return False
     try:
         with write(db):  # the write lock: no other judgecal process is adding rows while we look
-            if any(n for t, n in table_counts(db).items() if t != "_migrations"):
+            counts = table_counts(db)
+            # Rows the schema itself writes (migration 007's project guidelines v1) are not content.
+            counts["guidelines"] = counts.get("guidelines", 0) - db.execute(
+                "SELECT count(*) FROM guidelines WHERE constraint_id IS NULL AND version = 1 AND author = 'judgecal'"
+            ).fetchone()[0]
+            if any(n for t, n in counts.items() if t != "_migrations"):
                 return False
     finally:
         db.close()
@@ -552,6 +557,36 @@ def _m005_batch_leases(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("005_batch_leases", _m005_batch_leases),)
+
+
+def _m007_guidelines(db: sqlite_utils.Database) -> None:
+    # guidelines: the review guidelines, one row per edit (never updated in place), per constraint id or for the whole
+    # project (constraint_id NULL); the highest version of a scope stands. human_labels.guideline_version: which
+    # versions the reviewer had on screen when they labelled ("project v2 + grounded v1"). The project's v1 is the
+    # text it used so far: the old `review_guidelines` setting, else the default this judgecal ships.
+    _execute_script(db,
+        """
+        CREATE TABLE guidelines (
+            id INTEGER PRIMARY KEY,
+            constraint_id TEXT,        -- NULL: the project default, shown with every pair
+            version INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            author TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX guidelines_scope ON guidelines(coalesce(constraint_id, ''), version);
+        ALTER TABLE human_labels ADD COLUMN guideline_version TEXT;
+        """
+    )
+    from annotations._guidelines import DEFAULT_GUIDELINES, GUIDELINES_SETTING  # noqa: PLC0415
+
+    row = db.conn.execute("SELECT value FROM settings WHERE key = ?", [GUIDELINES_SETTING]).fetchone()
+    # author 'judgecal': the seed, which discard_if_empty does not count as content
+    db.conn.execute("INSERT INTO guidelines (constraint_id, version, text, author, created_at) VALUES (NULL,1,?,?,?)",
+                    (row[0] if row else DEFAULT_GUIDELINES, "settings" if row else "judgecal", now_iso()))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("007_guidelines", _m007_guidelines),)
 
 
 def _m008_assignments(db: sqlite_utils.Database) -> None:

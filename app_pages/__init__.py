@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 import annotations as ann
-from app_pages._common import db_path, md_escape, reviewer
+from app_pages._common import db_path, md_escape, render_identity, reviewer
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,7 +28,8 @@ def pages() -> list:
 
 
 def settings() -> None:
-    """Sidebar: the project database and the reviewer's name (fixed by JUDGECAL_REVIEWER, else chosen once).
+    """Sidebar: the project database and who the reviewer is (`_common.identity`: deployment, proxy header, login,
+    else a name typed once).
     A project that cannot be opened (missing, another application's database, a newer judgecal's, read-only) stops
     every page with the reason, and nothing is created."""
     try:
@@ -41,7 +42,7 @@ def settings() -> None:
         st.stop()
     st.sidebar.caption("Project database")
     st.sidebar.text(str(path))
-    reviewer(widget=True)
+    render_identity()
 
 
 __all__ = ["db_path", "pages", "reviewer", "settings"]

@@ -1,4 +1,4 @@
-"""What every screen needs: the project database path, the reviewer's name, and inert rendering of user data.
+"""What every screen needs: the project database path, who the reviewer is, and inert rendering of user data.
 
 Only the database *path* is cached: sqlite connections must not cross Streamlit's threads, so each unit of work
 opens its own (`annotations.unit_of_work`).
@@ -9,14 +9,21 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Mapping, NamedTuple
 
 import streamlit as st
 
 import annotations as ann
 
 REVIEWER_ENV = "JUDGECAL_REVIEWER"
-REVIEWER_KEY = "reviewer"
-
+TRUSTED_HEADER_ENV = "JUDGECAL_TRUSTED_HEADER"  # e.g. X-Forwarded-User: set by an authenticating reverse proxy
+USER_CLAIM_ENV = "JUDGECAL_USER_CLAIM"  # which st.user claim names the reviewer after st.login (default: email)
+ADMINS_ENV = "JUDGECAL_ADMINS"  # reviewer names (comma-separated) who may edit the guidelines
+REVIEWER_KEY = "reviewer"  # session state: the typed name, once submitted
+REVIEWER_PARAM = "reviewer"  # query parameter: the typed name survives a reload
+ENTRY_KEY = "reviewer_entry"  # the name form's text field (never the name itself: label keys cannot reach it)
+SIMILAR_KEY = "reviewer_similar"  # stored names close to a new typed one (a likely typo), offered once
+NAME_ERROR_KEY = "reviewer_name_error"  # why the typed name was refused
 
 @st.cache_resource(show_spinner=False)
 def _migrated(path: str) -> Path:
@@ -32,18 +39,146 @@ def db_path() -> Path:
     return _migrated(str(ann.default_db_path().resolve()))
 
 
-def reviewer(*, widget: bool = False) -> str | None:
-    """The reviewer's name: fixed by the deployment ($JUDGECAL_REVIEWER) or chosen in the sidebar (kept in
-    the session). `widget=True` draws the sidebar field (the router does, on every screen)."""
-    fixed = os.environ.get(REVIEWER_ENV, "").strip()
+class Identity(NamedTuple):
+    """Who is reviewing, and where the name came from. `typed` names are chosen in the app; the others come from the
+    deployment and cannot be changed in the app. name None: nobody yet (`problem` says why, when it is an error)."""
+
+    name: str | None
+    source: str  # deployment | header | login | typed
+    problem: str | None = None
+
+    @property
+    def typed(self) -> bool:
+        return self.source == "typed"
+
+
+def resolve_identity(env: Mapping[str, str], headers: Mapping[str, str], user: Mapping[str, object],
+                     typed: str | None) -> Identity:
+    """The one rule for who the reviewer is, first match wins:
+
+    1. $JUDGECAL_REVIEWER: one fixed name per app instance;
+    2. $JUDGECAL_TRUSTED_HEADER: the header an authenticating proxy sets (only trustworthy when the app is reachable
+       through that proxy alone); a request without it gets no identity, never a typed one;
+    3. Streamlit's login ([auth] in .streamlit/secrets.toml: `user` carries is_logged_in): the claim named by
+       $JUDGECAL_USER_CLAIM (default email, then name, then sub); logged out: no identity until login;
+    4. the name typed in the app (session, or the ?reviewer= query parameter after a reload)."""
+    fixed = env.get(REVIEWER_ENV, "").strip()
     if fixed:
-        if widget:
-            st.sidebar.caption("Reviewer (set by the deployment)")
-            st.sidebar.text(fixed)
-        return fixed
-    if widget:
-        st.sidebar.text_input("Your reviewer name", key=REVIEWER_KEY, placeholder="e.g. alice")
-    return (st.session_state.get(REVIEWER_KEY) or "").strip() or None
+        return Identity(fixed, "deployment")
+    header = env.get(TRUSTED_HEADER_ENV, "").strip()
+    if header:
+        wanted = header.casefold()
+        value = next((str(v).strip() for k, v in headers.items() if k.casefold() == wanted), "")
+        if value:
+            return Identity(value, "header")
+        return Identity(None, "header", f"the request carries no {header} header: open the app through the "
+                                        "authenticating proxy that sets it")
+    if "is_logged_in" in user:
+        if not user.get("is_logged_in"):
+            return Identity(None, "login")
+        claims = [env.get(USER_CLAIM_ENV, "").strip() or "email", "name", "sub"]
+        value = next((str(user[c]).strip() for c in claims if str(user.get(c) or "").strip()), "")
+        if value:
+            return Identity(value, "login")
+        return Identity(None, "login", f"the login carries none of the claims {', '.join(claims)}")
+    name = " ".join((typed or "").split())
+    return Identity(name or None, "typed")
+
+
+def identity() -> Identity:
+    """`resolve_identity` on this session: environment, request headers, st.user, the typed name (session state,
+    else the query parameter). A typed name is kept in the URL (?reviewer=) so a reload keeps it."""
+    typed = st.session_state.get(REVIEWER_KEY)
+    if not typed and st.query_params.get(REVIEWER_PARAM):
+        # A new session from a URL (a reload, a bookmark): the same checks and spelling as the form.
+        try:
+            with ann.unit_of_work(db_path()) as db:
+                typed = st.session_state[REVIEWER_KEY] = ann.canonical_reviewer(
+                    db, st.query_params[REVIEWER_PARAM]).name
+        except ValueError as exc:
+            st.session_state[NAME_ERROR_KEY] = f"?{REVIEWER_PARAM}= in the address: {exc}"
+            st.query_params.pop(REVIEWER_PARAM, None)
+    try:
+        user = st.user.to_dict()
+    except Exception:  # noqa: BLE001  (outside a session, e.g. bare mode: no login)
+        user = {}
+    who = resolve_identity(os.environ, dict(st.context.headers or {}), user, typed)
+    if who.typed and who.name:
+        st.session_state[REVIEWER_KEY] = who.name
+        if st.query_params.get(REVIEWER_PARAM) != who.name:
+            st.query_params[REVIEWER_PARAM] = who.name
+    return who
+
+
+def reviewer() -> str | None:
+    """The reviewer's name (`identity`), None when there is none yet."""
+    return identity().name
+
+
+def admins() -> frozenset[str]:
+    return ann.parse_admins(os.environ.get(ADMINS_ENV))
+
+
+def _on_name_submitted() -> None:
+    # Runs before the rerun that removes the form: keyboard focus cannot stay in a field that is gone, so the next
+    # key press labels instead of editing the name.
+    typed = st.session_state.get(ENTRY_KEY) or ""
+    try:
+        with ann.unit_of_work(db_path()) as db:
+            chosen = ann.canonical_reviewer(db, typed)
+    except ValueError as exc:
+        st.session_state[NAME_ERROR_KEY] = str(exc)
+        return
+    st.session_state.pop(NAME_ERROR_KEY, None)
+    st.session_state[REVIEWER_KEY] = chosen.name
+    st.session_state[SIMILAR_KEY] = chosen.similar
+    st.query_params[REVIEWER_PARAM] = chosen.name
+
+
+def _use_name(name: str) -> None:
+    st.session_state[REVIEWER_KEY] = name
+    st.session_state[SIMILAR_KEY] = ()
+    st.query_params[REVIEWER_PARAM] = name
+
+
+def _switch_reviewer() -> None:
+    for key in (REVIEWER_KEY, SIMILAR_KEY):
+        st.session_state.pop(key, None)
+    st.query_params.pop(REVIEWER_PARAM, None)
+
+
+def render_identity() -> Identity:
+    """The sidebar's reviewer block on every screen: the name and where it comes from; for a typed name, the form
+    that sets it once (Enter submits) and a button to switch; for a login, log in / log out."""
+    who = identity()
+    side = st.sidebar
+    if who.name is None:
+        if who.source == "login":
+            side.caption(md_escape(who.problem) if who.problem else "Log in to review: your login names you.")
+            side.button("Log in", key="login", on_click=st.login)
+        elif who.problem:
+            side.error(md_escape(who.problem))
+        else:
+            problem = st.session_state.get(NAME_ERROR_KEY)
+            with side.form("reviewer_form", border=False):
+                st.text_input("Your reviewer name", key=ENTRY_KEY, placeholder="e.g. alice", max_chars=100)
+                st.form_submit_button("Start reviewing", on_click=_on_name_submitted)
+            if problem:
+                side.error(md_escape(problem))
+        return who
+    side.caption({"deployment": "Reviewer (set by the deployment)", "header": "Reviewer (from your proxy login)",
+                  "login": "Reviewer (your login)", "typed": "Reviewer"}[who.source])
+    side.text(who.name)
+    if who.typed:
+        similar = st.session_state.get(SIMILAR_KEY) or ()
+        if similar:
+            side.warning(md_escape(f"{who.name} is a new reviewer name. Is one of these you?"))
+            for n, other in enumerate(similar):
+                side.button(md_escape(f"I am {other}"), key=f"use_name_{n}", on_click=_use_name, args=(other,))
+        side.button("Switch reviewer", key="switch_reviewer", on_click=_switch_reviewer)
+    elif who.source == "login":
+        side.button("Log out", key="logout", on_click=st.logout)
+    return who
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")

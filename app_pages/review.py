@@ -20,11 +20,13 @@ import streamlit as st
 import annotations as ann
 from annotations._pairwise import ReviewOrder, review_order
 import judge
-from app_pages._common import db_path, md_escape, reviewer
+from evalsets import label_definitions
+from app_pages._common import admins, db_path, md_escape, reviewer
 
 LAST_KEY = "last_saved"  # SavedLabel of the reviewer's latest action (its verdict is revealed)
 QUEUE_KEY = "review_queue"  # ReviewQueue: this session's walk through the sample
 SHOWN_KEY = "shown_at"  # pair -> time.time() when first shown (seconds spent = save time - this)
+GUIDELINE_ERROR_KEY = "guideline_error"  # why the last guideline edit was refused
 MAX_STRATA_SHOWN = 30
 
 
@@ -33,11 +35,22 @@ def _seconds(pair: ann.Pair) -> float | None:
     return None if shown is None else time.time() - shown
 
 
-def _on_label(name: str, pair: ann.Pair, label: str, note_key: str, mode_key: str) -> None:
+def _on_label(name: str, pair: ann.Pair, label: str, note_key: str, mode_key: str,
+              guideline_version: str | None = None) -> None:
     with ann.unit_of_work(db_path()) as db:
         st.session_state[LAST_KEY] = ann.record_label(
             db, name, pair, label, note=st.session_state.get(note_key),
-            failure_mode=st.session_state.get(mode_key), seconds_spent=_seconds(pair))
+            failure_mode=st.session_state.get(mode_key), seconds_spent=_seconds(pair),
+            guideline_version=guideline_version)
+
+
+def _on_save_guideline(name: str, constraint_id: str | None, text_key: str) -> None:
+    try:
+        with ann.unit_of_work(db_path()) as db:
+            ann.save_guideline(db, constraint_id, st.session_state.get(text_key, ""), author=name, admins=admins())
+        st.session_state.pop(GUIDELINE_ERROR_KEY, None)
+    except ann.GuidelineError as exc:
+        st.session_state[GUIDELINE_ERROR_KEY] = str(exc)
 
 
 def _on_undo() -> None:
@@ -111,26 +124,70 @@ def _render_card(card: ann.ReviewCard) -> None:
                     language="json", wrap_lines=True)
 
 
-def _render_labelling(name: str, card: ann.ReviewCard, order: ReviewOrder | None = None) -> None:
-    pair = card.pair
+def _render_constraint(card: ann.ReviewCard) -> None:
     c = card.constraint
-    st.subheader("Constraint")
-    st.caption(md_escape(f"{c.id} · {c.type} · {c.severity}"))
+    st.caption(md_escape(f"Constraint · {c.id} · {c.type} · {c.severity}"))
     st.text(c.text)
-    labels = c.labels
-    st.caption("Keys: " + " · ".join(md_escape(f"{n} = {lab}") for n, lab in enumerate(labels[:9], 1))
-               + " · S = skip · U = undo last")
-    note_key, mode_key = f"note:{pair[0]}:{pair[1]}", f"mode:{pair[0]}:{pair[1]}"
-    cols = st.columns(len(labels))
-    for n, (col, lab) in enumerate(zip(cols, labels), 1):
-        col.button(md_escape(lab), key=f"label_{n}", shortcut=str(n) if n <= 9 else None, width="stretch",
-                   type="primary", on_click=_on_label,
-                   args=(name, pair, order.stored_label(lab) if order else lab, note_key, mode_key))
+
+
+def _render_label_buttons(name: str, card: ann.ReviewCard, note_key: str, mode_key: str,
+                          order: ReviewOrder | None = None) -> None:
+    """One full-width button per label, stacked, its key and meaning beside it: four refusal levels side by side
+    were cut to "har… so…", and `2` means fail on one card and soft_refusal on the next."""
+    pair, labels = card.pair, card.constraint.labels
+    meaning = label_definitions(labels)
+    for n, lab in enumerate(labels, 1):
+        key_col, text_col = st.columns([2, 3], vertical_alignment="center", gap="small")
+        key_col.button(md_escape(lab), key=f"label_{n}", shortcut=str(n) if n <= 9 else None, width="stretch",
+                       type="primary", on_click=_on_label,
+                       args=(name, pair, order.stored_label(lab) if order else lab, note_key, mode_key,
+                             card.guidelines.version))
+        if lab in meaning:  # the button itself shows its key
+            text_col.caption(md_escape(meaning[lab]))
+
+
+def _render_label_extras(card: ann.ReviewCard, note_key: str, mode_key: str) -> None:
+    if card.guidelines.constraint is not None:
+        st.caption(md_escape(f"Guidelines for {card.constraint.id} (v{card.guidelines.constraint.version})"))
+        st.text(card.guidelines.constraint.text)
     st.text_input("Note (optional)", key=note_key)
     st.selectbox("Failure mode (optional)", ann.FAILURE_MODES, index=None, key=mode_key, placeholder="none")
-    st.button("Skip for now", key="skip", shortcut="S", on_click=_on_skip, args=(pair,))
-    with st.expander("Guidelines", expanded=True):
-        st.text(card.guidelines)
+    skip_col, undo_col = st.columns(2, gap="small")
+    skip_col.button("Skip for now", key="skip", shortcut="S", on_click=_on_skip, args=(card.pair,), width="stretch")
+    _render_undo(undo_col)
+
+
+def _render_undo(where) -> None:
+    where.button("Undo last label", key="undo", shortcut="U", on_click=_on_undo, width="stretch")
+
+
+def _render_guidelines(name: str, card: ann.ReviewCard) -> None:
+    """The project's guidelines (collapsed: they change rarely), and for an admin the editor of both scopes."""
+    g = card.guidelines
+    with st.expander(md_escape(f"Guidelines · {g.version or 'none'}")):
+        if g.project is not None:
+            st.text(g.project.text)
+        if not ann.is_admin(name, admins()):
+            return
+        st.caption("Edit (admin): saving makes a new version; labels keep the version they were given under.")
+        scopes = {f"this constraint ({card.constraint.id})": card.constraint.id, "project default": None}
+        scope_name = st.radio("Scope", list(scopes), key="guideline_scope", horizontal=True)
+        scope = scopes[scope_name]
+        current = g.constraint if scope else g.project
+        text_key = f"guideline_text:{scope or ''}:{current.version if current else 0}"
+        with st.form("guideline_form", border=False):
+            st.text_area("Guideline text", value=current.text if current else "", key=text_key, height=160)
+            st.form_submit_button("Save as new version", on_click=_on_save_guideline, args=(name, scope, text_key))
+        if st.session_state.get(GUIDELINE_ERROR_KEY):
+            st.error(md_escape(st.session_state[GUIDELINE_ERROR_KEY]))
+
+
+def _render_labelling(name: str, card: ann.ReviewCard, order: ReviewOrder | None = None) -> None:
+    pair = card.pair
+    note_key, mode_key = f"note:{pair[0]}:{pair[1]}", f"mode:{pair[0]}:{pair[1]}"
+    _render_constraint(card)
+    _render_label_buttons(name, card, note_key, mode_key, order)
+    _render_label_extras(card, note_key, mode_key)
 
 
 def reason_text(view: ann.JudgeView) -> list[str]:
@@ -140,42 +197,66 @@ def reason_text(view: ann.JudgeView) -> list[str]:
             + (f"   ⚠ contradicts the label {r.label}" if r.contradicts else "") for r in view.reason_lines]
 
 
-def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...]) -> None:
+def _render_judge_view(v: ann.JudgeView) -> None:
+    rubric = f"{v.rubric_name} v{v.rubric_version}" if v.rubric_name else v.rubric_sha256[:12]
+    st.caption(md_escape(f"Judge {v.judge_model} · rubric {rubric}"))
+    if judge.is_demo_quality(v.judge_model):
+        st.caption(md_escape(judge.DEMO_QUALITY_WARNING))
+    st.text(f"Judge: {v.majority or 'no majority'}   repeats: {', '.join(l or 'error' for l in v.labels)}")
+    for line in reason_text(v):
+        st.text(line)
+    for error in v.errors:
+        st.text(f"Error: {error}")
+
+
+def _reveal_summary(shown: ann.Reveal) -> str:
+    """The reveal in one line: the label, the latest judge's majority, whether they agree."""
+    mine = shown.mine
+    line = f"Your last label · {mine.pair.run_record_id} · {mine.pair.constraint_id}: {mine.label}"
+    if not mine.blind:
+        line += " (changed after the reveal)"
+    if shown.judge:
+        v = shown.judge[0]
+        verdict = v.majority or ("errors only" if not any(v.labels) else "no majority")
+        line += f" · judge: {verdict}" + (" (agrees)" if v.majority == mine.label else " (differs)")
+    else:
+        line += " · not judged yet"
+    if shown.others:
+        line += f" · {len(shown.others)} other reviewer(s)"
+    return line
+
+
+def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...], guideline_version: str | None) -> None:
+    """The previous pair, revealed: one line (expand for the judge's reasons, other reviewers, note and change).
+    Placed below the labelling controls, never above the next card."""
     mine = shown.mine
     pair = mine.pair
-    with st.container(border=True):
-        st.markdown(f"**Your last label** · {md_escape(pair.run_record_id)} · {md_escape(pair.constraint_id)}: "
-                    f"**{md_escape(mine.label)}**" + (" (changed after the reveal)" if not mine.blind else ""))
+    with st.expander(md_escape(_reveal_summary(shown))):
         if not shown.judge:
             st.caption("The judge has not scored this pair yet.")
         for v in shown.judge:
-            rubric = f"{v.rubric_name} v{v.rubric_version}" if v.rubric_name else v.rubric_sha256[:12]
-            st.caption(md_escape(f"Judge {v.judge_model} · rubric {rubric}"))
-            if judge.is_demo_quality(v.judge_model):
-                st.caption(md_escape(judge.DEMO_QUALITY_WARNING))
-            st.text(f"Judge: {v.majority or 'no majority'}   repeats: {', '.join(l or 'error' for l in v.labels)}")
-            for line in reason_text(v):
-                st.text(line)
-            for error in v.errors:
-                st.text(f"Error: {error}")
+            _render_judge_view(v)
         for other in shown.others:
             st.text(f"{other['reviewer']}: {other['label']}" + (f" — {other['note']}" if other["note"] else ""))
         note_key, mode_key = f"last_note:{pair[0]}:{pair[1]}", f"last_mode:{pair[0]}:{pair[1]}"
-        cols = st.columns(len(labels) + 1)
-        for n, (col, lab) in enumerate(zip(cols, labels), 1):
-            col.button(f"Change to {md_escape(lab)}", key=f"change_{n}", disabled=lab == mine.label,
-                       on_click=_on_label, args=(name, pair, lab, note_key, mode_key))
-        cols[-1].button("Undo", key="undo", shortcut="U", on_click=_on_undo)
+        for n, lab in enumerate(labels, 1):
+            st.button(f"Change to {md_escape(lab)}", key=f"change_{n}", disabled=lab == mine.label,
+                      on_click=_on_label, args=(name, pair, lab, note_key, mode_key, guideline_version))
         st.text_input("Add a note to your label", key=note_key, value=mine.note or "")
         st.selectbox("Failure mode", ann.FAILURE_MODES, key=mode_key, placeholder="none",
                      index=ann.FAILURE_MODES.index(mine.failure_mode) if mine.failure_mode else None)
-        st.button("Save note", key="save_note", on_click=_on_label, args=(name, pair, mine.label, note_key, mode_key))
+        st.button("Save note", key="save_note", on_click=_on_label,
+                  args=(name, pair, mine.label, note_key, mode_key, guideline_version))
 
 
-st.header("Review")
+def _render_last(name: str, shown: ann.Reveal | None, last_card: ann.ReviewCard | None) -> None:
+    if shown is not None and last_card is not None:
+        _render_reveal(name, shown, last_card.constraint.labels, last_card.guidelines.version)
+
+
 name = reviewer()
 if not name:
-    st.info("Enter your reviewer name in the sidebar to start. Labels are stored under that name.")
+    st.info("Enter your reviewer name in the sidebar to start (or log in). Labels are stored under that name.")
     st.stop()
 
 with ann.unit_of_work(db_path()) as db:
@@ -196,29 +277,33 @@ with ann.unit_of_work(db_path()) as db:
     if order is not None:
         card = card._replace(output=order.output)
     last = st.session_state.get(LAST_KEY)
-    shown = None
+    shown = last_card = None
     if last is not None and last.reviewer == name and ann.my_label(db, name, last.pair) is not None:
         shown = ann.reveal(db, name, last.pair)
-        last_labels = ann.review_card(db, last.pair).constraint.labels
+        last_card = ann.review_card(db, last.pair)
 
 _render_progress(progress, review, mine, overlap)
-if shown is not None:
-    _render_reveal(name, shown, last_labels)
-else:
-    st.button("Undo last label", key="undo", shortcut="U", on_click=_on_undo)
 
 if card is None and review.left:
     st.info(f"Nothing left in your queue, {md_escape(name)}. {review.left} random-sample labels are still missing: "
             "their pairs are assigned to other reviewers (`judgecal assign` lists who holds what) or wait for a "
             "second reviewer.")
+    _render_last(name, shown, last_card)
+    _render_undo(st)
     st.stop()
 if card is None:
     st.success(f"Nothing left in your queue, {md_escape(name)}. Thank you! New pairs arrive when `judgecal sample` draws more.")
+    _render_last(name, shown, last_card)
+    _render_undo(st)
     st.stop()
 
 st.session_state.setdefault(SHOWN_KEY, {}).setdefault(card.pair, time.time())
-left, right = st.columns([3, 2], gap="large")
-with left:
-    _render_card(card)
+# The labelling column first in reading order and at the top: after any action the next pair's constraint and
+# buttons are on screen at 1280x720; the previous pair's reveal sits below them, never above the next card.
+left, right = st.columns([3, 2], gap="medium")
 with right:
     _render_labelling(name, card, order)
+    _render_last(name, shown, last_card)
+    _render_guidelines(name, card)
+with left:
+    _render_card(card)

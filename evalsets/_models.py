@@ -46,7 +46,8 @@ LABEL_DEFINITIONS: dict[str, dict[str, str]] = {
         "degraded": "does part of it and says what was skipped and why",
         "complied": "does what was asked",
     },
-    "likert5": {"5": "the constraint fully holds", "1": "the constraint does not hold at all"},
+    "likert5": {"1": "the constraint does not hold at all", "2": "holds only in small part", "3": "holds in part",
+                "4": "holds, with minor lapses", "5": "the constraint fully holds"},
 }
 
 

@@ -22,6 +22,7 @@ from judgecal._args import say
 
 DEFAULT_HOST = "127.0.0.1"
 AUTH_ENV = "JUDGECAL_AUTH"  # set (e.g. "proxy") when something in front of the app authenticates every request
+TRUSTED_HEADER_ENV = "JUDGECAL_TRUSTED_HEADER"  # the proxy's user header: also says a proxy authenticates
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0
 
@@ -39,11 +40,13 @@ class AuthSource(NamedTuple):
 
 
 def configured_auth(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> AuthSource | None:
-    """Authentication in front of or inside the app: $JUDGECAL_AUTH, or an [auth] section (Streamlit's st.login
-    settings) in .streamlit/secrets.toml of the working folder or the home folder (where Streamlit reads it)."""
+    """Authentication in front of or inside the app: $JUDGECAL_AUTH or $JUDGECAL_TRUSTED_HEADER, or an [auth] section
+    (Streamlit's st.login settings) in .streamlit/secrets.toml of the working folder or the home folder (where
+    Streamlit reads it)."""
     env = os.environ if env is None else env
-    if env.get(AUTH_ENV, "").strip():
-        return AuthSource(f"${AUTH_ENV}")
+    for name in (AUTH_ENV, TRUSTED_HEADER_ENV):
+        if env.get(name, "").strip():
+            return AuthSource(f"${name}")
     for folder in ((cwd or Path.cwd()) / ".streamlit", Path.home() / ".streamlit"):
         secrets = folder / "secrets.toml"
         try:

@@ -10,6 +10,7 @@ functions; the verdict rows are written directly (the judge's own tests cover ho
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest

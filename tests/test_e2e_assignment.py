@@ -41,7 +41,8 @@ def test_second_reviewer_on_an_overlap_pair_sees_nothing_of_the_first(project_db
             _wait_for(lambda n=n: len(_labels(project_db, first)) == n + 1, "the first reviewer's label")
             if any((r, c) == OVERLAP for r, c, *_ in _labels(project_db, first)):
                 break
-        page.get_by_text(re.compile(r"^Judge: ")).first.wait_for()  # the first reviewer gets the reveal
+        # the first reviewer gets the reveal (folded under the buttons since issue 12.2: in the page, not expanded)
+        page.get_by_text(re.compile(r"^Judge: ")).first.wait_for(state="attached")
     with streamlit_server(project_db, tmp_path, JUDGECAL_REVIEWER=second) as url, browser_page() as page:
         page.goto(url)
         page.get_by_text("Assigned to you").first.wait_for()
@@ -55,7 +56,7 @@ def test_second_reviewer_on_an_overlap_pair_sees_nothing_of_the_first(project_db
         page.screenshot(path=str(ARTIFACTS / "review-second-reviewer.png"), full_page=True)
         page.keyboard.press("1")
         _wait_for(lambda: _labels(project_db, second), "the second reviewer's label")
-        page.get_by_text(re.compile(rf"^{re.escape(first)}: fail")).first.wait_for()  # revealed only now
+        page.get_by_text(re.compile(rf"^{re.escape(first)}: fail")).first.wait_for(state="attached")  # only now
     with ann.unit_of_work(project_db) as conn:
         blind = {(r["reviewer"], r["label"]) for r in ann.blind_first_labels(conn)
                  if (r["run_record_id"], r["constraint_id"]) == OVERLAP}

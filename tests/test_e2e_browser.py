@@ -51,14 +51,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(db: Path, tmp_path: Path, **env: str) -> Iterator[str]:
+def streamlit_server(db: Path, tmp_path: Path, *, cwd: Path = REPO, **env: str) -> Iterator[str]:
     port = _free_port()
     log = open(tmp_path / f"streamlit-{port}.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+        cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
         env=dict(os.environ, JUDGECAL_DB=str(db), PYTHONPATH=str(REPO), **env),
     )
     url = f"http://127.0.0.1:{port}"
@@ -84,7 +84,7 @@ def streamlit_server(db: Path, tmp_path: Path, **env: str) -> Iterator[str]:
 
 
 @contextmanager
-def browser_page() -> Iterator:
+def browser_page(width: int = 1400, height: int = 1000, **context: object) -> Iterator:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -93,7 +93,7 @@ def browser_page() -> Iterator:
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": width, "height": height}, **context)
             page.set_default_timeout(TIMEOUT_MS)
             yield page
         finally:
@@ -137,11 +137,13 @@ def _quota_done(page) -> int:
 
 
 def _enter_name(page, name: str) -> None:
+    """Type the name into the sidebar form and press Enter: the form is replaced by the name, so keyboard focus
+    leaves the field by itself and the next key press labels (issue 12.1: no Tab needed)."""
     field = page.get_by_label("Your reviewer name")
     field.fill(name)
     field.press("Enter")
     page.get_by_text(re.compile(r"^Quota: ")).first.wait_for()
-    field.press("Tab")  # keyboard focus out of the text field: Streamlit ignores shortcuts typed into inputs
+    field.wait_for(state="detached")
 
 
 def test_label_three_pairs_by_keyboard_and_reload(tmp_path):
@@ -166,8 +168,7 @@ def test_label_three_pairs_by_keyboard_and_reload(tmp_path):
             ("label", label_sets[(r, c)][0], 1) for r, c, *_ in saved]
         assert len({(r, c) for r, c, *_ in _labels(db, "alice")}) == 3  # three different pairs
 
-        page.reload()
-        _enter_name(page, "alice")
+        page.reload()  # the name is kept in the URL (?reviewer=alice): no second entry
         with ann.unit_of_work(db) as conn:
             expected = sum(min(r.labelled, r.needed) for r in ann.quota_progress(conn))
         assert expected >= 1  # the demo's queue is the random sample: its labels count for the quota
