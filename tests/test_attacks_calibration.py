@@ -1,0 +1,128 @@
+"""Hostile review of issue 10 after the merge: ways to choose which pairs count, or which judge is gated, that the
+per-feature tests did not try. Each test is an attack on the demo data through the CLI; the gate must not pass.
+
+The judge is synthetic (as in tests/test_gate_acceptance.py): on each semantic pair it gives the demo's hand-written
+label (data/demo_labels.jsonl, `demo-author`) with probability `right`, else another label of the set, 3 repeats.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import annotations as ann
+from annotations._gate import run_gate
+from judgecal.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "data"
+KEY = [json.loads(line) for line in (DATA / "demo_labels.jsonl").read_text().splitlines()]
+AUTHOR = {(r["run_record_id"], r["constraint_id"]): r["label"] for r in KEY if r["reviewer"] == "demo-author"}
+SHA = "7" * 64
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _judge(label_sets: dict, right: float, seed: int = 0) -> dict:
+    rng = random.Random(seed)
+    out = {}
+    for pair in sorted(AUTHOR):
+        wrong = [lab for lab in label_sets[pair] if lab != AUTHOR[pair]]
+        out[pair] = AUTHOR[pair] if rng.random() < right else rng.choice(wrong)
+    return out
+
+
+def _verdict_rows(judge: dict, pairs, model: str = "synthetic-judge") -> list[dict]:
+    return [{"run_record_id": p[0], "constraint_id": p[1], "rubric": "synthetic", "rubric_sha256": SHA,
+             "judge_model": model, "repeat": rep, "label": judge[p], "reason": "synthetic"}
+            for p in sorted(pairs) for rep in range(3)]
+
+
+def _fresh_project(tmp_path: Path) -> tuple[Path, dict]:
+    """The demo's items and runs, no verdicts, no sample yet (a project before its first `sample`)."""
+    tmp_path.mkdir(exist_ok=True)
+    db_path = tmp_path / "p.db"
+    assert main(["--db", str(db_path), "import", "evalset", str(DATA / "demo_evalset.jsonl")]) == 0
+    for runs in ("demo_runs.jsonl", "demo_boundary_runs.jsonl"):
+        assert main(["--db", str(db_path), "import", "runs", str(DATA / runs)]) == 0
+    with ann.unit_of_work(db_path) as db:
+        sets = ann.pair_label_sets(db)
+    return db_path, sets
+
+
+def _models(db_path: Path) -> dict[str, str]:
+    with ann.unit_of_work(db_path) as db:
+        return dict(db.execute("SELECT id, model FROM run_records").fetchall())
+
+
+def _label_random_sample(db_path: Path, tmp_path: Path, reviewer: str = "mallory") -> int:
+    """Import blind labels (the true ones) on every random-sample pair; returns how many."""
+    with ann.unit_of_work(db_path) as db:
+        drawn = sorted(tuple(r) for r in db.execute(
+            "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"))
+    rows = [{"run_record_id": p[0], "constraint_id": p[1], "reviewer": reviewer, "label": AUTHOR[p], "blind": True}
+            for p in drawn]
+    assert main(["--db", str(db_path), "import", "labels", str(_write_jsonl(tmp_path / "l.jsonl", rows))]) == 0
+    return len(rows)
+
+
+def test_a_sample_drawn_while_only_chosen_pairs_were_judged_does_not_count(tmp_path, capsys):
+    """`sample --judged-only` drew each population's quota from the JUDGED pairs only. Judge first only the pairs
+    where the judge is right, draw, then judge the rest: the random sample (and so the counted prefix) held only
+    pairs the judge gets right, and a judge right on 70% of pairs passed `gate --min-kappa 0.6`. The counted pairs
+    must be a prefix of the population's draw order, whatever was judged when the sample was drawn."""
+    db_path, sets = _fresh_project(tmp_path)
+    judge = _judge(sets, 0.70)
+    right = [p for p in judge if judge[p] == AUTHOR[p]]
+    assert main(["--db", str(db_path), "import", "verdicts",
+                 str(_write_jsonl(tmp_path / "v1.jsonl", _verdict_rows(judge, right)))]) == 0
+    assert main(["--db", str(db_path), "sample", "--judged-only", "--rate", "0.5", "--overlap", "0"]) == 0
+    rest = [p for p in judge if p not in set(right)]
+    assert main(["--db", str(db_path), "import", "verdicts",
+                 str(_write_jsonl(tmp_path / "v2.jsonl", _verdict_rows(judge, rest)))]) == 0
+    _label_random_sample(db_path, tmp_path)
+    with ann.unit_of_work(db_path) as db:
+        counted = ann.counted_pairs(db).pairs
+        gate = run_gate(db, min_kappa=0.6, model="synthetic-judge")
+    # what counts is a prefix of each population's order: pairs the judge gets wrong are as likely as in the population
+    assert not counted or any(judge[p] != AUTHOR[p] for p in counted) or len(counted) < 10
+    assert not gate.passed, "\n".join(c.reason for c in gate.checks)
+
+
+def test_an_imported_sample_cannot_choose_its_random_pairs(tmp_path, capsys):
+    """`import samples` accepted any `random` rows for a population without a sample: a file naming only pairs the
+    judge gets right (with any seed) became the counted set, and a judge right on 70% passed."""
+    db_path, sets = _fresh_project(tmp_path)
+    judge = _judge(sets, 0.70)
+    assert main(["--db", str(db_path), "import", "verdicts",
+                 str(_write_jsonl(tmp_path / "v.jsonl", _verdict_rows(judge, judge)))]) == 0
+    model = _models(db_path)
+    by_pop = defaultdict(list)
+    for p in sorted(judge):
+        by_pop[(p[1], model[p[0]])].append(p)
+    rows = []
+    for (cid, m), pairs in by_pop.items():
+        picked = [p for p in pairs if judge[p] == AUTHOR[p]] or pairs[:1]
+        rows += [{"run_record_id": p[0], "constraint_id": cid, "rule": "random", "stratum": f"{cid}|{m}|x",
+                  "seed": 0, "drawn_at": "2026-11-30T00:00:00Z"} for p in picked]
+    with ann.unit_of_work(db_path) as db:
+        before = ann.table_counts(db)
+    capsys.readouterr()
+    assert main(["--db", str(db_path), "import", "samples", str(_write_jsonl(tmp_path / "s.jsonl", rows))]) == 2
+    err = capsys.readouterr().err
+    assert "s.jsonl:" in err and "is not the first" in err and "a sample is drawn, not chosen" in err
+    with ann.unit_of_work(db_path) as db:
+        assert ann.table_counts(db) == before
+    # the same project's own draw, exported, imports into a copy (what a roundtrip needs)
+    assert main(["--db", str(db_path), "sample", "--rate", "0.2"]) == 0
+    assert main(["--db", str(db_path), "export", "samples", "--out", str(tmp_path / "drawn.jsonl")]) == 0
+    copy, _ = _fresh_project(tmp_path / "copy")
+    assert main(["--db", str(copy), "import", "verdicts", str(tmp_path / "v.jsonl")]) == 0
+    assert main(["--db", str(copy), "import", "samples", str(tmp_path / "drawn.jsonl")]) == 0
+    with ann.unit_of_work(db_path) as a, ann.unit_of_work(copy) as b:
+        assert ann.counted_pairs(a) == ann.counted_pairs(b)
