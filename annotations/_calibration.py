@@ -521,7 +521,7 @@ def later_events(db: sqlite_utils.Database) -> set[tuple[str, str, str]]:
     sql = """
         SELECT h.run_record_id, h.constraint_id, h.reviewer FROM human_labels h
         JOIN (SELECT run_record_id, constraint_id, reviewer, min(id) AS first FROM human_labels
-              WHERE event = 'label' AND blind = 1 GROUP BY 1, 2, 3) f
+              GROUP BY 1, 2, 3) f
           ON f.run_record_id = h.run_record_id AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer
         WHERE h.id > f.first GROUP BY 1, 2, 3
     """

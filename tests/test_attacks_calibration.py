@@ -126,3 +126,28 @@ def test_an_imported_sample_cannot_choose_its_random_pairs(tmp_path, capsys):
     assert main(["--db", str(copy), "import", "samples", str(tmp_path / "drawn.jsonl")]) == 0
     with ann.unit_of_work(db_path) as a, ann.unit_of_work(copy) as b:
         assert ann.counted_pairs(a) == ann.counted_pairs(b)
+
+
+def test_a_blind_flag_after_the_reviewers_own_earlier_event_is_not_blind(tmp_path):
+    """The app stores a label as blind only when the reviewer has no earlier event on the pair; an imported file
+    could put `blind: true` on a label that follows the same reviewer's non-blind label of the pair, and that label
+    was then read as their blind first label. One rule: the blind first label is the reviewer's FIRST event on the
+    pair, and only if it is a blind label."""
+    db_path, sets = _fresh_project(tmp_path)
+    judge = _judge(sets, 0.70)
+    assert main(["--db", str(db_path), "import", "verdicts",
+                 str(_write_jsonl(tmp_path / "v.jsonl", _verdict_rows(judge, judge)))]) == 0
+    assert main(["--db", str(db_path), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    pairs = sorted(judge)
+    rows = []
+    for p in pairs:
+        # a first look with the judge's verdict in view (not blind), then the same answer flagged blind
+        rows.append({"run_record_id": p[0], "constraint_id": p[1], "reviewer": "mallory", "label": judge[p],
+                     "blind": False, "created_at": "2026-11-30T10:00:00Z"})
+        rows.append({"run_record_id": p[0], "constraint_id": p[1], "reviewer": "mallory", "label": judge[p],
+                     "blind": True, "created_at": "2026-11-30T10:00:01Z"})
+    assert main(["--db", str(db_path), "import", "labels", str(_write_jsonl(tmp_path / "l.jsonl", rows))]) == 0
+    with ann.unit_of_work(db_path) as db:
+        assert ann.blind_first_labels(db) == []
+        assert not ann.counted_pairs(db).pairs
+        assert not run_gate(db, min_kappa=0.6, model="synthetic-judge").passed
