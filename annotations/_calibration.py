@@ -55,7 +55,8 @@ import sqlite_utils
 
 from annotations import agreement as agr
 from annotations._labels import blind_first_labels, current_labels
-from annotations._sampling import DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, sample_rules
+from annotations._sampling import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
+                                   sample_rules)
 from annotations._verdicts import majority_label
 
 PASS_FAIL = ("pass", "fail")
@@ -214,11 +215,26 @@ class JudgeGroup:
     # slices are `verification` (per label set when mixed). The gate reads `verification` when it is not empty.
     verified_on: str = "all counted pairs"
     verification: tuple[SliceStats, ...] = ()
+    # Populations (constraint × model under test) this judge model × rubric version judged only in part. Coverage
+    # rows are per rubric version over every judge model; the gated unit is judge model × version, and a judge model
+    # that judged only the labelled pairs of a version another judge model ran everywhere must not pass.
+    population_gaps: tuple["PopulationGap", ...] = ()
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
         """The slices a single verdict on the judge rests on: per label set when sets are mixed, else overall."""
         return self.by_label_set or (self.overall,)
+
+
+@dataclass(frozen=True)
+class PopulationGap:
+    """A constraint × model under test of which a judge model × rubric version judged `judged` of `population`
+    semantic pairs."""
+
+    constraint_id: str
+    model: str
+    judged: int
+    population: int
 
 
 @dataclass(frozen=True)
@@ -729,6 +745,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
+    population = population_sizes(db)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
@@ -758,7 +775,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             _pass_rates(pairs, verdicts, humans, rules, info),
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
-            verified_on, verification,
+            verified_on, verification, _population_gaps(pairs, info, population),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -786,6 +803,12 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     tuned = sum(1 for p in pairs if p in counted) - len(fresh)
     return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
             "it may have been tuned on, are left out)"), fresh
+
+
+def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter) -> tuple[PopulationGap, ...]:
+    judged = Counter((p[1], info[p].model) for p in pairs)
+    return tuple(PopulationGap(cid, model, n, population[(cid, model)])
+                 for (cid, model), n in sorted(judged.items()) if n < population[(cid, model)])
 
 
 def _coverage_reason(c: Any) -> str | None:
@@ -838,7 +861,7 @@ def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[P
 
 
 __all__ = [
-    "Agreement", "CalibrationReport", "NonRandomLabels", "counted_rules", "later_events", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
+    "Agreement", "CalibrationReport", "NonRandomLabels", "counted_rules", "later_events", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate", "PopulationGap",
     "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
     "judge_corrected_pass_rate", "majority_label",
     "match_rubrics", "ppi_pass_rate", "ppi_prediction", "ABSTAIN", "design_weights", "PPI_TUNE_MIN_N",

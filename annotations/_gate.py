@@ -101,6 +101,13 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 + ([c.reason] if c.reason else [])))))
     for g in groups:
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
+        for gap in g.population_gaps:
+            checks.append(GateCheck(
+                f"{gap.constraint_id}|{gap.model}|{g.rubric_sha256[:12]} · {g.judge_model}", "coverage",
+                gap.judged / gap.population, None, False,
+                f"judge model {g.judge_model} judged {gap.judged} of the {gap.population} semantic pairs of "
+                f"{gap.constraint_id} × {gap.model} with this rubric version: a judge model × version is gated on "
+                "the population it will be used on; judge them all (`judgecal judge` without --only-labelled)"))
         slices = g.by_constraint if constraints else (g.verification or g.headline)
         for s in slices:
             checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n,

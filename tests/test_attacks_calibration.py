@@ -128,6 +128,26 @@ def test_an_imported_sample_cannot_choose_its_random_pairs(tmp_path, capsys):
         assert ann.counted_pairs(a) == ann.counted_pairs(b)
 
 
+def test_a_second_judge_model_that_judged_only_the_labelled_pairs_cannot_pass(tmp_path, capsys):
+    """Coverage was counted per rubric version over every judge model: a version that judge model A ran on the whole
+    population let judge model B (same rubric) pass `gate --model B` having judged only the counted pairs (here it
+    simply copies the humans there). A judge model × rubric version is gated on the population it will be used on."""
+    db_path, sets = _fresh_project(tmp_path)
+    judge = _judge(sets, 0.70)
+    assert main(["--db", str(db_path), "import", "verdicts",
+                 str(_write_jsonl(tmp_path / "v.jsonl", _verdict_rows(judge, judge)))]) == 0
+    assert main(["--db", str(db_path), "sample", "--rate", "0.3", "--overlap", "0"]) == 0
+    _label_random_sample(db_path, tmp_path)
+    with ann.unit_of_work(db_path) as db:
+        counted = ann.counted_pairs(db).pairs
+    copy = _verdict_rows(AUTHOR, counted, model="judge-b")
+    assert main(["--db", str(db_path), "import", "verdicts", str(_write_jsonl(tmp_path / "b.jsonl", copy))]) == 0
+    capsys.readouterr()
+    assert main(["--db", str(db_path), "gate", "--min-kappa", "0.6", "--model", "judge-b"]) == 1
+    out = capsys.readouterr().out
+    assert "judge-b" in out and "FAIL  coverage" in out
+
+
 def test_a_blind_flag_after_the_reviewers_own_earlier_event_is_not_blind(tmp_path):
     """The app stores a label as blind only when the reviewer has no earlier event on the pair; an imported file
     could put `blind: true` on a label that follows the same reviewer's non-blind label of the pair, and that label
