@@ -176,11 +176,18 @@ def _human_human_check(report: CalibrationReport) -> GateCheck:
                          "no human–human overlap: no pair has blind labels from two reviewers, so nothing says how "
                          "far humans agree with each other (the ceiling the judge's kappa should be read against); "
                          "draw an overlap share (`judgecal sample --overlap`) for a second reviewer")
+    # Per label set when the overlap pairs mix sets, as the judge's kappa is gated: the pooled ceiling (1.000 [0.65,
+    # 1.00] on the demo's 15 pairs) hid that 4 of them are all there is for the refusal set ([-0.31, 1.00]).
+    per_set = [h for h in report.human_human if h.slice.startswith("labels:") and h.agreement is not None]
+    parts = []
+    for h in per_set or [overall]:
+        a = h.agreement
+        k = "undefined" if math.isnan(a.kappa) else f"{a.kappa:.3f}"
+        ci = "" if math.isnan(a.kappa_ci_low) else f" [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
+        parts.append(f"{k}{ci} on {h.overlap_pairs} overlap pairs" + (f" ({h.slice})" if per_set else ""))
     a = overall.agreement
-    k = "undefined" if math.isnan(a.kappa) else f"{a.kappa:.3f}"
-    ci = "" if math.isnan(a.kappa_ci_low) else f" [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
     return GateCheck("(project)", "human_human", None if math.isnan(a.kappa) else a.kappa, None, True,
-                     f"human vs human kappa {k}{ci} on {overall.overlap_pairs} overlap pairs (the ceiling)")
+                     f"human vs human kappa {'; '.join(parts)} (the ceiling)")
 
 
 def format_gate(result: GateResult) -> str:
