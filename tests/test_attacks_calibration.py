@@ -185,3 +185,31 @@ def test_the_gates_human_human_ceiling_is_per_label_set_on_the_demo(tmp_path, ca
     (line,) = [l for l in capsys.readouterr().out.splitlines() if "human_human" in l]
     assert "(labels:pass/fail)" in line and "(labels:hard_refusal/soft_refusal/degraded/complied)" in line
     assert "on 4 overlap pairs (labels:hard_refusal" in line
+
+
+def test_export_import_keeps_which_rubric_version_is_the_revision(tmp_path, capsys):
+    """The verdicts export carried no version: an import created rubric versions in the order their shas first
+    appear in the file (run record order), so a revision that judged the first pair before its parent came back as
+    version 1 — "a first version: all counted pairs verify it" — and the gate took the parent for the latest version.
+    Export → import must keep each version's number and parent."""
+    src, dst = tmp_path / "a.db", tmp_path / "b.db"
+    assert main(["--db", str(src), "demo"]) == 0
+    with ann.unit_of_work(src) as db:
+        first = tuple(db.execute(
+            "SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL"
+            " ORDER BY r.seq, c.id LIMIT 1").fetchone())
+    rows = []
+    for sha in ("1" * 64, "2" * 64):  # version 1 leaves out the first pair in export order; version 2 judges it
+        rows += [dict(r, rubric_sha256=sha) for r in _verdict_rows(AUTHOR, [p for p in AUTHOR
+                                                                            if sha[0] == "2" or p != first])]
+    assert main(["--db", str(src), "import", "verdicts", str(_write_jsonl(tmp_path / "v.jsonl", rows))]) == 0
+    kinds = ("evalset", "runs", "verdicts", "labels", "samples")
+    for kind in kinds:
+        assert main(["--db", str(src), "export", kind, "--out", str(tmp_path / f"{kind}.jsonl")]) == 0
+    for kind in kinds:
+        assert main(["--db", str(dst), "import", kind, str(tmp_path / f"{kind}.jsonl")]) == 0
+    versions = []
+    for path in (src, dst):
+        with ann.unit_of_work(path) as db:
+            versions.append(sorted(db.execute("SELECT sha256, name, version, parent_sha256 FROM rubrics").fetchall()))
+    assert versions[0] == versions[1]
