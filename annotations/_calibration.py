@@ -219,6 +219,10 @@ class JudgeGroup:
     # rows are per rubric version over every judge model; the gated unit is judge model × version, and a judge model
     # that judged only the labelled pairs of a version another judge model ran everywhere must not pass.
     population_gaps: tuple["PopulationGap", ...] = ()
+    # The repeats every judged pair of the group has (`common_repeats`): the judge gated is the one run on the
+    # population; rows of further repeats on some pairs only (say the labelled ones) are ignored and counted.
+    repeats_used: tuple[int, ...] = ()
+    ignored_repeat_rows: int = 0
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
@@ -718,6 +722,7 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     if not best:
         return None
     _, verdicts = max(best.values(), key=lambda b: len(b[1]))
+    verdicts, _ = common_repeats(verdicts)
     labels = human_labels_by_pair(db)
     humans = {p: rows[0]["label"] for p, rows in labels.items()}
     return _ppi(run_id, verdicts, verdicts, humans, counted_rules(db))
@@ -750,7 +755,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
                                       key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
-        verdicts = {p: v for p, v in verdicts.items() if p in info}
+        verdicts, ignored = common_repeats({p: v for p, v in verdicts.items() if p in info})
         pairs = list(verdicts)
         repeats = sorted({r for v in verdicts.values() for r in v.labels})
         by_c: dict[str, list[Pair]] = defaultdict(list)
@@ -775,7 +780,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             _pass_rates(pairs, verdicts, humans, rules, info),
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
-            verified_on, verification, _population_gaps(pairs, info, population),
+            verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -803,6 +808,22 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     tuned = sum(1 for p in pairs if p in counted) - len(fresh)
     return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
             "it may have been tuned on, are left out)"), fresh
+
+
+def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verdicts"], int]:
+    """Each pair's verdicts restricted to the repeats EVERY pair of the group has, and how many rows that leaves
+    out. More repeats on some pairs make a different predictor there: 4 extra repeats giving the humans' label on the
+    labelled pairs only (an import, or `judge --only-labelled --repeats 7`) turned a 3-repeat majority into the
+    humans' label and passed the gate. The judge that is gated is the one run on the whole population."""
+    if not verdicts:
+        return verdicts, 0
+    common = set.intersection(*(set(v.labels) for v in verdicts.values()))
+    out, ignored = {}, 0
+    for p, v in verdicts.items():
+        ignored += len(v.labels) - len(common)
+        out[p] = _Verdicts({r: l for r, l in v.labels.items() if r in common},
+                           {r: x for r, x in v.reason.items() if r in common})
+    return out, ignored
 
 
 def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter) -> tuple[PopulationGap, ...]:

@@ -213,3 +213,33 @@ def test_export_import_keeps_which_rubric_version_is_the_revision(tmp_path, caps
         with ann.unit_of_work(path) as db:
             versions.append(sorted(db.execute("SELECT sha256, name, version, parent_sha256 FROM rubrics").fetchall()))
     assert versions[0] == versions[1]
+
+
+def test_extra_repeats_on_the_labelled_pairs_do_not_lift_the_judge(tmp_path, capsys):
+    """A judge right on 70% of pairs, 3 repeats on every pair; then 4 more repeats (imported, or `judge
+    --only-labelled --repeats 7`) on the counted pairs only, giving the humans' label: the majority over 7 repeats
+    there was the humans' label, kappa 1.0, and the gate passed. The judge gated is the one run on the population:
+    its majority is over the repeats every judged pair of the version has."""
+    db_path, sets = _fresh_project(tmp_path)
+    judge = _judge(sets, 0.70)
+    assert main(["--db", str(db_path), "import", "verdicts",
+                 str(_write_jsonl(tmp_path / "v.jsonl", _verdict_rows(judge, judge)))]) == 0
+    assert main(["--db", str(db_path), "sample", "--rate", "0.4", "--overlap", "0"]) == 0
+    _label_random_sample(db_path, tmp_path)
+    with ann.unit_of_work(db_path) as db:
+        counted = ann.counted_pairs(db).pairs
+        before = run_gate(db, min_kappa=0.6, model="synthetic-judge")
+        kappas = [s.majority.kappa for s in ann.calibration_report(db, model="synthetic-judge").groups[0].headline]
+    extra = [dict(r, repeat=r["repeat"] + 3 * k, label=AUTHOR[(r["run_record_id"], r["constraint_id"])])
+             for k in (1, 2) for r in _verdict_rows(judge, counted) if r["repeat"] < 2]
+    assert main(["--db", str(db_path), "import", "verdicts", str(_write_jsonl(tmp_path / "x.jsonl", extra))]) == 0
+    with ann.unit_of_work(db_path) as db:
+        after = run_gate(db, min_kappa=0.6, model="synthetic-judge")
+        report = ann.calibration_report(db, model="synthetic-judge")
+    assert not before.passed
+    assert not after.passed, "\n".join(c.reason for c in after.checks)
+    g = report.groups[0]
+    assert [s.majority.kappa for s in g.headline] == kappas
+    assert g.repeats_used == (0, 1, 2) and g.ignored_repeat_rows == len(extra)
+    assert f"{len(extra)} verdict rows of repeats that not every judged pair has were left out" in ann.format_report(
+        report)
