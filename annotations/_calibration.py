@@ -48,6 +48,7 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
+from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -804,7 +805,8 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     blind first label was made after the revision was created, i.e. random pairs it cannot have been tuned on."""
     if not parents.get(sha):
         return "all counted pairs (a first version: no labels could tune it)", None
-    fresh = frozenset(p for p in pairs if p in counted and labels_by_pair[p][0]["created_at"] > created)
+    born = instant(created)
+    fresh = frozenset(p for p in pairs if p in counted and instant(labels_by_pair[p][0]["created_at"]) > born)
     tuned = sum(1 for p in pairs if p in counted) - len(fresh)
     return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
             "it may have been tuned on, are left out)"), fresh
@@ -830,6 +832,16 @@ def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: 
     judged = Counter((p[1], info[p].model) for p in pairs)
     return tuple(PopulationGap(cid, model, n, population[(cid, model)])
                  for (cid, model), n in sorted(judged.items()) if n < population[(cid, model)])
+
+
+def instant(stamp: str | None) -> datetime:
+    """A stored time as an aware UTC datetime, for comparing times: as strings, an imported label written with
+    another UTC offset ("…T05:00:00+14:00") sorted after a revision created hours later ("…T16:00:00.000Z"). A time
+    without an offset is taken as UTC; none at all is the earliest time (it cannot be shown to be later)."""
+    if not stamp:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
 def _coverage_reason(c: Any) -> str | None:

@@ -243,3 +243,31 @@ def test_extra_repeats_on_the_labelled_pairs_do_not_lift_the_judge(tmp_path, cap
     assert g.repeats_used == (0, 1, 2) and g.ignored_repeat_rows == len(extra)
     assert f"{len(extra)} verdict rows of repeats that not every judged pair has were left out" in ann.format_report(
         report)
+
+
+def test_a_label_dated_before_a_revision_in_another_time_zone_does_not_verify_it(tmp_path):
+    """A revision is verified on labels made after it was created; the times were compared as strings, so a label
+    made an hour BEFORE the revision but written with a +14:00 offset (valid ISO 8601, accepted by the import) sorted
+    after the revision's UTC time and verified it."""
+    from datetime import datetime, timedelta, timezone
+
+    db_path, sets = _fresh_project(tmp_path)
+    judge = _judge(sets, 0.70)
+    rows = _verdict_rows(judge, judge)
+    assert main(["--db", str(db_path), "import", "verdicts", str(_write_jsonl(tmp_path / "v1.jsonl", rows))]) == 0
+    revision = [dict(r, rubric_sha256="8" * 64) for r in rows]
+    assert main(["--db", str(db_path), "import", "verdicts", str(_write_jsonl(tmp_path / "v2.jsonl", revision))]) == 0
+    assert main(["--db", str(db_path), "sample", "--rate", "0.3", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db_path) as db:
+        created = db.execute("SELECT created_at FROM rubrics WHERE sha256 = ?", ["8" * 64]).fetchone()[0]
+        drawn = sorted(tuple(r) for r in db.execute(
+            "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"))
+    before = datetime.fromisoformat(created.replace("Z", "+00:00")) - timedelta(hours=1)
+    stamp = before.astimezone(timezone(timedelta(hours=14))).isoformat()
+    assert stamp > created  # as strings, the earlier label sorts after the revision
+    labels = [{"run_record_id": p[0], "constraint_id": p[1], "reviewer": "mallory", "label": AUTHOR[p],
+               "blind": True, "created_at": stamp} for p in drawn]
+    assert main(["--db", str(db_path), "import", "labels", str(_write_jsonl(tmp_path / "l.jsonl", labels))]) == 0
+    with ann.unit_of_work(db_path) as db:
+        (g,) = [g for g in ann.calibration_report(db).groups if g.rubric_sha256 == "8" * 64]
+    assert g.verified_on.startswith("0 counted pairs labelled after this revision")
