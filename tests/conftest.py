@@ -10,6 +10,7 @@ functions; the verdict rows are written directly (the judge's own tests cover ho
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name.startswith("test_e2e_"):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest leaves `sys.modules["__main__"]` pointing at the app script it ran; a later test that
+    starts `spawn` processes (two reviewers, two importers) then re-ran app.py in each child, which died where no
+    project exists at the default path (a clean checkout: the failure depended on a stray data/judgecal.db)."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
+
