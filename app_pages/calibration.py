@@ -177,7 +177,8 @@ for n, d in enumerate(rows[:SHOWN]):
         left, right = st.columns(2)
         left.text(f"Judge: {d.judge_label or 'no majority (tie)'}  repeats: "
                   f"{', '.join(l or 'error' for l in d.repeat_labels)}  flipped: {d.flip_share:.0%}")
-        left.text(f"Reason: {d.judge_reason or '—'}")
+        left.text(f"Reason: {d.judge_reason or '—'}" + ("   ⚠ contradicts the label" if ann.reason_contradicts(
+            d.judge_label, d.judge_reason, ann.label_set_for(d.judge_label, d.human_label)) else ""))
         right.text(f"Human ({d.reviewer}): {d.human_label}")
         right.text(f"Note: {d.human_note or '—'}")
         a, b, c = st.columns([2, 2, 1])
