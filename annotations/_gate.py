@@ -29,7 +29,7 @@ import sqlite_utils
 
 from evalsets import PASS_FAIL
 from annotations._calibration import (
-    CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, counted_rules,
+    CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, common_repeats, counted_rules,
     human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
 )
 from annotations._compare import constraint_passed, require_run
@@ -299,7 +299,8 @@ def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str
         return None, (f"{jm} · {label} judged {len(run_pairs) - len(unjudged)} of the run's {len(run_pairs)} semantic "
                       f"pairs: a pass rate over part of the run is not the run's; judge the rest (first missing: "
                       f"{unjudged[0][0]} × {unjudged[0][1]})")
-    all_verdicts = load_verdicts(db, rubrics={sha}, model=jm).get((jm, sha), {})
+    # the judge run on the whole population: no extra repeats on the labelled pairs (`common_repeats`)
+    all_verdicts, _ = common_repeats(load_verdicts(db, rubrics={sha}, model=jm).get((jm, sha), {}))
     labels_by_pair = human_labels_by_pair(db)
     rules = counted_rules(db)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
