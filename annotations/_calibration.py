@@ -48,6 +48,7 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
+from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -55,7 +56,8 @@ import sqlite_utils
 
 from annotations import agreement as agr
 from annotations._labels import blind_first_labels, current_labels
-from annotations._sampling import DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, sample_rules
+from annotations._sampling import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
+                                   sample_rules)
 from annotations._verdicts import majority_label
 
 PASS_FAIL = ("pass", "fail")
@@ -214,11 +216,30 @@ class JudgeGroup:
     # slices are `verification` (per label set when mixed). The gate reads `verification` when it is not empty.
     verified_on: str = "all counted pairs"
     verification: tuple[SliceStats, ...] = ()
+    # Populations (constraint × model under test) this judge model × rubric version judged only in part. Coverage
+    # rows are per rubric version over every judge model; the gated unit is judge model × version, and a judge model
+    # that judged only the labelled pairs of a version another judge model ran everywhere must not pass.
+    population_gaps: tuple["PopulationGap", ...] = ()
+    # The repeats every judged pair of the group has (`common_repeats`): the judge gated is the one run on the
+    # population; rows of further repeats on some pairs only (say the labelled ones) are ignored and counted.
+    repeats_used: tuple[int, ...] = ()
+    ignored_repeat_rows: int = 0
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
         """The slices a single verdict on the judge rests on: per label set when sets are mixed, else overall."""
         return self.by_label_set or (self.overall,)
+
+
+@dataclass(frozen=True)
+class PopulationGap:
+    """A constraint × model under test of which a judge model × rubric version judged `judged` of `population`
+    semantic pairs."""
+
+    constraint_id: str
+    model: str
+    judged: int
+    population: int
 
 
 @dataclass(frozen=True)
@@ -521,7 +542,7 @@ def later_events(db: sqlite_utils.Database) -> set[tuple[str, str, str]]:
     sql = """
         SELECT h.run_record_id, h.constraint_id, h.reviewer FROM human_labels h
         JOIN (SELECT run_record_id, constraint_id, reviewer, min(id) AS first FROM human_labels
-              WHERE event = 'label' AND blind = 1 GROUP BY 1, 2, 3) f
+              GROUP BY 1, 2, 3) f
           ON f.run_record_id = h.run_record_id AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer
         WHERE h.id > f.first GROUP BY 1, 2, 3
     """
@@ -702,6 +723,7 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     if not best:
         return None
     _, verdicts = max(best.values(), key=lambda b: len(b[1]))
+    verdicts, _ = common_repeats(verdicts)
     labels = human_labels_by_pair(db)
     humans = {p: rows[0]["label"] for p, rows in labels.items()}
     return _ppi(run_id, verdicts, verdicts, humans, counted_rules(db))
@@ -729,11 +751,12 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
+    population = population_sizes(db)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
                                       key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
-        verdicts = {p: v for p, v in verdicts.items() if p in info}
+        verdicts, ignored = common_repeats({p: v for p, v in verdicts.items() if p in info})
         pairs = list(verdicts)
         repeats = sorted({r for v in verdicts.values() for r in v.labels})
         by_c: dict[str, list[Pair]] = defaultdict(list)
@@ -758,7 +781,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             _pass_rates(pairs, verdicts, humans, rules, info),
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
-            verified_on, verification,
+            verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -782,10 +805,43 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     blind first label was made after the revision was created, i.e. random pairs it cannot have been tuned on."""
     if not parents.get(sha):
         return "all counted pairs (a first version: no labels could tune it)", None
-    fresh = frozenset(p for p in pairs if p in counted and labels_by_pair[p][0]["created_at"] > created)
+    born = instant(created)
+    fresh = frozenset(p for p in pairs if p in counted and instant(labels_by_pair[p][0]["created_at"]) > born)
     tuned = sum(1 for p in pairs if p in counted) - len(fresh)
     return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
             "it may have been tuned on, are left out)"), fresh
+
+
+def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verdicts"], int]:
+    """Each pair's verdicts restricted to the repeats EVERY pair of the group has, and how many rows that leaves
+    out. More repeats on some pairs make a different predictor there: 4 extra repeats giving the humans' label on the
+    labelled pairs only (an import, or `judge --only-labelled --repeats 7`) turned a 3-repeat majority into the
+    humans' label and passed the gate. The judge that is gated is the one run on the whole population."""
+    if not verdicts:
+        return verdicts, 0
+    common = set.intersection(*(set(v.labels) for v in verdicts.values()))
+    out, ignored = {}, 0
+    for p, v in verdicts.items():
+        ignored += len(v.labels) - len(common)
+        out[p] = _Verdicts({r: l for r, l in v.labels.items() if r in common},
+                           {r: x for r, x in v.reason.items() if r in common})
+    return out, ignored
+
+
+def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter) -> tuple[PopulationGap, ...]:
+    judged = Counter((p[1], info[p].model) for p in pairs)
+    return tuple(PopulationGap(cid, model, n, population[(cid, model)])
+                 for (cid, model), n in sorted(judged.items()) if n < population[(cid, model)])
+
+
+def instant(stamp: str | None) -> datetime:
+    """A stored time as an aware UTC datetime, for comparing times: as strings, an imported label written with
+    another UTC offset ("…T05:00:00+14:00") sorted after a revision created hours later ("…T16:00:00.000Z"). A time
+    without an offset is taken as UTC; none at all is the earliest time (it cannot be shown to be later)."""
+    if not stamp:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
 def _coverage_reason(c: Any) -> str | None:
@@ -838,7 +894,7 @@ def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[P
 
 
 __all__ = [
-    "Agreement", "CalibrationReport", "NonRandomLabels", "counted_rules", "later_events", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate",
+    "Agreement", "CalibrationReport", "NonRandomLabels", "counted_rules", "later_events", "Consistency", "CoverageRow", "FilterOptions", "filter_options", "HumanAgreement", "JudgeGroup", "PassRate", "PopulationGap",
     "RepeatAgreement", "RepeatPairAgreement", "SliceStats", "agreement", "calibration_report",
     "judge_corrected_pass_rate", "majority_label",
     "match_rubrics", "ppi_pass_rate", "ppi_prediction", "ABSTAIN", "design_weights", "PPI_TUNE_MIN_N",

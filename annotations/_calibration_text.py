@@ -90,6 +90,13 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                            + (f"{nr.majority.agree} of {nr.majority.n}" if nr.majority else "none")
                            + ". Not used in any number."))
         b.append(("p", f"Verified on: {g.verified_on}."))
+        if g.ignored_repeat_rows:
+            b.append(("p", f"{g.ignored_repeat_rows} verdict rows of repeats that not every judged pair has were "
+                           f"left out (repeats used: {', '.join(map(str, g.repeats_used)) or 'none'}): the judge "
+                           "gated is the one run on the whole population."))
+        for gap in g.population_gaps:
+            b.append(("p", f"Judged {gap.judged} of the {gap.population} semantic pairs of {gap.constraint_id} × "
+                           f"{gap.model}: the gate fails this judge model × version until it judged them all."))
         if o.majority is not None:
             labels = o.majority.labels
             b.append(("table", ["judge \\ human", *labels],

@@ -29,7 +29,7 @@ import sqlite_utils
 
 from evalsets import PASS_FAIL
 from annotations._calibration import (
-    CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, counted_rules,
+    CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, common_repeats, counted_rules,
     human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
 )
 from annotations._compare import constraint_passed, require_run
@@ -107,6 +107,13 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 + ([c.reason] if c.reason else [])))))
     for g in groups:
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
+        for gap in g.population_gaps:
+            checks.append(GateCheck(
+                f"{gap.constraint_id}|{gap.model}|{g.rubric_sha256[:12]} · {g.judge_model}", "coverage",
+                gap.judged / gap.population, None, False,
+                f"judge model {g.judge_model} judged {gap.judged} of the {gap.population} semantic pairs of "
+                f"{gap.constraint_id} × {gap.model} with this rubric version: a judge model × version is gated on "
+                "the population it will be used on; judge them all (`judgecal judge` without --only-labelled)"))
         slices = g.by_constraint if constraints else (g.verification or g.headline)
         for s in slices:
             checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n,
@@ -175,11 +182,18 @@ def _human_human_check(report: CalibrationReport) -> GateCheck:
                          "no human–human overlap: no pair has blind labels from two reviewers, so nothing says how "
                          "far humans agree with each other (the ceiling the judge's kappa should be read against); "
                          "draw an overlap share (`judgecal sample --overlap`) for a second reviewer")
+    # Per label set when the overlap pairs mix sets, as the judge's kappa is gated: the pooled ceiling (1.000 [0.65,
+    # 1.00] on the demo's 15 pairs) hid that 4 of them are all there is for the refusal set ([-0.31, 1.00]).
+    per_set = [h for h in report.human_human if h.slice.startswith("labels:") and h.agreement is not None]
+    parts = []
+    for h in per_set or [overall]:
+        a = h.agreement
+        k = "undefined" if math.isnan(a.kappa) else f"{a.kappa:.3f}"
+        ci = "" if math.isnan(a.kappa_ci_low) else f" [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
+        parts.append(f"{k}{ci} on {h.overlap_pairs} overlap pairs" + (f" ({h.slice})" if per_set else ""))
     a = overall.agreement
-    k = "undefined" if math.isnan(a.kappa) else f"{a.kappa:.3f}"
-    ci = "" if math.isnan(a.kappa_ci_low) else f" [{a.kappa_ci_low:.2f}, {a.kappa_ci_high:.2f}]"
     return GateCheck("(project)", "human_human", None if math.isnan(a.kappa) else a.kappa, None, True,
-                     f"human vs human kappa {k}{ci} on {overall.overlap_pairs} overlap pairs (the ceiling)")
+                     f"human vs human kappa {'; '.join(parts)} (the ceiling)")
 
 
 def format_gate(result: GateResult) -> str:
@@ -285,7 +299,8 @@ def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str
         return None, (f"{jm} · {label} judged {len(run_pairs) - len(unjudged)} of the run's {len(run_pairs)} semantic "
                       f"pairs: a pass rate over part of the run is not the run's; judge the rest (first missing: "
                       f"{unjudged[0][0]} × {unjudged[0][1]})")
-    all_verdicts = load_verdicts(db, rubrics={sha}, model=jm).get((jm, sha), {})
+    # the judge run on the whole population: no extra repeats on the labelled pairs (`common_repeats`)
+    all_verdicts, _ = common_repeats(load_verdicts(db, rubrics={sha}, model=jm).get((jm, sha), {}))
     labels_by_pair = human_labels_by_pair(db)
     rules = counted_rules(db)
     counted = frozenset(p for p, r in rules.items() if "random" in r)

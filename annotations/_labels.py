@@ -170,11 +170,15 @@ def blind_first_labels(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     """Each reviewer's blind first label on each pair (their first `label` event with blind=1), in event order.
 
     Event order is the store's insertion order (row id), not `created_at`: an imported file cannot back-date a label
-    to stand in front of one already stored. A later change or undo does not remove it (see the module docstring)."""
+    to stand in front of one already stored. A later change or undo does not remove it (see the module docstring).
+    It must be the reviewer's FIRST event on the pair, as the review page decides blindness (`save_label`: blind only
+    when the reviewer has no earlier event there): a `blind: true` row after the same reviewer's non-blind label or
+    change, which only an import can write, was made with the judge's verdict in view and is not blind."""
     sql = """
         SELECT h.* FROM human_labels h
-        JOIN (SELECT min(id) AS id FROM human_labels WHERE event = 'label' AND blind = 1
+        JOIN (SELECT min(id) AS id FROM human_labels
               GROUP BY run_record_id, constraint_id, reviewer) first ON first.id = h.id
+        WHERE h.event = 'label' AND h.blind = 1
         ORDER BY h.id
     """
     return list(db.query(sql))

@@ -311,6 +311,13 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         for key in sorted(members, key=lambda k: (k.rubric_sha256 is None, k)):
             for p in members[key]:
                 pops[(key.constraint_id, key.model)].setdefault(p, key.stratum)
+        # The draw is over every semantic pair of a population, judged or not (with --judged-only too: it limits
+        # which populations are drawn, never which of their pairs). Drawn from the judged pairs alone, the sample
+        # was the front of the judged pairs' order: judge only chosen pairs, draw, judge the rest, and the chosen
+        # pairs were the random sample (tests/test_attacks_calibration.py).
+        for cid, model, rid in db.execute(f"SELECT c.id, r.model, r.id {_SEMANTIC_PAIRS}"):
+            if (cid, model) in pops:
+                pops[(cid, model)].setdefault(Pair(rid, cid), stratum_key(cid, model, None))
         for pop in sorted(pops):
             pairs = pops[pop]
             pop_seed = seeds.setdefault(pop, seed)  # the first draw commits the population's order
@@ -512,6 +519,38 @@ def sample_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
         yield SampleRow.model_validate(row).model_dump(mode="json", exclude_none=True)
 
 
+def _not_a_draw(parsed: Parsed[SampleRow], fresh: list[tuple], pairs: set[Pair],
+                model: dict[str, str]) -> list[Problem]:
+    """Problems for a population whose imported random rows are not the front of its draw order: `sample` draws the
+    first ceil(rate × N) pairs of the order under the committed seed (the first row's), so an exported sample is
+    such a prefix. Any other set was chosen, not drawn (a file naming only the pairs where the judge is right became
+    the counted set). A project whose population grew after its draw exports a sample that is not a prefix of the
+    grown population's order; it is refused too: draw the sample in the new project (`judgecal sample`)."""
+    seeds: dict[tuple[str, str], int] = {}
+    wanted: dict[tuple[str, str], set[Pair]] = defaultdict(set)
+    first_line: dict[tuple[str, str], int] = {}
+    index_of = {(r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at): i
+                for i, r in enumerate(parsed.rows)}
+    for row in fresh:
+        if row[2] != "random":
+            continue
+        pop = (row[1], model[row[0]])
+        seeds.setdefault(pop, int(row[5] or 0))
+        first_line.setdefault(pop, index_of[row])
+        wanted[pop].add(Pair(row[0], row[1]))
+    problems = []
+    for pop, drawn in wanted.items():
+        members = [p for p in pairs if (p[1], model[p[0]]) == pop]
+        front = set(heapq.nsmallest(len(drawn), members, key=lambda p: draw_rank(seeds[pop], *pop, p)))
+        if front != drawn:
+            problems.append(parsed.problem(
+                first_line[pop], "run_record_id",
+                f"the random sample of {pop[0]} × {pop[1]} is not the first {len(drawn)} pairs of its draw order "
+                f"under seed {seeds[pop]} ({len(drawn - front)} of its pairs were not drawn): a sample is drawn, "
+                "not chosen; draw it with `judgecal sample`"))
+    return problems
+
+
 def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
     """Insert an exported review sample (one transaction); rows already stored are skipped. Every row must name a
     semantic pair of the project. A sample is drawn once: a file that would add random or overlap rows to a
@@ -540,6 +579,7 @@ def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
                                                           "has a random sample: its draw order is pre-committed"))
         else:
             fresh.append(row)
+    problems += _not_a_draw(parsed, fresh, pairs, model)
     if problems:
         raise InputError(problems)
     with write(db):

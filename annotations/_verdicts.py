@@ -365,6 +365,9 @@ class VerdictImportRow(BaseModel):
     constraint_id: str = Field(min_length=1)
     rubric: str | None = Field(default=None, min_length=1)
     rubric_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    # The rubric's version in the exporting project: rubrics new to the project are created in this order, so a
+    # revision stays a revision of its parent (without it, the order the shas first appear in the file decided).
+    rubric_version: int | None = Field(default=None, ge=1, le=SQLITE_INT_MAX)
     judge_model: str = Field(min_length=1)
     repeat: int = Field(default=0, ge=0, le=SQLITE_INT_MAX)
     label: str | None = None
@@ -406,6 +409,7 @@ def _import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]
         if r.name not in latest_by_name or r.version > latest_by_name[r.name].version:
             latest_by_name[r.name] = r
     to_create: dict[str, str] = {}  # sha -> name
+    version_of: dict[str, int] = {}  # sha -> the lowest rubric_version the file gives it
     shas: list[str] = []
     for index, row in enumerate(parsed.rows):
         sha = row.rubric_sha256
@@ -417,6 +421,10 @@ def _import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]
             name = row.rubric or f"imported-{sha[:8]}"
             if to_create.setdefault(sha, name) != name:
                 problems.append(parsed.problem(index, "rubric", f"rubric {sha[:12]} is given two names: {to_create[sha]!r} and {name!r}"))
+            if row.rubric_version is not None:
+                if version_of.setdefault(sha, row.rubric_version) != row.rubric_version:
+                    problems.append(parsed.problem(index, "rubric_version", f"rubric {sha[:12]} is given two versions: "
+                                                   f"{version_of[sha]} and {row.rubric_version}"))
         shas.append(sha)
     seen: dict[tuple[Any, ...], int] = {}
     for index, (row, sha) in enumerate(zip(parsed.rows, shas)):
@@ -429,7 +437,9 @@ def _import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]
     inserted = unchanged = 0
     stamp = now_iso()
     with write(db):
-        for sha, name in to_create.items():
+        # in the exporting project's version order (file order where no version is given)
+        order = {sha: i for i, sha in enumerate(to_create)}
+        for sha, name in sorted(to_create.items(), key=lambda kv: (version_of.get(kv[0], math.inf), order[kv[0]])):
             store_rubric(db, name, "", sha, note="imported: the template of this rubric is not known to the project")
         for index, (row, sha) in enumerate(zip(parsed.rows, shas)):
             values = (row.label, row.reason, row.error, row.error_detail, row.input_tokens, row.output_tokens, row.latency_ms)
@@ -452,7 +462,7 @@ def _import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]
 
 
 EXPORT_FIELDS = (
-    "run_record_id", "constraint_id", "rubric", "rubric_sha256", "judge_model", "repeat", "label", "reason", "error",
+    "run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version", "judge_model", "repeat", "label", "reason", "error",
     "error_detail", "input_tokens", "output_tokens", "latency_ms",
 )
 
@@ -460,7 +470,7 @@ EXPORT_FIELDS = (
 def verdict_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
     """Every verdict (and error row) in the import format, in a stable order."""
     sql = """
-        SELECT v.*, r.name AS rubric FROM verdicts v JOIN rubrics r ON r.sha256 = v.rubric_sha256
+        SELECT v.*, r.name AS rubric, r.version AS rubric_version FROM verdicts v JOIN rubrics r ON r.sha256 = v.rubric_sha256
         LEFT JOIN run_records rr ON rr.id = v.run_record_id
         ORDER BY rr.seq, v.constraint_id, r.name, r.version, v.judge_model, v.repeat
     """
