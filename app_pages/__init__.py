@@ -40,6 +40,7 @@ def settings() -> None:
             st.text("Create one with: judgecal demo, or judgecal import evalset FILE (with the same --db or "
                     "$JUDGECAL_DB), then reload this page.")
         st.stop()
+        return  # st.stop() only stops a script run by Streamlit
     st.sidebar.caption("Project database")
     st.sidebar.text(str(path))
     render_identity()
