@@ -115,13 +115,16 @@ from annotations._browse import (
     check_results_of_run,
     data_version,
     errors_by_cause,
+    imported_verdicts,
     item_ids,
     project_counts,
     run_ids_of_item,
+    runs_with_boundary_cases,
 )
 
 __all__ += [
-    "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "item_ids",
+    "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "imported_verdicts", "item_ids",
+    "runs_with_boundary_cases",
     "project_counts", "run_ids_of_item",
 ]
 

@@ -98,3 +98,27 @@ def errors_by_cause(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     sql = """SELECT coalesce(batch_id, '(no batch)') AS batch, error AS cause, count(*) AS n
              FROM verdicts WHERE error IS NOT NULL GROUP BY batch_id, error ORDER BY batch_id, n DESC"""
     return list(db.query(sql))
+
+
+def imported_verdicts(db: sqlite_utils.Database) -> int:
+    """Verdict rows stored by no recorded batch (imported: `judgecal import verdicts`, the demo)."""
+    return db.execute("SELECT count(*) FROM verdicts WHERE batch_id IS NULL OR batch_id NOT IN"
+                      " (SELECT id FROM batches)").fetchone()[0]
+
+
+def runs_with_boundary_cases(db: sqlite_utils.Database) -> list[str]:
+    """Run ids with at least one record of a boundary item (tagged `boundary:*`; see annotations._boundary): the runs
+    the Boundary report can be opened on. The run with the most boundary records comes first (a run made for the
+    report with the runner's `--repeats N` has N per case; an ordinary run over the whole eval set has one, so its
+    every case reads "incomplete"), then import order."""
+    from annotations._boundary import BOUNDARY_TAG
+
+    boundary = [i for i, tags in db.execute("SELECT id, tags FROM eval_items WHERE instr(tags, ?) > 0",
+                                            [BOUNDARY_TAG])
+                if any(str(t).startswith(BOUNDARY_TAG) for t in json.loads(tags))]
+    if not boundary:
+        return []
+    marks = ",".join("?" * len(boundary))
+    return [r[0] for r in db.execute(
+        f"SELECT run_id, count(*) AS n, min(seq) AS first FROM run_records"
+        f" WHERE run_id IS NOT NULL AND item_id IN ({marks}) GROUP BY run_id ORDER BY n DESC, first", boundary)]
