@@ -117,6 +117,9 @@ from annotations._browse import (
     errors_by_cause,
     imported_verdicts,
     item_ids,
+    labelled_pair_ids,
+    pair_source,
+    PairSource,
     project_counts,
     run_ids_of_item,
     runs_with_boundary_cases,
@@ -124,7 +127,7 @@ from annotations._browse import (
 
 __all__ += [
     "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "imported_verdicts", "item_ids",
-    "runs_with_boundary_cases",
+    "runs_with_boundary_cases", "labelled_pair_ids", "pair_source", "PairSource",
     "project_counts", "run_ids_of_item",
 ]
 

@@ -122,3 +122,33 @@ def runs_with_boundary_cases(db: sqlite_utils.Database) -> list[str]:
     return [r[0] for r in db.execute(
         f"SELECT run_id, count(*) AS n, min(seq) AS first FROM run_records"
         f" WHERE run_id IS NOT NULL AND item_id IN ({marks}) GROUP BY run_id ORDER BY n DESC, first", boundary)]
+
+
+class PairSource(NamedTuple):
+    """What the judge reads for one (run record, constraint) pair: the record, its item and the constraint."""
+
+    record: Any  # evalsets.RunRecord
+    item: Any  # evalsets.EvalItem
+    constraint: Any  # evalsets.Constraint
+
+
+def labelled_pair_ids(db: sqlite_utils.Database, *, limit: int = 500) -> list[tuple[str, str]]:
+    """(run record id, constraint id) of pairs with a human label, first labelled first: the pairs a rubric is tuned
+    on, offered for a prompt preview."""
+    return [(r[0], r[1]) for r in db.execute(
+        "SELECT run_record_id, constraint_id, min(id) AS first FROM human_labels GROUP BY 1, 2 ORDER BY first"
+        " LIMIT ?", [limit])]
+
+
+def pair_source(db: sqlite_utils.Database, run_record_id: str, constraint_id: str) -> PairSource:
+    """One pair as the judge sees it. Raises ValueError for an unknown run record or constraint."""
+    from annotations._project import iter_runs, load_items
+
+    record = next(iter_runs(db, where="id = ?", params=[run_record_id]), None)
+    if record is None:
+        raise ValueError(f"no run record {run_record_id!r}")
+    item = load_items(db, [record.item_id])[record.item_id]
+    constraint = next((c for c in item.constraints if c.id == constraint_id), None)
+    if constraint is None:
+        raise ValueError(f"no constraint {constraint_id!r} on run record {run_record_id!r}")
+    return PairSource(record, item, constraint)
