@@ -19,7 +19,7 @@ from annotations._calibration import calibration_report, filter_options
 from annotations._calibration_text import confusion_rows, kappa_rows, slice_table
 from annotations._feedback import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
                                    disagreements, filter_disagreements, send_to_evalset)
-from app_pages._common import db_path, fmt_int, fmt_kappa, fmt_pct, md_escape, reviewer
+from app_pages._common import db_path, fmt_int, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
 
 ALL = "(all)"
 SHOWN = 50
@@ -66,10 +66,13 @@ for start in range(0, len(heads), HEADLINES_PER_ROW):
         if a is None:
             col.metric(md_escape(label), "–", help="No counted random pair is labelled yet.")
             continue
-        col.metric(md_escape(label), fmt_kappa(a),
+        # The value is the kappa alone (a metric truncates long values); its interval is the line under it.
+        col.metric(md_escape(label), fmt_num(a.kappa),
                    help=f"95% interval: {a.kappa_ci_method or 'kappa_interval'}"
                         + (" (approximate: under 30 pairs)" if a.kappa_ci_approximate else "")
                         + ". Design-weighted over the counted random pairs (each reviewer's blind first label).")
+        col.markdown(f"**95% CI [{fmt_num(a.kappa_ci_low, 2)}, {fmt_num(a.kappa_ci_high, 2)}]**"
+                     + (" ~approx." if a.kappa_ci_approximate else ""))
         col.caption(f"{a.interpretation} · {fmt_int(a.n)} counted pairs · agreement {fmt_pct(a.pct_agreement)}"
                     + (f" · {h.changed_after_reveal} changed after reveal" if h.changed_after_reveal else ""))
 
@@ -119,7 +122,7 @@ with tab_agree:
         cells = pd.DataFrame(confusion_rows(o.majority))
         size = max(60, min(110, 420 // max(len(labels), 1)))
         enc = {"x": alt.X("human:N", sort=labels, title="human", axis=alt.Axis(labelAngle=0)),
-               "y": alt.Y("judge:N", sort=labels, title="judge (majority)")}
+               "y": alt.Y("judge:N", sort=labels, title="judge")}
         heat = (alt.Chart(cells).mark_rect().encode(**enc, color=alt.Color("pairs:Q", scale=alt.Scale(scheme="blues"),
                                                                            legend=None),
                                                     tooltip=["judge", "human", "pairs"])
