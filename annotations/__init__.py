@@ -112,6 +112,7 @@ __all__ += [
 from annotations._browse import (
     BatchRow,
     batches,
+    calibration_version,
     check_results_of_run,
     data_version,
     errors_by_cause,
@@ -127,7 +128,7 @@ from annotations._browse import (
 
 __all__ += [
     "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "imported_verdicts", "item_ids",
-    "runs_with_boundary_cases", "labelled_pair_ids", "pair_source", "PairSource",
+    "runs_with_boundary_cases", "labelled_pair_ids", "calibration_version", "pair_source", "PairSource",
     "project_counts", "run_ids_of_item",
 ]
 

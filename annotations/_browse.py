@@ -7,6 +7,7 @@ so a page rerun never reads whole tables.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, NamedTuple
 
 import sqlite_utils
@@ -152,3 +153,31 @@ def pair_source(db: sqlite_utils.Database, run_record_id: str, constraint_id: st
     if constraint is None:
         raise ValueError(f"no constraint {constraint_id!r} on run record {run_record_id!r}")
     return PairSource(record, item, constraint)
+
+
+def calibration_version(db: sqlite_utils.Database) -> tuple:
+    """Changes whenever anything the calibration report or the disagreement list reads changes (verdicts, labels,
+    samples, rubrics, constraints, adjudications, eval-set feedback): a cache key for them. Index-only reads (max rowid
+    and counts) plus the modification time and size of the database file and its WAL: SQLite reuses the rowids of
+    deleted rows (a verdict deleted and judged again keeps max and count), and every commit writes the WAL (a
+    checkpoint, the main file), so any write moves the key (a write elsewhere in the project only costs a
+    recomputation)."""
+    def one(sql: str) -> object:
+        return db.execute(sql).fetchone()[0]
+
+    files: list[object] = []
+    main = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")
+    for name in (main, main + "-wal") if main else ():
+        try:
+            st = os.stat(name)
+            files += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            files += [None, None]
+    rows = (one(sql) for sql in (
+        "SELECT coalesce(max(rowid), 0) FROM verdicts", "SELECT count(*) FROM verdicts",
+        "SELECT coalesce(max(rowid), 0) FROM human_labels", "SELECT count(*) FROM human_labels",
+        "SELECT coalesce(max(rowid), 0) FROM samples", "SELECT count(*) FROM samples",
+        "SELECT coalesce(max(rowid), 0) FROM rubrics", "SELECT coalesce(max(rowid), 0) FROM run_records",
+        "SELECT coalesce(max(rowid), 0) FROM constraints", "SELECT coalesce(max(rowid), 0) FROM adjudications",
+        "SELECT count(*) FROM evalset_feedback"))
+    return (*files, *rows)

@@ -43,8 +43,25 @@ constraint = st.sidebar.selectbox("Constraint", [ALL, *options.constraints], key
 filters = {"rubric": None if rubric == ALL else rubric, "model": None if model == ALL else model,
            "constraint": None if constraint == ALL else constraint}
 
+
+
+# The report reads every verdict of the project (seconds on 100k run records): computed once per data version and
+# filter, shared by every session, and recomputed as soon as a verdict, label, sample or decision changes.
+@st.cache_data(max_entries=16, show_spinner="Computing the calibration report…")
+def _report(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
+    with ann.unit_of_work(db_file) as db:
+        return calibration_report(db, rubric=rubric, model=model, constraint=constraint)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _disagreements(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
+    with ann.unit_of_work(db_file) as db:
+        return disagreements(db, rubric=rubric, model=model, constraint=constraint)
+
+
 with ann.unit_of_work(path) as db:
-    report = calibration_report(db, **filters)
+    version = ann.calibration_version(db)
+report = _report(str(path), version, **filters)
 versions = {g.rubric_sha256: f"{g.rubric_name} v{g.rubric_version}" for g in report.groups}
 
 
@@ -89,8 +106,8 @@ else:
 
 # ------------------------------------------------------------------ disagreements (read before the tabs: counts)
 who = reviewer()
+rows = _disagreements(str(path), version, **filters)
 with ann.unit_of_work(path) as db:
-    rows = disagreements(db, **filters)
     # Pairs still waiting for this viewer's blind label (any reviewer's, when no name is chosen) stay hidden: seeing
     # the judge's verdict or a colleague's label first would make that label not blind.
     hidden = ann.awaiting_blind_label(db, who)

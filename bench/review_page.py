@@ -55,7 +55,8 @@ def build(path: Path, n_runs: int, seed: int = 0) -> None:
                          '["pass","fail"]'))
             cons.append((f"item-{i}", "short", 2, "At most 80 words.", "format", "must",
                          '{"id":"length:max_words","args":{"n":80},"loose":false}', '["pass","fail"]'))
-        c.executemany("INSERT INTO constraints VALUES (?,?,?,?,?,?,?,?)", cons)
+        c.executemany("INSERT INTO constraints (item_id, id, seq, text, type, severity, check_json, labels)"
+                      " VALUES (?,?,?,?,?,?,?,?)", cons)
         runs, verdicts = [], []
         seq = 0
         for i in range(n_items):

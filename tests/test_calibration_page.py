@@ -143,3 +143,22 @@ def test_disagreement_filters_on_the_page(page_db, monkeypatch):
     assert not at.exception and not any(t.value.startswith("run-") for t in at.text)
     at.selectbox(key="cal_f_decision").select("(undecided)").run()
     assert any(t.value.startswith("run-6 · grounded") for t in at.text)
+
+
+def test_cached_report_follows_new_labels_and_verdicts(page_db, monkeypatch):
+    """The page caches the report per data version: a new label or verdict must show on the next rerun."""
+    from test_calibration_project import add_label, add_verdicts
+    at = _open(page_db, monkeypatch)
+    assert not any(t.value.startswith("run-10 ·") for t in at.text)
+    with ann.unit_of_work(page_db) as db:
+        before = ann.calibration_version(db)
+        add_label(db, "alice", 10, "pass", seen=R1)  # judge F F F: a new disagreement
+        assert ann.calibration_version(db) != before
+    at.run()
+    assert any(t.value.startswith("run-10 · grounded") for t in at.text)
+    with ann.unit_of_work(page_db) as db, ann.write(db):
+        db.execute("DELETE FROM verdicts WHERE run_record_id = 'run-10'")
+    with ann.unit_of_work(page_db) as db:
+        add_verdicts(db, R1, {10: "PPP"})  # re-judged: now it agrees with alice
+    at.run()
+    assert not at.exception and not any(t.value.startswith("run-10 ·") for t in at.text)
