@@ -7,7 +7,6 @@ so a page rerun never reads whole tables.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, NamedTuple
 
 import sqlite_utils
@@ -157,27 +156,23 @@ def pair_source(db: sqlite_utils.Database, run_record_id: str, constraint_id: st
 
 def calibration_version(db: sqlite_utils.Database) -> tuple:
     """Changes whenever anything the calibration report or the disagreement list reads changes (verdicts, labels,
-    samples, rubrics, constraints, adjudications, eval-set feedback): a cache key for them. Index-only reads (max rowid
-    and counts) plus the modification time and size of the database file and its WAL: SQLite reuses the rowids of
-    deleted rows (a verdict deleted and judged again keeps max and count), and every commit writes the WAL (a
-    checkpoint, the main file), so any write moves the key (a write elsewhere in the project only costs a
-    recomputation)."""
-    def one(sql: str) -> object:
-        return db.execute(sql).fetchone()[0]
+    samples, rubrics, constraints, adjudications, eval-set feedback): a cache key for them. Per table the row count,
+    the max rowid and the last rows themselves (index-only reads): SQLite reuses the rowids of deleted rows, so a
+    verdict deleted or replaced at the top and stored again keeps max and count, but not its content (a new
+    `created_at`). File stamps cannot serve: every connection's close resets the WAL file."""
+    def tail(table: str, columns: str) -> tuple:
+        return db.execute(
+            f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
+            f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()
 
-    files: list[object] = []
-    main = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")
-    for name in (main, main + "-wal") if main else ():
-        try:
-            st = os.stat(name)
-            files += [st.st_mtime_ns, st.st_size]
-        except OSError:
-            files += [None, None]
-    rows = (one(sql) for sql in (
-        "SELECT coalesce(max(rowid), 0) FROM verdicts", "SELECT count(*) FROM verdicts",
-        "SELECT coalesce(max(rowid), 0) FROM human_labels", "SELECT count(*) FROM human_labels",
-        "SELECT coalesce(max(rowid), 0) FROM samples", "SELECT count(*) FROM samples",
-        "SELECT coalesce(max(rowid), 0) FROM rubrics", "SELECT coalesce(max(rowid), 0) FROM run_records",
-        "SELECT coalesce(max(rowid), 0) FROM constraints", "SELECT coalesce(max(rowid), 0) FROM adjudications",
-        "SELECT count(*) FROM evalset_feedback"))
-    return (*files, *rows)
+    return (
+        tail("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, "
+                         "error, created_at)"),
+        tail("human_labels", "json_array(run_record_id, constraint_id, reviewer, event, label, created_at)"),
+        tail("samples", "json_array(run_record_id, constraint_id, rule, drawn_at)"),
+        tail("rubrics", "sha256"),
+        tail("run_records", "id"),
+        tail("constraints", "json_array(item_id, id, labels)"),
+        tail("adjudications", "json_array(run_record_id, constraint_id, decision, created_at)"),
+        tail("evalset_feedback", "item_id"),
+    )
