@@ -26,8 +26,31 @@ SHOWN = 50
 HEADLINES_PER_ROW = 4
 
 path = db_path()
+
+
+# The report reads every verdict of the project (seconds on 100k run records): computed once per data version and
+# filter, shared by every session, and recomputed as soon as a verdict, label, sample or decision changes.
+@st.cache_data(max_entries=16, show_spinner=False)
+def _options(db_file: str, version: tuple):
+    with ann.unit_of_work(db_file) as db:
+        return filter_options(db)
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the calibration report…")
+def _report(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
+    with ann.unit_of_work(db_file) as db:
+        return calibration_report(db, rubric=rubric, model=model, constraint=constraint)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _disagreements(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
+    with ann.unit_of_work(db_file) as db:
+        return disagreements(db, rubric=rubric, model=model, constraint=constraint)
+
+
 with ann.unit_of_work(path) as db:
-    options = filter_options(db)
+    version = ann.calibration_version(db)
+options = _options(str(path), version)
 
 if not options.rubrics:
     st.header("Calibration")
@@ -44,23 +67,6 @@ filters = {"rubric": None if rubric == ALL else rubric, "model": None if model =
            "constraint": None if constraint == ALL else constraint}
 
 
-
-# The report reads every verdict of the project (seconds on 100k run records): computed once per data version and
-# filter, shared by every session, and recomputed as soon as a verdict, label, sample or decision changes.
-@st.cache_data(max_entries=16, show_spinner="Computing the calibration report…")
-def _report(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
-    with ann.unit_of_work(db_file) as db:
-        return calibration_report(db, rubric=rubric, model=model, constraint=constraint)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _disagreements(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
-    with ann.unit_of_work(db_file) as db:
-        return disagreements(db, rubric=rubric, model=model, constraint=constraint)
-
-
-with ann.unit_of_work(path) as db:
-    version = ann.calibration_version(db)
 report = _report(str(path), version, **filters)
 versions = {g.rubric_sha256: f"{g.rubric_name} v{g.rubric_version}" for g in report.groups}
 
