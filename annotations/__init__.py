@@ -76,6 +76,12 @@ from annotations._sampling import (
     strata_members,
     stratum_key,
     targeted_pairs,
+    DrawSettings,
+    ReviewProgress,
+    last_draw,
+    review_progress,
+    sample_is_stale,
+    top_up_sample,
 )
 from annotations._review import (
     DEFAULT_GUIDELINES,
@@ -104,11 +110,38 @@ from annotations._review import (
 __all__ += [
     "DEFAULT_OVERLAP", "DEFAULT_RATE", "Pair", "SampleSummary", "StratumCoverage", "StratumKey", "coverage",
     "CountedPairs", "counted_pairs", "draw_orders", "SampleRow", "import_samples", "sample_export_rows", "population_pairs", "population_sizes", "sample_rules",
+    "DrawSettings", "ReviewProgress", "last_draw", "review_progress", "sample_is_stale", "top_up_sample",
     "draw_sample", "labelled_pairs", "quota", "quota_progress", "strata_members", "stratum_key", "targeted_pairs",
     "DEFAULT_GUIDELINES", "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue",
     "SavedLabel", "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal",
     "awaiting_blind_label", "review_card", "reviewer_order", "skip", "undo", "undo_last",
 ]
+from annotations._assign import (  # noqa: E402  (review room: who labels which sampled pair)
+    ASSIGN_METHODS,
+    AssignSummary,
+    AssignmentError,
+    OverlapProgress,
+    ReviewerProgress,
+    assign,
+    assignment_progress,
+    overlap_progress,
+    reviewer_progress,
+    standing_assignments,
+)
+
+__all__ += [
+    "ASSIGN_METHODS", "AssignSummary", "AssignmentError", "OverlapProgress", "ReviewerProgress", "assign",
+    "assignment_progress", "overlap_progress", "reviewer_progress", "standing_assignments",
+]
+from annotations._reasons import (  # noqa: E402  (review room: how judge reasons are shown)
+    ReasonLine,
+    label_set_for,
+    reason_conclusion,
+    reason_contradicts,
+    reason_lines,
+)
+
+__all__ += ["ReasonLine", "label_set_for", "reason_conclusion", "reason_contradicts", "reason_lines"]
 from annotations._browse import (
     BatchRow,
     batches,

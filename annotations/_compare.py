@@ -29,7 +29,7 @@ from annotations._project import iter_runs, load_items
 from annotations._calibration import ppi_pass_rate, ppi_prediction
 from annotations.agreement import Z_95
 from annotations._verdicts import get_price, majority_label
-from annotations._labels import blind_first_labels, standing_labels_sql
+from annotations._labels import blind_first_labels, current_labels, standing_labels_sql
 from annotations._sampling import counted_pairs
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -267,6 +267,23 @@ class RunStats:
     judge_corrected_se: float | None = None
     judge_corrected_method: str | None = None
     judge_corrected_source: str | None = None
+    # issue 13 item 6: what a switch decision needs beyond the pooled rates (see `_RunExtras`)
+    per_task_pass_rate: float | None = None  # mean over records of each record's settled-constraint pass rate
+    by_type: dict[str, tuple[int, int]] = field(default_factory=dict)  # type -> (passed, settled), every settled kind
+    by_source: dict[str, tuple[int, int]] = field(default_factory=dict)  # mechanical | judge | human -> (passed, settled)
+    by_scenario: dict[str, tuple[int, int]] = field(default_factory=dict)  # item scenario -> (passed, settled)
+    failure_modes: dict[str, int] = field(default_factory=dict)  # reviewers' tags on pairs they labelled as failing
+    mean_latency_ms: float | None = None
+    mean_tokens_per_task: float | None = None
+    cost_per_task: float | None = None
+    token_outliers: tuple[str, ...] = ()  # record ids above the Tukey fence Q3 + 1.5 IQR of tokens per record
+    repeats: int = 1  # fewest records of an item in the run
+    repeat_spread: dict[str, tuple[float, float]] = field(default_factory=dict)  # metric -> (mean, sd) over repeats
+    flipping_items: tuple[str, ...] = ()  # items whose records disagree on passing
+    evalset_sha256s: tuple[str, ...] = ()  # eval-set hashes the records were run against (None left out)
+    prompt_versions: tuple[str, ...] = ()
+    records_without_evalset: int = 0
+    truncated: int = 0  # records whose answer the endpoint cut at its token limit (error cause `truncated`)
 
     @property
     def error_rates(self) -> dict[str, float]:
@@ -281,6 +298,118 @@ class _RunData(NamedTuple):
     stats: RunStats
     item_pass: dict[str, bool | None]
     item_failed: dict[str, tuple[str, ...]]
+
+
+#: Fewest repeats of every item for `repeat_spread` (seed 000 §3.2: a rate from fewer runs has no spread to read).
+MIN_REPEATS_FOR_SPREAD = 3
+#: The Tukey fence multiplier for token outliers.
+OUTLIER_IQR = 1.5
+
+
+class _RecordOutcome(NamedTuple):
+    record: RunRecord
+    scenario: str | None
+    outcomes: tuple[bool, ...]  # settled constraints, in item order
+    passed: bool | None  # every settled `must` constraint met; None when none is settled
+
+
+class _Extras:
+    """Collects per-record outcomes while `_run_data` settles constraints, then derives the issue-13 metrics."""
+
+    def __init__(self) -> None:
+        self.records: list[_RecordOutcome] = []
+        self.by_type: dict[str, list[int]] = {}
+        self.by_source: dict[str, list[int]] = {}
+        self.by_scenario: dict[str, list[int]] = {}
+        self._rec: RunRecord | None = None
+        self._scenario: str | None = None
+        self._outcomes: list[bool] = []
+
+    def start(self, rec: RunRecord, item: EvalItem) -> None:
+        self._rec, self._scenario, self._outcomes = rec, item.scenario, []
+
+    def add(self, c: Constraint, outcome: bool, source: str) -> None:
+        self._outcomes.append(outcome)
+        for table, key in ((self.by_type, c.type), (self.by_source, source),
+                           (self.by_scenario, self._scenario or "(none)")):
+            t = table.setdefault(key, [0, 0])
+            t[0] += int(outcome)
+            t[1] += 1
+
+    def end(self, passed: bool | None) -> None:
+        assert self._rec is not None
+        self.records.append(_RecordOutcome(self._rec, self._scenario, tuple(self._outcomes), passed))
+
+    def fields(self, db: sqlite_utils.Database, records: list[RunRecord], cost: float | None) -> dict[str, Any]:
+        per_task = [sum(r.outcomes) / len(r.outcomes) for r in self.records if r.outcomes]
+        latencies = [r.latency_ms for r in records if r.latency_ms is not None]
+        tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
+        outliers: tuple[str, ...] = ()
+        if len(tokens) >= 4:
+            q1, q3 = _percentile(list(tokens.values()), 0.25), _percentile(list(tokens.values()), 0.75)
+            assert q1 is not None and q3 is not None
+            fence = q3 + OUTLIER_IQR * (q3 - q1)
+            outliers = tuple(rid for rid, t in sorted(tokens.items(), key=lambda kv: -kv[1]) if t > fence)
+        by_item: dict[str, list[_RecordOutcome]] = {}
+        for r in self.records:
+            by_item.setdefault(r.record.item_id, []).append(r)
+        repeats = min((len(v) for v in by_item.values()), default=0)
+        flipping = tuple(i for i, rs in by_item.items() if len({r.passed for r in rs if r.passed is not None}) > 1)
+        return {
+            "per_task_pass_rate": sum(per_task) / len(per_task) if per_task else None,
+            "by_type": {k: tuple(v) for k, v in sorted(self.by_type.items())},
+            "by_source": {k: tuple(v) for k, v in sorted(self.by_source.items())},
+            "by_scenario": {k: tuple(v) for k, v in sorted(self.by_scenario.items())},
+            "failure_modes": _failure_modes(db, [r.id for r in records]),
+            "mean_latency_ms": sum(latencies) / len(latencies) if latencies else None,
+            "mean_tokens_per_task": sum(tokens.values()) / len(tokens) if tokens else None,
+            "cost_per_task": None if cost is None or not records else cost / len(records),
+            "token_outliers": outliers,
+            "repeats": repeats,
+            "repeat_spread": _repeat_spread(by_item, repeats) if repeats >= MIN_REPEATS_FOR_SPREAD else {},
+            "flipping_items": flipping,
+            "evalset_sha256s": tuple(sorted({r.evalset_sha256 for r in records if r.evalset_sha256})),
+            "prompt_versions": tuple(sorted({r.prompt_version for r in records if r.prompt_version})),
+            "records_without_evalset": sum(1 for r in records if not r.evalset_sha256),
+            "truncated": sum(1 for r in records if error_cause(r.error) == "truncated"),
+        }
+
+
+def _mean_sd(xs: list[float]) -> tuple[float, float]:
+    m = sum(xs) / len(xs)
+    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+
+
+def _repeat_spread(by_item: dict[str, list[_RecordOutcome]], repeats: int) -> dict[str, tuple[float, float]]:
+    """Mean and sample SD (ddof=1) over repeats of each run-level rate. Repeat k is each item's k-th record in import
+    order; items with more records than the fewest contribute their first `repeats` only, so every repeat covers
+    the same items."""
+    metrics: dict[str, list[float]] = {"constraint_pass_rate": [], "per_task_pass_rate": [], "task_pass_rate": [],
+                                       "completion_rate": []}
+    for k in range(repeats):
+        rs = [v[k] for v in by_item.values()]
+        outcomes = [o for r in rs for o in r.outcomes]
+        per_task = [sum(r.outcomes) / len(r.outcomes) for r in rs if r.outcomes]
+        known = [r.passed for r in rs if r.passed is not None]
+        for name, value in (("constraint_pass_rate", _rate(sum(outcomes), len(outcomes))),
+                            ("per_task_pass_rate", sum(per_task) / len(per_task) if per_task else None),
+                            ("task_pass_rate", _rate(sum(known), len(known))),
+                            ("completion_rate", _rate(sum(1 for r in rs if r.record.error is None), len(rs)))):
+            if value is not None:
+                metrics[name].append(value)
+    return {name: _mean_sd(xs) for name, xs in metrics.items() if len(xs) == repeats}
+
+
+def _failure_modes(db: sqlite_utils.Database, record_ids: list[str]) -> dict[str, int]:
+    """Reviewers' failure-mode tags on the run's pairs whose standing label is `fail`: one count per pair, the first
+    reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s."""
+    ids = set(record_ids)
+    seen: dict[tuple[str, str], str] = {}
+    for row in current_labels(db):
+        pair = (row["run_record_id"], row["constraint_id"])
+        if pair[0] in ids and row["label"] == "fail" and pair not in seen:
+            seen[pair] = row.get("failure_mode") or "untagged"
+    return dict(Counter(seen.values()).most_common())
 
 
 def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem], labels: PairLabels) -> _RunData:
@@ -300,8 +429,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
     # correction is post-stratified by it (see ppi_pass_rate).
     strata_all: list[str] = []
     strata_lab: list[str] = []
+    extras = _Extras()
     for rec in records:
         item = items[rec.item_id]
+        extras.start(rec, item)
         tool_calls += len(rec.tool_calls)
         parse_fail += sum(1 for t in rec.tool_calls if is_tool_parse_failure(t.error))
         must_known, must_failed = False, False
@@ -327,6 +458,8 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
                 continue
             c_settled += 1
             c_passed += int(outcome)
+            extras.add(c, outcome, "mechanical" if c.check is not None else "human" if s is not None and s.source == "human"
+                       else "judge")
             human += int(s is not None and s.source == "human")
             if c.severity == "must":
                 must_known = True
@@ -336,6 +469,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         # An item passes a run when every record of it meets every settled `must` constraint.
         prev = item_pass.get(rec.item_id, True)
         this = (not must_failed) if must_known else None
+        extras.end(this)
         item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
     latencies = [r.latency_ms for r in records if r.latency_ms is not None]
     rounds = [r.rounds for r in records if r.rounds is not None]
@@ -371,6 +505,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         judge_corrected_method=None if corrected is None else corrected.method,
         judge_corrected_source=(None if corrected is None or labels.ppi_source is None
                                 else f"{labels.ppi_source[1]} · rubric {labels.ppi_source[0][:12]}"),
+        **extras.fields(db, records, cost),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()})
 
@@ -379,6 +514,15 @@ def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | No
               judge_model: str | None = None) -> RunStats:
     labels = pair_labels(db, [run_id], rubric_sha256=rubric_sha256, judge_model=judge_model)
     return _run_data(db, run_id, load_items(db), labels).stats
+
+
+def require_run(db: sqlite_utils.Database, run_id: str) -> set[str]:
+    """The record ids of run `run_id`; ValueError naming the project's runs when it has none (`--run-id` filters)."""
+    ids = {r[0] for r in db.execute("SELECT id FROM run_records WHERE run_id = ?", [run_id])}
+    if not ids:
+        known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
+        raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
+    return ids
 
 
 def list_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
@@ -544,6 +688,7 @@ class Comparison:
     b: RunStats
     items: tuple[ItemOutcome, ...]  # both_fail first (often a broken item), then only_a, only_b, both_pass, rest
     decision: Decision | None
+    warnings: tuple[Comparability, ...] = ()
 
     def bucket(self, name: str) -> list[ItemOutcome]:
         return [i for i in self.items if i.bucket == name]
@@ -559,12 +704,15 @@ class Comparison:
                 "switch": self.decision.switch, "status": self.decision.status,
                 "reasons": [r._asdict() for r in self.decision.reasons]},
             "difference": None if (d := rate_difference(self.a, self.b)) is None else d._asdict(),
+            "warnings": [w._asdict() for w in self.warnings],
         }
 
 
 def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None = None,
-                 rubric_sha256: str | None = None, judge_model: str | None = None) -> Comparison:
-    """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id."""
+                 rubric_sha256: str | None = None, judge_model: str | None = None,
+                 allow_prompt_change: bool = False) -> Comparison:
+    """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
+    thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
     items = load_items(db)
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
     da, dbb = _run_data(db, run_a, items, labels), _run_data(db, run_b, items, labels)
@@ -581,8 +729,14 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
         outcomes.append(ItemOutcome(item_id, bucket, pa, pb, da.item_failed.get(item_id, ()),
                                     dbb.item_failed.get(item_id, ())))
     outcomes.sort(key=lambda o: BUCKETS.index(o.bucket))  # stable: import order within a bucket
+    warnings = tuple(comparability(da.stats, dbb.stats, allow_prompt_change=allow_prompt_change))
     decision = decide(da.stats, dbb.stats, thresholds) if thresholds else None
-    return Comparison(da.stats, dbb.stats, tuple(outcomes), decision)
+    refusals = [w for w in warnings if w.refuses]
+    if decision is not None and refusals:
+        reasons = decision.reasons + tuple(Reason("comparable", 0.0, None, False, f"REFUSED: {w.text}", "fail")
+                                           for w in refusals)
+        decision = Decision(False, reasons, "don't switch")
+    return Comparison(da.stats, dbb.stats, tuple(outcomes), decision, warnings)
 
 
 def _ci(s: RunStats) -> str:
@@ -591,6 +745,48 @@ def _ci(s: RunStats) -> str:
     if s.judge_corrected_ci_low is None:
         return _pp(s.judge_corrected_pass_rate)
     return f"{_pp(s.judge_corrected_pass_rate)} [{_pp(s.judge_corrected_ci_low)}, {_pp(s.judge_corrected_ci_high)}]"
+
+
+def _share(t: tuple[int, int] | None) -> str:
+    return "-" if t is None else f"{_pp(_rate(t[0], t[1]))} of {t[1]}"
+
+
+def _spread(s: RunStats, key: str) -> str:
+    if key not in s.repeat_spread:
+        return "-"
+    mean, sd = s.repeat_spread[key]
+    return f"{100 * mean:.1f}% ± {100 * sd:.1f} (SD, {s.repeats} repeats)"
+
+
+class Comparability(NamedTuple):
+    """A reason the two runs may not be like with like. `refuses`: a switch verdict is refused over it."""
+
+    kind: str  # evalset | evalset_unknown | prompt_version
+    text: str
+    refuses: bool
+
+
+def comparability(a: RunStats, b: RunStats, *, allow_prompt_change: bool = False) -> list[Comparability]:
+    """Why the two runs may not be like with like: a different eval set (by the hash `judgecal run` stores on each
+    record) refuses a verdict; records without a hash only warn (imports carry none, so "unknown" is not "differs");
+    a different prompt version refuses unless `allow_prompt_change` (the comparison IS a prompt A/B)."""
+    out = []
+    if a.evalset_sha256s and b.evalset_sha256s and set(a.evalset_sha256s) != set(b.evalset_sha256s):
+        out.append(Comparability(
+            "evalset", f"the runs were made on different eval sets ({', '.join(h[:12] for h in a.evalset_sha256s)} vs "
+            f"{', '.join(h[:12] for h in b.evalset_sha256s)}): the rates are not over the same items", True))
+    elif a.records_without_evalset or b.records_without_evalset:
+        out.append(Comparability(
+            "evalset_unknown", f"{a.records_without_evalset + b.records_without_evalset} records carry no eval-set "
+            "hash (imported, not made by `judgecal run`): whether both runs used the same eval set is unknown", False))
+    if a.prompt_versions != b.prompt_versions:
+        out.append(Comparability(
+            "prompt_version", f"the runs differ in prompt version ({', '.join(a.prompt_versions) or 'none'} vs "
+            f"{', '.join(b.prompt_versions) or 'none'})" + (
+                ": compared as a prompt A/B (--allow-prompt-change)" if allow_prompt_change else
+                ": a model comparison is confounded by the prompt (--allow-prompt-change when the prompt is what "
+                "you compare)"), not allow_prompt_change))
+    return out
 
 
 def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
@@ -609,17 +805,29 @@ def format_comparison(c: Comparison) -> str:
          f"{_pp(b.structured_pass_rate)} of {b.structured_checked}"),
         ("constraint pass rate", f"{_pp(a.constraint_pass_rate)} of {a.constraints_settled}",
          f"{_pp(b.constraint_pass_rate)} of {b.constraints_settled}"),
+        ("  per-task mean", _pp(a.per_task_pass_rate), _pp(b.per_task_pass_rate)),
         ("  unjudged semantic constraints", str(a.constraints_unjudged), str(b.constraints_unjudged)),
         ("  settled by human labels", str(a.human_settled), str(b.human_settled)),
         ("judge-corrected pass rate", _ci(a), _ci(b)),
         ("mean rounds", _fmt(a.mean_rounds, ".2f"), _fmt(b.mean_rounds, ".2f")),
         ("input tokens (total)", str(a.input_tokens), str(b.input_tokens)),
         ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
+        ("tokens per task (mean)", _fmt(a.mean_tokens_per_task, ".0f"), _fmt(b.mean_tokens_per_task, ".0f")),
+        ("  token outliers (Tukey)", str(len(a.token_outliers)), str(len(b.token_outliers))),
+        ("truncated (finish_reason length)", str(a.truncated), str(b.truncated)),
+        ("mean latency", _fmt(a.mean_latency_ms, ".0f", " ms"), _fmt(b.mean_latency_ms, ".0f", " ms")),
         ("P50 latency", _fmt(a.p50_latency_ms, ".0f", " ms"), _fmt(b.p50_latency_ms, ".0f", " ms")),
         ("P95 latency", _fmt(a.p95_latency_ms, ".0f", " ms"), _fmt(b.p95_latency_ms, ".0f", " ms")),
         ("cost", _fmt(a.cost, ".4f") if a.cost is not None else "no price set",
          _fmt(b.cost, ".4f") if b.cost is not None else "no price set"),
+        ("cost per task", _fmt(a.cost_per_task, ".5f"), _fmt(b.cost_per_task, ".5f")),
     ]
+    for title, attr in (("pass rate by type", "by_type"), ("pass rate settled by", "by_source")):
+        for key in sorted(set(getattr(a, attr)) | set(getattr(b, attr))):
+            rows.append((f"{title}: {key}", _share(getattr(a, attr).get(key)), _share(getattr(b, attr).get(key))))
+    spread_keys = sorted(set(a.repeat_spread) | set(b.repeat_spread))
+    for key in spread_keys:
+        rows.append((f"over repeats: {key.replace('_', ' ')}", _spread(a, key), _spread(b, key)))
     diff = rate_difference(a, b)
     if diff is not None:
         rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
@@ -638,6 +846,21 @@ def format_comparison(c: Comparison) -> str:
             lines.append(f"{title}:")
             for o in group:
                 lines.append(f"  {o.item_id}  A failed: {', '.join(o.a_failed) or '-'}  B failed: {', '.join(o.b_failed) or '-'}")
+    scenarios = sorted(set(a.by_scenario) | set(b.by_scenario))
+    if len(scenarios) > 1:
+        lines.append("by scenario (constraint pass rate, A -> B):")
+        w = max(len(k) for k in scenarios)
+        lines += [f"  {k:<{w}}  {_share(a.by_scenario.get(k))} -> {_share(b.by_scenario.get(k))}" for k in scenarios]
+    modes = sorted(set(a.failure_modes) | set(b.failure_modes))
+    if modes:
+        lines.append("failure modes (reviewers' tags on failing pairs): " + "; ".join(
+            f"{k} {a.failure_modes.get(k, 0)} -> {b.failure_modes.get(k, 0)}" for k in modes))
+    for s in (a, b):
+        if s.flipping_items:
+            lines.append(f"{s.run_id}: items whose outcome flips between repeats: {', '.join(s.flipping_items)}")
+        if s.token_outliers:
+            lines.append(f"{s.run_id}: token outliers: {', '.join(s.token_outliers)}")
+    lines += [f"warning: {w.text}" for w in c.warnings]
     if c.decision is not None:
         lines.append("")
         lines.append("verdict: " + {"switch": "SWITCH to B", "undecided": "UNDECIDED (DON'T SWITCH yet)"}.get(
@@ -651,8 +874,9 @@ def format_comparison(c: Comparison) -> str:
 
 
 __all__ = [
-    "BLOCKED_LABELS", "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "Reason", "RunStats",
+    "BLOCKED_LABELS", "BUCKETS", "MIN_REPEATS_FOR_SPREAD", "THRESHOLD_KEYS", "Comparability", "Comparison",
+    "comparability", "Decision", "ItemOutcome", "Reason", "RunStats",
     "PairLabels", "Settled", "CorrectedRate", "RateDifference", "rate_difference", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
     "is_tool_parse_failure", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
-    "run_stats", "settled_labels",
+    "require_run", "run_stats", "settled_labels",
 ]

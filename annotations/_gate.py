@@ -23,11 +23,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import sqlite_utils
 
-from annotations._calibration import CalibrationReport, JudgeGroup, _clean, calibration_report
+from evalsets import PASS_FAIL
+from annotations._calibration import (
+    CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, counted_rules,
+    human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
+)
+from annotations._compare import constraint_passed, require_run
+from annotations._project import iter_runs, load_items
 
 #: Compared pairs a gated slice needs (`judgecal gate --min-n`). Below 30 the shown interval is labelled approximate
 #: (annotations.agreement.MIN_N_INTERVAL) and its coverage depends on the table's shape.
@@ -184,4 +190,193 @@ def format_gate(result: GateResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DEFAULT_MIN_N", "GATE_ON", "GateCheck", "GateResult", "format_gate", "latest_groups", "run_gate"]
+
+
+# --------------------------------------------------------------------------- the run gate (did this run regress?)
+
+#: What `run_pass_gate` can check (`judgecal gate --run`).
+RUN_GATE_KEYS = ("min_pass_rate", "min_check_pass_rate", "max_error_rate")
+
+
+class Rate(NamedTuple):
+    passed: int
+    total: int
+
+
+class TransferredRate(NamedTuple):
+    """A run's pass rate over its mechanical checks and its pass/fail semantic pairs, the semantic part corrected
+    with the judge's errors measured on its verification pairs (possibly of other runs): no new label needed."""
+
+    estimate: float
+    low: float
+    high: float
+    method: str
+    judge_model: str
+    rubric_sha256: str
+    rubric_label: str  # name vN
+    verified_on: str
+    n_semantic: int  # the run's pass/fail semantic pairs
+    n_judged: int  # ... judged by that version
+    n_verification: int  # counted human-labelled pairs the judge's errors are measured on
+    mechanical: Rate
+    verification_scope: str = ""  # whose outputs those pairs are
+
+
+def _mechanical(records: list[Any], items: dict[str, Any]) -> Rate:
+    """Passed / run mechanical checks of the records (a failed record fails them all, as in `compare`)."""
+    outcomes = [bool(constraint_passed(rec, c, None)) for rec in records for c in items[rec.item_id].constraints
+                if c.check is not None]
+    return Rate(sum(outcomes), len(outcomes))
+
+
+def _run_version(db: sqlite_utils.Database, run_pairs: set[Pair], rubric: str | None, model: str | None
+                 ) -> tuple[str, str, dict[Pair, Any]] | None:
+    """(judge model, rubric sha, verdicts) of the judge version the run gate reads: the latest version of each rubric
+    name per judge model that judged the run's pairs, the one that judged most of them (as
+    `judge_corrected_pass_rate` picks)."""
+    rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version FROM rubrics")}
+    best: dict[tuple[str, str], tuple[int, str, dict[Pair, Any]]] = {}
+    for (jm, sha), verdicts in load_verdicts(db, rubrics=match_rubrics(db, rubric), model=model).items():
+        mine = {p: v for p, v in verdicts.items() if p in run_pairs}
+        key = (jm, rubric_rows[sha][1])
+        if mine and (key not in best or rubric_rows[sha][2] > best[key][0]):
+            best[key] = (rubric_rows[sha][2], sha, mine)
+    if not best:
+        return None
+    (jm, _name), (_v, sha, verdicts) = max(best.items(), key=lambda kv: (len(kv[1][2]), kv[1][0]))
+    return jm, sha, verdicts
+
+
+def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str | None = None,
+                          model: str | None = None) -> tuple[TransferredRate | None, str]:
+    """The run gate's pass rate (see `TransferredRate`) and, when it is None, why.
+
+    PPI with the labelled pairs drawn from the judge version's verification (the counted random pairs with a blind
+    first label, judged by the same judge model × rubric version; for a revision only those labelled after it was
+    created, as in the calibration report) and the unlabelled ones being this run's pairs: theta = mean(judge on the
+    run) + post-stratified mean(human - judge on the verification pairs). This transfers the judge's error rates
+    from the verification pairs to the run, which is the assumption that lets a CI gate run without new labels; the
+    judge gate (`judgecal gate`) is what says those error rates are known well enough."""
+    records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
+    if not records:
+        raise ValueError(f"no run records with run_id {run_id!r}")
+    items = load_items(db)
+    mechanical = _mechanical(records, items)
+    mech = list(mechanical)
+    run_pairs = {(rec.id, c.id) for rec in records for c in items[rec.item_id].constraints
+                 if c.check is None and c.labels == PASS_FAIL}
+    if not run_pairs:
+        if not mech[1]:
+            return None, "the run has no mechanical check and no pass/fail semantic constraint"
+        r = mech[0] / mech[1]
+        return TransferredRate(r, r, r, "mechanical checks only", "", "", "", "", 0, 0, 0, mechanical), ""
+    chosen = _run_version(db, run_pairs, rubric, model)
+    if chosen is None:
+        return None, (f"none of the run's {len(run_pairs)} semantic pairs has been judged: judge the run "
+                      f"(`judgecal judge --run-id {run_id}`) with the verified rubric first")
+    jm, sha, verdicts = chosen
+    name, version, created, parent = db.execute(
+        "SELECT name, version, created_at, parent_sha256 FROM rubrics WHERE sha256 = ?", [sha]).fetchone()
+    label = f"{name} v{version}"
+    failed_records = {rec.id for rec in records if rec.failed}
+    # A failed record fails every constraint: it needs no judge (constraint_passed), so it is not "unjudged".
+    unjudged = sorted(p for p in run_pairs if p not in verdicts and p[0] not in failed_records)
+    if unjudged:
+        return None, (f"{jm} · {label} judged {len(run_pairs) - len(unjudged)} of the run's {len(run_pairs)} semantic "
+                      f"pairs: a pass rate over part of the run is not the run's; judge the rest (first missing: "
+                      f"{unjudged[0][0]} × {unjudged[0][1]})")
+    all_verdicts = load_verdicts(db, rubrics={sha}, model=jm).get((jm, sha), {})
+    labels_by_pair = human_labels_by_pair(db)
+    rules = counted_rules(db)
+    counted = frozenset(p for p, r in rules.items() if "random" in r)
+    pairs = [p for p in all_verdicts if p in labels_by_pair]
+    verified_on, fresh = _verification(sha, created, {sha: parent}, pairs, labels_by_pair, counted)
+    info = pair_info(db)
+    run_constraints = {p[1] for p in run_pairs}  # the strata: a pair of another constraint says nothing here
+    verification = [p for p in pairs if p in counted and (fresh is None or p in fresh) and p in info
+                    and info[p].labels == PASS_FAIL and p[1] in run_constraints]
+    # A judge's errors depend on what it reads (a constant "pass" judge is wrong exactly as often as the model under
+    # test fails): measure them on the same model(s) under test when their outputs were labelled, else say so.
+    models = {rec.model for rec in records}
+    same = [p for p in verification if info[p].model in models]
+    scope = f"outputs of {', '.join(sorted(models))}"
+    if not same:
+        scope = (f"outputs of other models ({', '.join(sorted({info[p].model for p in verification})) or 'none'}); "
+                 f"none of {', '.join(sorted(models))} is labelled, so the judge's errors are assumed to transfer")
+    verification = same or verification
+    judge_all, strata_all = [], []
+    for p in sorted(run_pairs):
+        judge_all.append(0.0 if p[0] in failed_records else ppi_prediction(verdicts[p].labels.values()))
+        strata_all.append(p[1])
+    judge_lab = [ppi_prediction(all_verdicts[p].labels.values()) for p in verification]
+    human_lab = [int(labels_by_pair[p][0]["label"] == "pass") for p in verification]
+    strata_lab = [p[1] for p in verification]
+    pr = ppi_pass_rate(run_id, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
+    if math.isnan(pr.ppi_estimate) or math.isnan(pr.ppi_ci_low):
+        return None, (f"the judge-corrected rate with {jm} · {label} is undefined ({pr.reason}); its verification "
+                      f"({verified_on}) has {len(verification)} labelled pass/fail pairs: label the random sample "
+                      "(`judgecal sample`, then review) and run the judge gate")
+    sem = len(run_pairs)
+    total = mech[1] + sem
+
+    def whole(x: float) -> float:
+        return (mech[0] + x * sem) / total
+
+    return TransferredRate(whole(pr.ppi_estimate), whole(pr.ppi_ci_low), whole(pr.ppi_ci_high), pr.method, jm, sha,
+                           label, verified_on, sem, len(verdicts), len(verification), mechanical, scope), ""
+
+
+def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: float | None = None,
+                  min_check_pass_rate: float | None = None, max_error_rate: float | None = None,
+                  rubric: str | None = None, model: str | None = None, on: str = "lower") -> GateResult:
+    """The run gate: did this run (a PR's agent) regress? Reads the run's mechanical checks and its judge-corrected
+    pass rate (`transferred_pass_rate`); never needs new labels, and never checks the judge itself (that is
+    `run_gate`, the judge gate: run both in CI). Raises ValueError for an unknown run id or no limit at all."""
+    if on not in GATE_ON:
+        raise ValueError(f"on must be one of {', '.join(GATE_ON)}, got {on!r}")
+    if min_pass_rate is None and min_check_pass_rate is None and max_error_rate is None:
+        raise ValueError("the run gate needs a limit: --min-pass-rate, --min-check-pass-rate or --max-error-rate")
+    require_run(db, run_id)
+    records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
+    where = f"run {run_id}"
+    checks: list[GateCheck] = []
+    if max_error_rate is not None:
+        errors = sum(1 for r in records if r.error is not None)
+        share = errors / len(records)
+        ok = share <= max_error_rate
+        checks.append(GateCheck(where, "errors", share, max_error_rate, ok,
+                                f"{errors} of {len(records)} records ended in an error: {share:.3f} "
+                                f"{'≤' if ok else '>'} {max_error_rate}"))
+    rate, why = transferred_pass_rate(db, run_id, rubric=rubric, model=model)
+    if min_check_pass_rate is not None:
+        mech = rate.mechanical if rate is not None else _mechanical(records, load_items(db))
+        if not mech.total:
+            checks.append(GateCheck(where, "checks", None, min_check_pass_rate, False,
+                                    "the run has no mechanical check to gate on"))
+        else:
+            value = mech.passed / mech.total
+            ok = value >= min_check_pass_rate
+            checks.append(GateCheck(where, "checks", value, min_check_pass_rate, ok,
+                                    f"{mech.passed} of {mech.total} mechanical checks passed: {value:.3f} "
+                                    f"{'≥' if ok else '<'} {min_check_pass_rate}"))
+    if min_pass_rate is not None:
+        if rate is None:
+            checks.append(GateCheck(where, "pass_rate", None, min_pass_rate, False, why))
+        else:
+            value = rate.estimate if on == "point" else rate.low
+            ok = value >= min_pass_rate
+            source = ("" if not rate.judge_model else
+                      f"; semantic pairs: {rate.n_semantic}, corrected with {rate.judge_model} · {rate.rubric_label} "
+                      f"({rate.rubric_sha256[:12]}), whose errors are measured on {rate.n_verification} labelled pairs "
+                      f"of its latest verification ({rate.verified_on}), {rate.verification_scope}")
+            checks.append(GateCheck(where, "pass_rate", value, min_pass_rate, ok,
+                                    f"pass rate {rate.estimate:.3f} [{rate.low:.3f}, {rate.high:.3f}] ({rate.method}; "
+                                    f"mechanical {rate.mechanical.passed}/{rate.mechanical.total}{source}): "
+                                    f"{_on_word(on)} {value:.3f} {'≥' if ok else '<'} {min_pass_rate}"))
+    return GateResult(tuple(checks))
+
+
+__all__ = [
+    "DEFAULT_MIN_N", "GATE_ON", "RUN_GATE_KEYS", "GateCheck", "GateResult", "TransferredRate", "format_gate",
+    "latest_groups", "run_gate", "run_pass_gate", "transferred_pass_rate",
+]

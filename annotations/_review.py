@@ -3,7 +3,9 @@
 Who gets a pair:
 - a ``random`` or ``targeted`` pair goes to whoever labels it first; it is done with one standing label;
 - an ``overlap`` pair (also a random pair) needs a second label from a different reviewer;
-- a reviewer never gets a pair they have a standing label on (after an undo, the pair is theirs to label again).
+- a reviewer never gets a pair they have a standing label on (after an undo, the pair is theirs to label again);
+- once pairs are assigned (`judgecal assign`, annotations._assign), a pair goes only to the reviewers holding its
+  slots (an overlap pair's second slot always to a different reviewer); the order below is unchanged.
 
 Order (`reviewer_order`): the random sample in each population's draw order (populations interleaved per reviewer),
 then targeted-only pairs (unstable judgements first); no reviewer's order depends on anyone else's. The order is built
@@ -27,7 +29,9 @@ import sqlite_utils
 
 from evalsets import Constraint, Step, ToolCall
 from evalsets._models import FailureMode
+from annotations._assign import assigned_reviewers, assignments_version, may_label
 from annotations._project import load_items, load_run
+from annotations._reasons import ReasonLine, reason_lines
 from annotations._labels import current_labels
 from annotations._sampling import Pair, draw_orders, population_key, sample_rules
 from annotations._store import now_iso, write
@@ -89,6 +93,8 @@ class JudgeView(NamedTuple):
     majority: str | None
     reasons: tuple[str, ...]
     errors: tuple[str, ...]
+    # identical repeat reasons once, each marked when it contradicts its label (annotations._reasons)
+    reason_lines: tuple[ReasonLine, ...] = ()
 
 
 class Reveal(NamedTuple):
@@ -102,7 +108,7 @@ class ReviewQueue:
     """One reviewer's walk through the sample (per session; keep it in st.session_state)."""
 
     reviewer: str
-    version: int
+    version: int | tuple[int, int]  # (samples_version, assignments_version) when the queue was built
     order: list[Pair]
     cursor: int = 0
     skipped: set[Pair] = field(default_factory=set)
@@ -164,7 +170,12 @@ def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
 
 def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
     reviewer = _check_reviewer(reviewer)
-    return ReviewQueue(reviewer, samples_version(db), reviewer_order(db, reviewer))
+    return ReviewQueue(reviewer, _queue_version(db), reviewer_order(db, reviewer))
+
+
+def _queue_version(db: sqlite_utils.Database) -> tuple[int, int]:
+    # A queue is rebuilt when the sample grows or an assignment moves a pair to (or away from) its reviewer.
+    return samples_version(db), assignments_version(db)
 
 
 def _standing(db: sqlite_utils.Database, pair: Pair) -> dict[str, dict[str, Any]]:
@@ -177,14 +188,13 @@ def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
 
 
 def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
-    """Whether `pair` still needs a label from `reviewer` (see the module docstring)."""
+    """Whether `pair` still needs a label from `reviewer` (see the module docstring); with an assignment, only
+    from a reviewer holding one of its slots, or an open slot nobody holds (`annotations._assign.may_label`)."""
     rules = _rules(db, pair)
     if not rules:
         return False
-    standing = _standing(db, pair)
-    if reviewer in standing:
-        return False
-    return len(standing) < (2 if "overlap" in rules else 1)
+    return may_label(reviewer, 2 if "overlap" in rules else 1, frozenset(_standing(db, pair)),
+                     assigned_reviewers(db, pair))
 
 
 def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
@@ -195,7 +205,7 @@ def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
         if is_open(db, queue.reviewer, pair):
             return pair
         queue.reopened.pop()
-    version = samples_version(db)
+    version = _queue_version(db)
     if version != queue.version:
         queue.order = reviewer_order(db, queue.reviewer)
         queue.version, queue.cursor = version, 0
@@ -327,6 +337,9 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
         [pair.run_record_id, pair.constraint_id],
     ):
         groups.setdefault((v["rubric_sha256"], v["judge_model"]), []).append(v)
+    row = db.execute("SELECT c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.id = ?"
+                     " WHERE r.id = ?", [pair.constraint_id, pair.run_record_id]).fetchone()
+    label_set = tuple(json.loads(row[0])) if row else ()
     views = []
     for (sha, judge_model), rows in groups.items():
         rows.sort(key=lambda v: v["repeat"])
@@ -336,6 +349,7 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
             majority_label([lab for lab in labels if lab is not None]),  # the one majority rule; a tie has none
             tuple(v["reason"] for v in rows if v["reason"]),
             tuple(f"{v['error']}: {v['error_detail']}" if v["error_detail"] else v["error"] for v in rows if v["error"]),
+            reason_lines(((v["label"], v["reason"]) for v in rows), label_set),
         ))
     others = tuple(
         {"reviewer": r, "label": row["label"], "note": row["note"], "failure_mode": row["failure_mode"]}

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import json
 import math
 from collections import Counter, defaultdict
 from typing import Any, Iterator, Literal, NamedTuple
@@ -342,11 +343,95 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         db.conn.executemany(
             "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
             " VALUES (?,?,?,?,?,?,?)", new_rows)
+        db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
+            "rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged,
+            "marks": list(_data_marks(db))})))
         db.conn.execute("DELETE FROM sample_strata")
         db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
                             " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", strata_rows)
     return SampleSummary(len(members), added["random"], added["targeted"], added["overlap"],
                          len(random_set), len(targeted_set), len(overlap_set))
+
+
+# The arguments of the last `draw_sample` and what the project held then, so the review queue can top the sample up
+# with the same rate, overlap and seed (`top_up_sample`) when verdicts or run records have arrived since.
+DRAW_SETTING = "last_sample_draw"
+
+
+class DrawSettings(NamedTuple):
+    rate: float
+    overlap: float
+    seed: int
+    include_unjudged: bool
+    marks: tuple[int, ...]  # `_data_marks` at the draw
+
+
+def _data_marks(db: sqlite_utils.Database) -> tuple[int, int, int]:
+    """Rows only ever get added to these tables: their largest row ids change exactly when data arrives. Three
+    O(1) look-ups (rowid b-tree ends), so a page rerun can ask."""
+    return tuple(db.execute(f"SELECT coalesce(max(rowid), 0) FROM {t}").fetchone()[0]
+                 for t in ("verdicts", "run_records", "constraints"))
+
+
+def last_draw(db: sqlite_utils.Database) -> DrawSettings | None:
+    """The settings of the last `draw_sample` (None when the sample was never drawn by this judgecal)."""
+    row = db.execute("SELECT value FROM settings WHERE key = ?", [DRAW_SETTING]).fetchone()
+    if row is None:
+        return None
+    d = json.loads(row[0])
+    return DrawSettings(float(d["rate"]), float(d["overlap"]), int(d["seed"]), bool(d["include_unjudged"]),
+                        tuple(d["marks"]))
+
+
+def sample_is_stale(db: sqlite_utils.Database) -> bool:
+    """Whether verdicts, run records or constraints arrived after the last draw: the stored quotas
+    (`quota_progress`) may then be short of what `coverage` and the gate compute."""
+    last = last_draw(db)
+    return last is not None and tuple(last.marks) != _data_marks(db)
+
+
+def top_up_sample(db: sqlite_utils.Database) -> SampleSummary | None:
+    """Draw again with the last draw's rate, overlap and seed when the sample is stale (None when it is not, or was
+    never drawn). The same function as `judgecal sample`, so the same draw order: it adds only what the new quotas
+    need, the next pairs of each population's committed order."""
+    last = last_draw(db)
+    if last is None or not sample_is_stale(db):
+        return None
+    return draw_sample(db, rate=last.rate, overlap=last.overlap, seed=last.seed,
+                       include_unjudged=last.include_unjudged)
+
+
+class ReviewProgress(NamedTuple):
+    """The Review page's progress line. Labels are counted per constraint × model population (every rubric
+    version's stratum of a population shares its draw order and counted prefix, so summing strata would count one
+    missing label once per version). `left` is the number of labels still missing (what the gate's coverage lines
+    add up to); `strata_need_judge` counts rubric-version strata that have not judged their whole population (no
+    label fixes those: `judgecal judge`)."""
+
+    needed: int
+    done: int
+    strata_ok: int
+    strata: int
+    strata_need_judge: int
+    stale: bool
+
+    @property
+    def left(self) -> int:
+        return self.needed - self.done
+
+
+def review_progress(db: sqlite_utils.Database, rows: list[StratumCoverage] | None = None) -> ReviewProgress:
+    """Progress of the review sample from `quota_progress` (pass its rows if already read), per population."""
+    rows = quota_progress(db) if rows is None else rows
+    needed: dict[tuple[str, str], int] = {}
+    done: dict[tuple[str, str], int] = {}
+    for r in rows:
+        key = (r.constraint_id, r.model)
+        needed[key] = max(needed.get(key, 0), r.needed)
+        done[key] = max(done.get(key, 0), r.labelled)
+    return ReviewProgress(sum(needed.values()), sum(min(done[k], needed[k]) for k in needed),
+                          sum(r.ok for r in rows), len(rows), sum(r.unjudged > 0 for r in rows),
+                          sample_is_stale(db))
 
 
 def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,

@@ -552,3 +552,27 @@ def _m005_batch_leases(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("005_batch_leases", _m005_batch_leases),)
+
+
+def _m008_assignments(db: sqlite_utils.Database) -> None:
+    # assignments: who labels which sampled pair (issue 12.4). Rows are only appended (history kept, like labels);
+    # the latest row per (pair, slot) stands. Slot 1 is a pair's first label, slot 2 an overlap pair's second label,
+    # always a different reviewer. Assignment decides only who gets a pair, never which pairs count.
+    _execute_script(db,
+        """
+        CREATE TABLE assignments (
+            id INTEGER PRIMARY KEY,
+            run_record_id TEXT NOT NULL REFERENCES run_records(id),
+            constraint_id TEXT NOT NULL,
+            slot INTEGER NOT NULL CHECK (slot IN (1, 2)),
+            reviewer TEXT NOT NULL,
+            method TEXT NOT NULL,      -- round-robin | constraint | label (a label given before the assignment)
+            assigned_at TEXT NOT NULL
+        );
+        CREATE INDEX assignments_pair ON assignments(run_record_id, constraint_id, slot, id);
+        CREATE INDEX assignments_reviewer ON assignments(reviewer);
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("008_assignments", _m008_assignments),)

@@ -202,7 +202,8 @@ def _card(d: Disagreement, key: str) -> None:
         judged = d.judge_label or "no majority (repeats tie)"
         left.text(f"Judge: {judged}  repeats: {', '.join(l or 'error' for l in d.repeat_labels)}  "
                   f"flipped: {fmt_pct(d.flip_share)}")
-        left.text(f"Reason: {d.judge_reason or '–'}")
+        left.text(f"Reason: {d.judge_reason or '–'}" + ("   ⚠ contradicts the label" if ann.reason_contradicts(
+            d.judge_label, d.judge_reason, ann.label_set_for(d.judge_label, d.human_label)) else ""))
         right.text(f"Human ({d.reviewer}): {d.human_label}"
                    + (f"  failure mode: {d.failure_mode}" if d.failure_mode else ""))
         right.text(f"Note: {d.human_note or '–'}")

@@ -48,16 +48,30 @@ def _on_skip(pair: ann.Pair) -> None:
     ann.skip(st.session_state[QUEUE_KEY], pair)
 
 
-def _render_progress(rows: list[ann.StratumCoverage]) -> None:
+def _on_top_up() -> None:
+    with ann.unit_of_work(db_path()) as db:
+        ann.top_up_sample(db)
+
+
+def _render_progress(rows: list[ann.StratumCoverage], review: ann.ReviewProgress,
+                     mine: ann.ReviewerProgress | None, overlap: ann.OverlapProgress) -> None:
+    if mine is not None:
+        st.caption(f"Assigned to you: {mine.done} of {mine.assigned} done · {mine.left} left"
+                   + (f" (of which {mine.overlap_assigned - mine.overlap_done} overlap pairs)"
+                      if mine.overlap_assigned > mine.overlap_done else ""))
     if not rows:
         st.info("Nothing is sampled for review yet. Run `judgecal sample` (the demo does it for you).")
         return
-    needed = sum(r.needed for r in rows)
-    done = sum(min(r.labelled, r.needed) for r in rows)
-    left = needed - done
-    st.progress(done / needed if needed else 1.0,
-                text=f"Quota: {done} of {needed} random-sample labels · {left} left · "
-                     f"{sum(r.ok for r in rows)} of {len(rows)} strata done")
+    st.progress(review.done / review.needed if review.needed else 1.0,
+                text=f"Quota: {review.done} of {review.needed} random-sample labels · {review.left} left · "
+                     f"{review.strata_ok} of {review.strata} strata done · human–human overlap: {overlap.done} of "
+                     f"{overlap.target} pairs with two blind labels")
+    if review.strata_need_judge:
+        st.caption(f"{review.strata_need_judge} strata cannot be done by labelling: their rubric version has not "
+                   "judged every pair of its constraint × model; run `judgecal judge --rubric NAME` on all pairs.")
+    if review.stale:
+        st.caption("Verdicts or run records arrived after the sample was drawn: the quota shown is as of that draw.")
+        st.button("Top up the sample now", key="top_up", on_click=_on_top_up)
     with st.expander("Quota per stratum (constraint · model · rubric)"):
         for r in sorted(rows, key=lambda r: (r.ok, -r.left, r.stratum))[:MAX_STRATA_SHOWN]:
             st.progress(r.fraction, text=md_escape(f"{r.stratum}: {r.labelled} of {r.needed} ({r.judged} pairs)"))
@@ -117,6 +131,13 @@ def _render_labelling(name: str, card: ann.ReviewCard) -> None:
         st.text(card.guidelines)
 
 
+def reason_text(view: ann.JudgeView) -> list[str]:
+    """The judge's reasons as plain-text lines: identical repeats once (×n), a reason that contradicts its label
+    marked (the rule: annotations._reasons)."""
+    return [f"Reason{f' (×{r.count})' if r.count > 1 else ''}: {r.reason}"
+            + (f"   ⚠ contradicts the label {r.label}" if r.contradicts else "") for r in view.reason_lines]
+
+
 def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...]) -> None:
     mine = shown.mine
     pair = mine.pair
@@ -131,8 +152,8 @@ def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...]) -> Non
             if judge.is_demo_quality(v.judge_model):
                 st.caption(md_escape(judge.DEMO_QUALITY_WARNING))
             st.text(f"Judge: {v.majority or 'no majority'}   repeats: {', '.join(l or 'error' for l in v.labels)}")
-            for reason in v.reasons[:3]:
-                st.text(f"Reason: {reason}")
+            for line in reason_text(v):
+                st.text(line)
             for error in v.errors:
                 st.text(f"Error: {error}")
         for other in shown.others:
@@ -158,9 +179,14 @@ if not name:
 with ann.unit_of_work(db_path()) as db:
     queue = st.session_state.get(QUEUE_KEY)
     if queue is None or queue.reviewer != name:
+        ann.top_up_sample(db)  # the queue opens on a sample that matches the current verdicts (issue 12.7)
         queue = st.session_state[QUEUE_KEY] = ann.open_queue(db, name)
     pair = ann.next_pair(db, queue)
+    if pair is None and ann.top_up_sample(db) is not None:
+        pair = ann.next_pair(db, queue)
     progress = ann.quota_progress(db)
+    review = ann.review_progress(db, progress)
+    mine, overlap = ann.reviewer_progress(db, name), ann.overlap_progress(db)
     card = ann.review_card(db, pair) if pair else None
     last = st.session_state.get(LAST_KEY)
     shown = None
@@ -168,12 +194,17 @@ with ann.unit_of_work(db_path()) as db:
         shown = ann.reveal(db, name, last.pair)
         last_labels = ann.review_card(db, last.pair).constraint.labels
 
-_render_progress(progress)
+_render_progress(progress, review, mine, overlap)
 if shown is not None:
     _render_reveal(name, shown, last_labels)
 else:
     st.button("Undo last label", key="undo", shortcut="U", on_click=_on_undo)
 
+if card is None and review.left:
+    st.info(f"Nothing left in your queue, {md_escape(name)}. {review.left} random-sample labels are still missing: "
+            "their pairs are assigned to other reviewers (`judgecal assign` lists who holds what) or wait for a "
+            "second reviewer.")
+    st.stop()
 if card is None:
     st.success(f"Nothing left in your queue, {md_escape(name)}. Thank you! New pairs arrive when `judgecal sample` draws more.")
     st.stop()

@@ -1,7 +1,9 @@
 """Eval sets and run records: schemas, file I/O, the mechanical checker registry and metrics."""
 
 from evalsets._models import (
+    LABEL_DEFINITIONS,
     LABEL_SETS,
+    label_definitions,
     PASS_FAIL,
     Check,
     Constraint,
@@ -49,7 +51,7 @@ from evalsets._ifeval_files import (  # noqa: E402
 default_registry()
 
 __all__ = [
-    "LABEL_SETS", "PASS_FAIL", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
+    "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
     "canonical_json", "evalset_sha256", "item_sha256",
     "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",

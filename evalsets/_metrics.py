@@ -23,6 +23,7 @@ REQUIRED_COLUMNS = (
 # Failed checks that carry no failure mode are counted under this key.
 UNLABELLED = "unlabelled"
 PROCESS = "process"
+NICE = "nice"
 
 
 class CheckRow(NamedTuple):
@@ -54,7 +55,11 @@ class CheckMetrics:
     """Check metrics for one model (or for all models together, under the key `ALL`).
 
     - `pass_rate`: passed checks / checks.
-    - `all_pass_rate`: run records whose every checked constraint passed / run records.
+    - `all_pass_rate`: run records whose every checked constraint passed / run records. A failed `nice`
+      constraint never fails a record (seed 000: nice-to-haves are reported, not required); it still counts in
+      `pass_rate`, `by_severity` and the failure modes.
+    - `per_task_pass_rate`: the mean over run records of each record's own pass rate (every checked constraint),
+      beside the pooled `pass_rate`, which weights a record by how many constraints it has.
     - `by_type`, `by_severity`: passed / total checks per constraint type and per severity.
     - `failure_modes`: failed checks per failure mode (`UNLABELLED` when a failed check has none).
     - `step_deviation_rate`: bad steps summed over checks of `process` constraints / steps of all trajectory run
@@ -73,6 +78,7 @@ class CheckMetrics:
     failure_modes: dict[str, int]
     n_bad_steps: int
     n_steps: int
+    per_task_pass_rate: float = math.nan
 
     @property
     def pass_rate(self) -> float:
@@ -143,7 +149,9 @@ def _rates(df: pd.DataFrame, by: str) -> dict[str, Rate]:
 
 
 def _summarise(df: pd.DataFrame, model: str) -> CheckMetrics:
-    all_pass = df.groupby("run_record_id")["passed"].all()
+    # `passed | nice`: a failed nice-to-have does not fail the record
+    all_pass = (df["passed"] | (df["severity"] == NICE)).groupby(df["run_record_id"]).all()
+    per_task = df.groupby("run_record_id")["passed"].mean()
     failed = df.loc[~df["passed"], "failure_mode"].fillna(UNLABELLED).astype(str)
     modes = failed.value_counts()
     steps = df.drop_duplicates("run_record_id")["n_steps"].sum()
@@ -159,6 +167,7 @@ def _summarise(df: pd.DataFrame, model: str) -> CheckMetrics:
         failure_modes={str(k): int(v) for k, v in sorted(modes.items(), key=lambda kv: (-kv[1], kv[0]))},
         n_bad_steps=int(df.loc[df["constraint_type"] == PROCESS, "bad_steps"].sum()),
         n_steps=int(steps),
+        per_task_pass_rate=float(per_task.mean()),
     )
 
 
@@ -196,8 +205,8 @@ def format_metrics(metrics: dict[str, CheckMetrics]) -> str:
     """A plain-text report of `compute_metrics` output: overview, pass rate by type and severity, failure modes."""
     ms = list(metrics.values())
     overview = _table(
-        ["model", "records", "checks", "pass rate", "all-pass", "step deviation"],
-        [[m.model, str(m.n_records), str(m.n_checks), _cell(Rate(m.n_passed, m.n_checks)),
+        ["model", "records", "checks", "pass rate", "per-task mean", "all-pass", "step deviation"],
+        [[m.model, str(m.n_records), str(m.n_checks), _cell(Rate(m.n_passed, m.n_checks)), _pct(m.per_task_pass_rate),
           _cell(Rate(m.n_records_all_pass, m.n_records)),
           "n/a" if not m.n_steps else f"{_pct(m.step_deviation_rate)} ({m.n_bad_steps}/{m.n_steps})"] for m in ms],
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import annotations as ann
 from annotations._calibration import calibration_report
 from annotations._calibration_text import format_report
-from annotations._gate import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate
+from annotations._gate import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate, run_pass_gate
 from annotations._llmbar import import_llmbar
 from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
 from evalsets._io import read_text_file
@@ -66,6 +66,13 @@ def cmd_report(args: argparse.Namespace) -> str:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
+    if args.run is not None:
+        return _cmd_run_gate(args)
+    if args.min_kappa is None:
+        raise CommandError("gate: --min-kappa is required for the judge gate (or give --run RUN_ID for the run gate)")
+    for flag in ("min_check_pass_rate", "max_error_rate"):
+        if getattr(args, flag) is not None:
+            raise CommandError(f"gate: --{flag.replace('_', '-')} belongs to the run gate (--run RUN_ID)")
     try:
         with ann.unit_of_work(args.db, readonly=True) as db:
             result = run_gate(db, min_kappa=args.min_kappa, min_coverage=args.min_coverage,
@@ -77,6 +84,23 @@ def cmd_gate(args: argparse.Namespace) -> int:
         say(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
         say(format_gate(result))
+    return 0 if result.passed else 1
+
+
+def _cmd_run_gate(args: argparse.Namespace) -> int:
+    """`gate --run`: did this run regress? Mechanical checks and the judge-corrected pass rate; no new labels."""
+    judge_only = [f for f, v in (("--min-kappa", args.min_kappa), ("--constraint", args.constraint)) if v]
+    if judge_only:
+        raise CommandError(f"gate --run: {', '.join(judge_only)} belong(s) to the judge gate (`judgecal gate` "
+                           "without --run); run both gates as two CI steps")
+    try:
+        with ann.unit_of_work(args.db, readonly=True) as db:
+            result = run_pass_gate(db, args.run, min_pass_rate=args.min_pass_rate,
+                                   min_check_pass_rate=args.min_check_pass_rate, max_error_rate=args.max_error_rate,
+                                   rubric=args.rubric, model=args.model, on=args.on)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    say(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if args.json else format_gate(result))
     return 0 if result.passed else 1
 
 
@@ -104,12 +128,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("gate", help="CI gate: exit 0 when review coverage, kappa (and pass rate) meet the "
-                                    "thresholds, 1 otherwise; a stratum below the quota always fails")
+                                    "thresholds, 1 otherwise; a stratum below the quota always fails. With --run: "
+                                    "the run gate (did this run regress?), which needs no new labels")
     _filters(p)
-    p.add_argument("--min-kappa", type=kappa_threshold, required=True, help="minimum judge-vs-human kappa")
+    p.add_argument("--min-kappa", type=kappa_threshold,
+                   help="minimum judge-vs-human kappa (required by the judge gate, refused with --run)")
+    p.add_argument("--run", "--run-id", dest="run", metavar="RUN_ID",
+                   help="the run gate: gate this run's mechanical checks and judge-corrected pass rate (the judge's "
+                        "latest verification named) instead of the judge; needs at least one limit")
+    p.add_argument("--min-check-pass-rate", type=fraction, help="run gate: minimum mechanical check pass rate")
+    p.add_argument("--max-error-rate", type=fraction, help="run gate: maximum share of records ending in an error")
     p.add_argument("--min-coverage", type=positive_fraction, default=0.10,
                    help="minimum share of each stratum labelled in the random sample (default 0.10)")
-    p.add_argument("--min-pass-rate", type=fraction, help="minimum judge-corrected pass rate of each model under test")
+    p.add_argument("--min-pass-rate", type=fraction, help="minimum judge-corrected pass rate of each model under "
+                                                          "test (with --run: of the run, mechanical checks included)")
     p.add_argument("--on", choices=GATE_ON, default="lower",
                    help="compare the lower 95%% confidence bound (default) or the point estimate with the thresholds")
     p.add_argument("--min-n", type=_min_n, default=DEFAULT_MIN_N,

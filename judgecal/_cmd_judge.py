@@ -22,6 +22,7 @@ from judge import (
     OpenAIBackend,
     Rubric,
     shipped_rubric,
+    shipped_versions,
 )
 from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
@@ -75,6 +76,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         result = jobs.judge_pairs(
             args.db, backend, rubric=args.rubric, repeats=args.repeats, concurrency=args.concurrency,
             constraint=args.constraint, only_labelled=args.only_labelled, limit=args.limit, progress=not args.quiet,
+            run_id=args.run_id,
             grace_s=stop_grace_s(args), on_start=started, on_stop=acknowledge_stop("requests"))
     except jobs.JobError as exc:
         raise CommandError(str(exc)) from None
@@ -114,8 +116,7 @@ def _import_verdicts(db_path: Path, file: Path) -> str:
     shas = {r.rubric_sha256 for r in parsed.rows}
     with ann.unit_of_work(db_path) as db, ann.write(db):
         # Verdicts of a shipped rubric (the demo's, or any judgecal user's) bring its real template along.
-        for name in SHIPPED:
-            rubric = shipped_rubric(name)
+        for rubric in shipped_versions():  # oldest first: versions are numbered in the order stored
             if rubric.sha256 in shas:
                 av.store_rubric(db, rubric.name, rubric.template, rubric.sha256, rubric.note)
         s = av.import_verdicts(db, parsed)
@@ -146,6 +147,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")
+    p.add_argument("--run-id", metavar="RUN_ID", help="only the pairs of this run's records")
     p.add_argument("--only-labelled", action="store_true", help="only pairs that have a human label")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N pairs (in import order)")
     p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")

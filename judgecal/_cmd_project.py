@@ -7,6 +7,7 @@ from pathlib import Path
 
 import annotations as ann
 import evalsets
+from annotations._compare import require_run
 from evalsets import write_jsonl
 from judgecal._args import CommandError, port, say
 from judgecal._transfer import IMPORTERS, import_evalset, import_runs
@@ -39,8 +40,14 @@ def cmd_demo(args: argparse.Namespace) -> str:
 
 def cmd_check(args: argparse.Namespace) -> str:
     with ann.unit_of_work(args.db) as db:
+        in_run = None
+        if args.run_id is not None:
+            try:
+                in_run = require_run(db, args.run_id)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
         n = ann.run_checks(db)
-        rows = list(ann.check_rows(db))
+        rows = [r for r in ann.check_rows(db) if in_run is None or r["run_record_id"] in in_run]
     if not rows:
         return "no mechanical checks to run (import an eval set with checks and run records first)"
     metrics = evalsets.compute_metrics(rows)
@@ -100,6 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("check", help="run the mechanical checks on all run records; print metrics")
+    p.add_argument("--run-id", metavar="RUN_ID", help="print the metrics of this run's records only (all are checked)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("ifeval", help="score an IFEval-format file with the official IFEval semantics")

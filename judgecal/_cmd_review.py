@@ -1,11 +1,12 @@
-"""Review commands: `judgecal sample` draws (or tops up) the review sample and prints coverage per stratum."""
+"""Review commands: `judgecal sample` draws (or tops up) the review sample and prints coverage per stratum;
+`judgecal assign` hands its pairs to reviewers and prints each reviewer's progress."""
 
 from __future__ import annotations
 
 import argparse
 
 import annotations as ann
-from judgecal._args import fraction, positive_fraction
+from judgecal._args import CommandError, fraction, positive_fraction
 
 
 def format_coverage(rows: list[ann.StratumCoverage]) -> str:
@@ -31,6 +32,37 @@ def cmd_sample(args: argparse.Namespace) -> str:
     )
 
 
+def format_assignment(progress: list[ann.ReviewerProgress], overlap: ann.OverlapProgress) -> str:
+    lines = ["no pairs are assigned yet: `judgecal assign --reviewers a,b,c`"] if not progress else []
+    if progress:
+        width = max(8, *(len(p.reviewer) for p in progress))
+        lines.append(f"{'reviewer':<{width}}  assigned  done  left  overlap (done)")
+        for p in progress:
+            lines.append(f"{p.reviewer:<{width}}  {p.assigned:>8}  {p.done:>4}  {p.left:>4}  "
+                         f"{p.overlap_assigned:>7} ({p.overlap_done})")
+    lines.append(f"human–human overlap: {overlap.done} of {overlap.target} overlap pairs carry blind labels of two "
+                 "different reviewers")
+    return "\n".join(lines)
+
+
+def cmd_assign(args: argparse.Namespace) -> str:
+    if args.reviewers is None and (args.reassign or args.by != "round-robin"):
+        raise CommandError("--reassign and --by need --reviewers (without it, assign only prints the progress)")
+    with ann.unit_of_work(args.db, readonly=args.reviewers is None) as db:
+        head = ""
+        if args.reviewers is not None:
+            if not db.execute("SELECT 1 FROM samples LIMIT 1").fetchone():
+                raise CommandError("nothing is sampled for review yet: run `judgecal sample` first")
+            try:
+                s = ann.assign(db, args.reviewers.split(","), by=args.by, reassign=args.reassign)
+            except ann.AssignmentError as exc:
+                raise CommandError(str(exc)) from None
+            head = (f"{s.method}: {s.assigned} slots assigned to {', '.join(s.reviewers)}; {s.kept} open slots kept "
+                    f"their reviewer" + (f"; {s.unassigned} open slots left to anyone (every named reviewer already "
+                                         "labelled those pairs)" if s.unassigned else "") + "\n\n")
+        return head + format_assignment(ann.assignment_progress(db), ann.overlap_progress(db))
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sample",
@@ -45,3 +77,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judged-only", action="store_true",
                    help="do not sample pairs that no rubric has judged yet (stratum …|unjudged)")
     p.set_defaults(func=cmd_sample)
+
+    a = sub.add_parser(
+        "assign",
+        help="hand the review sample's pairs to reviewers (round-robin or by constraint; an overlap pair's second "
+             "label always to a different reviewer) and print each reviewer's progress; without --reviewers only "
+             "the progress",
+    )
+    a.add_argument("--reviewers", metavar="A,B,C", help="comma-separated reviewer names to assign open pairs to")
+    a.add_argument("--by", choices=ann.ASSIGN_METHODS, default="round-robin",
+                   help="round-robin: deal each population's pairs in draw order; constraint: one reviewer per "
+                        "constraint id (default round-robin)")
+    a.add_argument("--reassign", action="store_true",
+                   help="also move open slots that are assigned but not yet labelled to the named reviewers")
+    a.set_defaults(func=cmd_assign)

@@ -104,7 +104,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             err=True)
 
     try:
-        result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, limit=args.limit, on_start=started,
+        result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, tags=args.tag, limit=args.limit,
+                                  on_start=started,
                                   on_record=None if args.quiet else _progress(), grace_s=args.timeout,
                                   on_stop=acknowledge_stop("tasks"))
     except jobs.JobError as exc:
@@ -135,7 +136,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 raise CommandError("compare needs two run ids: RUN_A (current) RUN_B (candidate)")
             thresholds = ann.read_thresholds(args.thresholds) if args.thresholds else None
             comparison = ann.compare_runs(db, *args.runs_ids, thresholds=thresholds,
-                                          rubric_sha256=args.rubric_sha256, judge_model=args.judge_model)
+                                          rubric_sha256=args.rubric_sha256, judge_model=args.judge_model,
+                                          allow_prompt_change=args.allow_prompt_change)
         except (ValueError, OSError) as exc:
             raise CommandError(str(exc)) from None
     if args.json:
@@ -171,6 +173,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=positive_int, default=1, metavar="N", help="runs of each item (default 1; 5 for the "
                    "boundary report's reproducibility)")
     p.add_argument("--item", action="append", metavar="ID", help="only this item (repeatable)")
+    p.add_argument("--tag", action="append", metavar="TAG",
+                   help="only items with this tag, e.g. boundary:tool_overreach to re-run one boundary category "
+                        "(repeatable: any of them)")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N items (in import order)")
     p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
     p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")
@@ -199,4 +204,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"with --boundary: runs expected per case (default {ann.DEFAULT_EXPECTED_RUNS})")
     p.add_argument("--rubric-sha256", metavar="SHA", help="judge labels from this rubric version only")
     p.add_argument("--judge-model", metavar="MODEL", help="judge labels from this judge model only")
+    p.add_argument("--allow-prompt-change", action="store_true",
+                   help="the runs' prompt versions may differ (a prompt A/B): no refusal under --thresholds")
     p.set_defaults(func=cmd_compare)

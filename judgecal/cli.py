@@ -40,6 +40,7 @@ READ, UPDATE, CREATE = "read", "update", "create"
 PROJECT_ACCESS: dict[str, str | Callable[[argparse.Namespace], str]] = {
     "report": READ, "gate": READ, "export": READ, "compare": READ,
     "price": lambda a: READ if a.model is None else UPDATE,
+    "assign": lambda a: READ if a.reviewers is None else UPDATE,
     "check": UPDATE, "sample": UPDATE, "judge": UPDATE, "run": UPDATE, "app": UPDATE,
     "demo": CREATE, "import": CREATE,
 }

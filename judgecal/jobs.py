@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import annotations as ann
 from annotations import _verdicts as av
+from annotations._compare import require_run
 from annotations._writer import WriterError
 from evalsets import EvalItem, RunRecord
 from judge import (
@@ -165,7 +166,7 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
                 constraint: str | None = None, only_labelled: bool = False, limit: int | None = None,
                 progress: Progress | bool | None = None, grace_s: float | None = None,
                 on_start: Callable[[str, int, Rubric, int], None] | None = None,
-                on_stop: Callable[[int], None] | None = None) -> JudgeResult:
+                on_stop: Callable[[int], None] | None = None, run_id: str | None = None) -> JudgeResult:
     """Judge every (run record, semantic constraint) pair of the project `repeats` times as one batch; verdicts
     already stored are not asked again, pairs another running batch holds are left to it.
 
@@ -177,9 +178,17 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
         raise JobError("repeats and concurrency must be at least 1")
     db_path = Path(db_path)
     with ann.unit_of_work(db_path) as db:
+        in_run = None
+        if run_id is not None:  # `run_id`: only that run's pairs; checked before anything is stored
+            try:
+                in_run = require_run(db, run_id)
+            except ValueError as exc:
+                raise JobError(str(exc)) from None
         chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
         stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
         pairs = list(ann.semantic_pairs(db, constraint_id=constraint))
+        if in_run is not None:
+            pairs = [p for p in pairs if p[0].id in in_run]
         if only_labelled:
             labelled = {(r["run_record_id"], r["constraint_id"]) for r in ann.current_labels(db)}
             pairs = [p for p in pairs if (p[0].id, p[2].id) in labelled]
@@ -190,6 +199,7 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
         "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
         "repeats": repeats, "concurrency": concurrency, "constraint": constraint,
         "only_labelled": only_labelled, "limit": limit, "pairs": len(pairs),
+        **({"run_id": run_id} if run_id is not None else {}),
     }
     with batch(db_path, settings, kind="judge") as b:
         if on_start is not None:
@@ -220,8 +230,9 @@ class RunResult(NamedTuple):
 def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, item_ids: Sequence[str] | None = None,
                 limit: int | None = None, on_start: Callable[[str, int], None] | None = None,
                 on_record: Callable[[RunRecord, RunSummary], None] | None = None, grace_s: float | None = None,
-                on_stop: Callable[[int], None] | None = None) -> RunResult:
-    """Put the project's eval items (or `item_ids`, or the first `limit`) to the model as one batch under
+                on_stop: Callable[[int], None] | None = None, tags: Sequence[str] | None = None) -> RunResult:
+    """Put the project's eval items (or `item_ids`, or those carrying any of `tags`, e.g. one boundary category
+    `boundary:tool_overreach`; or the first `limit`) to the model as one batch under
     `settings.run_id`; stored tasks are skipped (resume). Mechanical checks run on the new records at the end.
     Errors and callbacks as `judge_pairs`."""
     db_path = Path(db_path)
@@ -231,6 +242,12 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
         if item_ids and len(items) != len(set(item_ids)):
             missing = sorted(set(item_ids) - {i.id for i in items})
             raise JobError(f"no eval item(s) {', '.join(missing)} in the project")
+        if tags:
+            known = sorted({t for i in items for t in i.tags})
+            items = [i for i in items if set(i.tags) & set(tags)]
+            if not items:
+                raise JobError(f"no eval item tagged {' or '.join(tags)}; tags in the project: "
+                               f"{', '.join(known) or 'none'}")
         if limit is not None:
             items = items[:limit]
         other = [m for m in ann.models_in_run(db, settings.run_id) if m != model]

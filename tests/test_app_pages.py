@@ -69,7 +69,7 @@ def test_review_labels_by_button_blind_then_revealed(project_db, monkeypatch):
     assert (saved["reviewer"], saved["event"], saved["label"], saved["blind"]) == ("ann", "label", "fail", 1)
     assert saved["rubric_version_seen"] == RUBRIC_SHA and saved["seconds_spent"] >= 0
     after = "\n".join(_texts(at))
-    assert "Judge: pass" in after and "Reason: judge says pass" in after
+    assert "Judge: pass" in after and "Reason (×3): judge says pass" in after  # issue 12.9: identical repeats once
     # the next pair is served, still blind
     assert at.button(key="label_1") is not None
     # change the revealed label: a second event, history kept

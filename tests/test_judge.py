@@ -20,6 +20,7 @@ from judge import (
     Rubric,
     parse_answer,
     run_batch,
+    rubric_sha256,
     shipped_rubric,
     verdict_json_schema,
 )
@@ -413,6 +414,9 @@ def test_consistency_majority_ties_and_flips(project: Path) -> None:
 DEMO = Path(__file__).resolve().parents[1] / "data"
 
 
+STRICT_V1 = "71497671efa846e63c37e605c2f14d35c5356477d6b8579aa7b9c771f8363e84"
+
+
 @pytest.mark.skipif(not (DEMO / "demo_verdicts.jsonl").exists(), reason="data/demo_verdicts.jsonl not generated yet")
 def test_demo_verdicts_come_from_a_recorded_offline_run(tmp_path: Path) -> None:
     db = tmp_path / "demo.db"
@@ -422,8 +426,11 @@ def test_demo_verdicts_come_from_a_recorded_offline_run(tmp_path: Path) -> None:
         pairs = list(ann.semantic_pairs(conn))
         (rubric,) = av.list_rubrics(conn)
     assert rows and {r["judge_model"] for r in rows} == {"SmolLM2-135M-Instruct.Q4_1"}
-    assert {r["rubric_sha256"] for r in rows} == {shipped_rubric().sha256} == {rubric.sha256}
-    assert rubric.template == shipped_rubric().template
+    # Recorded under strict v1, the release text (issue 13 gave the shipped rubric the boundary seed's refusal
+    # definitions: a new version, which the SmolLM2 run predates; `judgecal judge` on the demo stores it as v2).
+    assert {r["rubric_sha256"] for r in rows} == {STRICT_V1} == {rubric.sha256} != {shipped_rubric().sha256}
+    # the import brings v1's real template along: the project can show the prompt the judge read
+    assert rubric_sha256(rubric.template) == STRICT_V1 and "declines but offers an alternative" in rubric.template
     assert len(rows) == 3 * len(pairs)  # every semantic pair, three repeats
     header = json.loads((DEMO / "demo_verdicts.jsonl").read_text().splitlines()[0])["judgecal_export"]
     assert header["kind"] == "verdicts" and header["rubrics"][0]["sha256"] == rubric.sha256

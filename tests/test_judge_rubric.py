@@ -14,13 +14,33 @@ from judge import SHIPPED, Rubric, shipped_rubric
 
 # Update deliberately, with a note in the template's comment saying what changed and when.
 PINNED = {
-    "strict": "71497671efa846e63c37e605c2f14d35c5356477d6b8579aa7b9c771f8363e84",
+    # v1 (the release text, the demo's verdicts) was 71497671efa846e63c37e605c2f14d35c5356477d6b8579aa7b9c771f8363e84;
+    # issue 13 put the boundary seed's refusal definitions in (evalsets.LABEL_DEFINITIONS).
+    "strict": "e44961b0ac6534edca0d092a9e24baed18c46bba2b1e8827a090b37b3c06592f",
 }
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_rubric_hash_is_pinned(name: str) -> None:
     assert shipped_rubric(name).sha256 == PINNED[name]
+
+
+def test_earlier_shipped_versions_are_frozen() -> None:
+    # strict v1 is the release text the demo's verdicts were recorded under; it must never change.
+    from judge import SHIPPED_VERSIONS, shipped_versions
+    assert [r.sha256 for r in shipped_versions() if r.name == "strict"] == [
+        "71497671efa846e63c37e605c2f14d35c5356477d6b8579aa7b9c771f8363e84", PINNED["strict"]]
+    assert all(texts[-1] == SHIPPED[name] for name, texts in SHIPPED_VERSIONS.items())
+
+
+def test_refusal_definitions_are_the_seeds_and_come_from_one_table() -> None:
+    from evalsets import LABEL_DEFINITIONS
+    text = shipped_rubric().template
+    for label, meaning in LABEL_DEFINITIONS["refusal"].items():
+        assert f'- "{label}": {meaning}.' in text
+    assert "states what is missing and asks for it" in LABEL_DEFINITIONS["refusal"]["soft_refusal"]
+    assert LABEL_DEFINITIONS["refusal"]["degraded"] == "does part of it and says what was skipped and why"
+    assert "declines but offers an alternative" not in text
 
 
 def test_every_shipped_rubric_is_pinned() -> None:

@@ -142,3 +142,24 @@ def test_format_metrics_table():
 def test_format_metrics_without_failures():
     rows = [CheckRow("r", "i", "m", "c", "format", "must", True, 0, 0)]
     assert "no failed checks" in format_metrics(compute_metrics(rows))
+
+
+def test_a_failed_nice_constraint_never_fails_a_record():
+    # r: must pass, nice FAIL -> the record passes (all-pass 1/1); the nice failure still counts as a failed check.
+    rows = [CheckRow("r", "i", "m", "a", "format", "must", True, 0, 0),
+            CheckRow("r", "i", "m", "b", "content", "nice", False, 0, 0)]
+    m = compute_metrics(rows)["m"]
+    assert (m.n_records_all_pass, m.all_pass_rate, m.pass_rate) == (1, 1.0, 0.5)
+    assert m.by_severity == {"must": Rate(1, 1), "nice": Rate(0, 1)}
+    # a must failure still fails it
+    rows[0] = rows[0]._replace(passed=False)
+    assert compute_metrics(rows)["m"].all_pass_rate == 0.0
+
+
+def test_per_task_mean_beside_the_pooled_rate():
+    # r1: 1 of 4 checks pass, r2: 1 of 1. Pooled 2/5 = 0.4 (r1 weighs four times r2); per-task (0.25 + 1) / 2 = 0.625.
+    rows = [CheckRow("r1", "i1", "m", f"c{k}", "format", "must", k == 0, 0, 0) for k in range(4)]
+    rows.append(CheckRow("r2", "i2", "m", "c0", "format", "must", True, 0, 0))
+    m = compute_metrics(rows)[ALL]
+    assert m.pass_rate == pytest.approx(0.4) and m.per_task_pass_rate == pytest.approx(0.625)
+    assert "per-task mean" in format_metrics(compute_metrics(rows)) and "62.5%" in format_metrics(compute_metrics(rows))

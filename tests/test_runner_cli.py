@@ -69,3 +69,39 @@ def test_bad_tools_file_names_the_file(tmp_path, capsys):
     tools.write_text('[{"type": "function", "function": {}}]')
     assert main(["--db", str(db), "run", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--tools", str(tools)]) == 2
     assert "tools.json: tool 0" in capsys.readouterr().err
+
+
+def test_run_by_tag_reruns_one_boundary_category(tmp_path, capsys):
+    db = demo_project(tmp_path)
+    with ann.unit_of_work(db, readonly=True) as d:
+        tagged = sorted(i.id for i in ann.load_items(d).values() if "boundary:tool_overreach" in i.tags)
+    assert tagged  # the demo has the category
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--base-url", s.url, "--run-id", "b1", "--quiet",
+                     "--tag", "boundary:tool_overreach"]) == 0
+        assert main(["--db", str(db), "run", "--model", "m", "--base-url", s.url, "--run-id", "b2", "--quiet",
+                     "--tag", "boundary:no_such"]) == 2
+    assert "no eval item tagged boundary:no_such; tags in the project:" in capsys.readouterr().err
+    with ann.unit_of_work(db, readonly=True) as d:
+        ran = sorted({r.item_id for r in ann.iter_runs(d, where="run_id = ?", params=["b1"])})
+        assert d.execute("SELECT count(*) FROM run_records WHERE run_id = 'b2'").fetchone()[0] == 0
+    assert ran == tagged
+
+
+def test_truncation_is_detected_from_finish_reason(tmp_path):
+    from openai_stub import Reply, chat_completion
+
+    db = demo_project(tmp_path)
+
+    def cut(req, rnd):
+        return Reply(200, chat_completion("Your order ships on", finish_reason="length", completion_tokens=5))
+
+    with StubServer(agent_script(cut)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--base-url", s.url, "--run-id", "t1", "--quiet",
+                     "--item", "demo-001"]) == 0
+    with ann.unit_of_work(db, readonly=True) as d:
+        (rec,) = list(ann.iter_runs(d, where="run_id = ?", params=["t1"]))
+        stats = ann.run_stats(d, "t1")
+    # kept (and checked / judged as it is), but marked: not completed, counted as truncated
+    assert rec.output == "Your order ships on" and rec.error.startswith("truncated: ") and not rec.failed
+    assert stats.truncated == 1 and stats.completion_rate == 0.0 and stats.errors == {"truncated": 1}
