@@ -145,16 +145,23 @@ __all__ += ["ReasonLine", "label_set_for", "reason_conclusion", "reason_contradi
 from annotations._browse import (
     BatchRow,
     batches,
+    calibration_version,
     check_results_of_run,
     data_version,
     errors_by_cause,
+    imported_verdicts,
     item_ids,
+    labelled_pair_ids,
+    pair_source,
+    PairSource,
     project_counts,
     run_ids_of_item,
+    runs_with_boundary_cases,
 )
 
 __all__ += [
-    "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "item_ids",
+    "BatchRow", "batches", "check_results_of_run", "data_version", "errors_by_cause", "imported_verdicts", "item_ids",
+    "runs_with_boundary_cases", "labelled_pair_ids", "calibration_version", "pair_source", "PairSource",
     "project_counts", "run_ids_of_item",
 ]
 

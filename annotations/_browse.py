@@ -98,3 +98,81 @@ def errors_by_cause(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     sql = """SELECT coalesce(batch_id, '(no batch)') AS batch, error AS cause, count(*) AS n
              FROM verdicts WHERE error IS NOT NULL GROUP BY batch_id, error ORDER BY batch_id, n DESC"""
     return list(db.query(sql))
+
+
+def imported_verdicts(db: sqlite_utils.Database) -> int:
+    """Verdict rows stored by no recorded batch (imported: `judgecal import verdicts`, the demo)."""
+    return db.execute("SELECT count(*) FROM verdicts WHERE batch_id IS NULL OR batch_id NOT IN"
+                      " (SELECT id FROM batches)").fetchone()[0]
+
+
+def runs_with_boundary_cases(db: sqlite_utils.Database) -> list[str]:
+    """Run ids with at least one record of a boundary item (tagged `boundary:*`; see annotations._boundary): the runs
+    the Boundary report can be opened on. The run with the most boundary records comes first (a run made for the
+    report with the runner's `--repeats N` has N per case; an ordinary run over the whole eval set has one, so its
+    every case reads "incomplete"), then import order."""
+    from annotations._boundary import BOUNDARY_TAG
+
+    boundary = [i for i, tags in db.execute("SELECT id, tags FROM eval_items WHERE instr(tags, ?) > 0",
+                                            [BOUNDARY_TAG])
+                if any(str(t).startswith(BOUNDARY_TAG) for t in json.loads(tags))]
+    if not boundary:
+        return []
+    marks = ",".join("?" * len(boundary))
+    return [r[0] for r in db.execute(
+        f"SELECT run_id, count(*) AS n, min(seq) AS first FROM run_records"
+        f" WHERE run_id IS NOT NULL AND item_id IN ({marks}) GROUP BY run_id ORDER BY n DESC, first", boundary)]
+
+
+class PairSource(NamedTuple):
+    """What the judge reads for one (run record, constraint) pair: the record, its item and the constraint."""
+
+    record: Any  # evalsets.RunRecord
+    item: Any  # evalsets.EvalItem
+    constraint: Any  # evalsets.Constraint
+
+
+def labelled_pair_ids(db: sqlite_utils.Database, *, limit: int = 500) -> list[tuple[str, str]]:
+    """(run record id, constraint id) of pairs with a human label, first labelled first: the pairs a rubric is tuned
+    on, offered for a prompt preview."""
+    return [(r[0], r[1]) for r in db.execute(
+        "SELECT run_record_id, constraint_id, min(id) AS first FROM human_labels GROUP BY 1, 2 ORDER BY first"
+        " LIMIT ?", [limit])]
+
+
+def pair_source(db: sqlite_utils.Database, run_record_id: str, constraint_id: str) -> PairSource:
+    """One pair as the judge sees it. Raises ValueError for an unknown run record or constraint."""
+    from annotations._project import iter_runs, load_items
+
+    record = next(iter_runs(db, where="id = ?", params=[run_record_id]), None)
+    if record is None:
+        raise ValueError(f"no run record {run_record_id!r}")
+    item = load_items(db, [record.item_id])[record.item_id]
+    constraint = next((c for c in item.constraints if c.id == constraint_id), None)
+    if constraint is None:
+        raise ValueError(f"no constraint {constraint_id!r} on run record {run_record_id!r}")
+    return PairSource(record, item, constraint)
+
+
+def calibration_version(db: sqlite_utils.Database) -> tuple:
+    """Changes whenever anything the calibration report or the disagreement list reads changes (verdicts, labels,
+    samples, rubrics, constraints, adjudications, eval-set feedback): a cache key for them. Per table the row count,
+    the max rowid and the last rows themselves (index-only reads): SQLite reuses the rowids of deleted rows, so a
+    verdict deleted or replaced at the top and stored again keeps max and count, but not its content (a new
+    `created_at`). File stamps cannot serve: every connection's close resets the WAL file."""
+    def tail(table: str, columns: str) -> tuple:
+        return db.execute(
+            f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
+            f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()
+
+    return (
+        tail("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, "
+                         "error, created_at)"),
+        tail("human_labels", "json_array(run_record_id, constraint_id, reviewer, event, label, created_at)"),
+        tail("samples", "json_array(run_record_id, constraint_id, rule, drawn_at)"),
+        tail("rubrics", "sha256"),
+        tail("run_records", "id"),
+        tail("constraints", "json_array(item_id, id, labels)"),
+        tail("adjudications", "json_array(run_record_id, constraint_id, decision, created_at)"),
+        tail("evalset_feedback", "item_id"),
+    )

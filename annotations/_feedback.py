@@ -1,8 +1,12 @@
 """Disagreements between judge and humans: list them, adjudicate them, and send them to the eval set.
 
 - `disagreements` lists every labelled pair (random or targeted) where a reviewer's standing label differs from the
-  judge's majority label (or the judge has no majority: a tie), per judge model × rubric version, the pairs whose
-  repeats flipped most first.
+  judge's majority label (or the judge has no majority), per judge model × rubric version. Each row has a `kind`:
+  `disagreement` (the judge gave a label and it differs from the human's), `tie` (labelled repeats tie) or
+  `judge_error` (no repeat gave a label: every repeat is an error row, whose causes are in `error_causes`). Real
+  disagreements come first, then ties, then judge errors; within a kind the most-flipped first. A judge error is a
+  failure of the judge, not a disagreement about the output: the page lists those apart and offers no "send to eval
+  set" on them. `filter_disagreements` narrows a list by constraint, model under test, failure mode and decision.
 - `adjudicate` stores a decision — judge wrong, human wrong, rubric ambiguous, constraint ambiguous — with who and
   when (table `adjudications`; history kept, the latest decision on a pair stands).
 - `send_to_evalset` turns a pair into a new eval item: the source item's instruction, input, fixtures and reference
@@ -21,8 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import sqlite_utils
 
@@ -65,6 +70,19 @@ class Disagreement:
     rules: tuple[str, ...]
     decision: str | None
     sent_item_id: str | None
+    failure_mode: str | None = None  # the reviewer's failure mode on the pair
+    error_causes: tuple[str, ...] = ()  # the error of each repeat that gave no label, in repeat order
+
+    @property
+    def kind(self) -> str:
+        """`disagreement`, `tie` or `judge_error` (see the module docstring)."""
+        if self.judge_label is not None:
+            return "disagreement"
+        return "tie" if any(l is not None for l in self.repeat_labels) else "judge_error"
+
+
+KINDS = ("disagreement", "tie", "judge_error")
+NO_DECISION = "(undecided)"
 
 
 def _output_text(output: str | None, trajectory: str | None, error: str | None) -> str:
@@ -84,6 +102,11 @@ def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model
     decisions = {(r, c): d for r, c, d in db.execute(
         "SELECT run_record_id, constraint_id, decision FROM adjudications ORDER BY id")}
     sent = {(r, c): i for i, r, c in db.execute("SELECT item_id, run_record_id, constraint_id FROM evalset_feedback")}
+    errors: dict[tuple[str, str, str, str], tuple[str, ...]] = defaultdict(tuple)
+    for jm, sha, rid, cid, err in db.execute(
+            "SELECT judge_model, rubric_sha256, run_record_id, constraint_id, error FROM verdicts"
+            " WHERE label IS NULL ORDER BY repeat"):
+        errors[(jm, sha, rid, cid)] += (err or "error (no cause recorded)",)
     rows: list[Disagreement] = []
     cache: dict[tuple[str, str], tuple] = {}
     for (jm, sha), verdicts in load_verdicts(db, rubrics=match_rubrics(db, rubric), model=model,
@@ -109,10 +132,30 @@ def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model
                     jm, sha, rubric_rows[sha][1], rubric_rows[sha][2], pair[0], pair[1], item_id, run_model,
                     _output_text(output, trajectory, error), ctext, maj, reasons[0] if reasons else None,
                     tuple(v.labels[r] for r in sorted(v.labels)), flip, h["label"], h["note"], h["reviewer"],
-                    tuple(sorted(rules.get(pair, ()))), decisions.get(pair), sent.get(pair)))
-    rows.sort(key=lambda d: (-d.flip_share, d.judge_model, d.rubric_name, d.rubric_version, d.run_record_id,
+                    tuple(sorted(rules.get(pair, ()))), decisions.get(pair), sent.get(pair),
+                    h.get("failure_mode"), errors.get((jm, sha, *pair), ())))
+    rows.sort(key=lambda d: (KINDS.index(d.kind), -d.flip_share, d.judge_model, d.rubric_name, d.rubric_version, d.run_record_id,
                              d.constraint_id, d.reviewer))
     return rows
+
+
+class DisagreementFilter(NamedTuple):
+    """What the disagreement list is narrowed to; None = any. `decision` may be NO_DECISION (not yet decided)."""
+
+    constraint: str | None = None
+    model: str | None = None  # the model under test
+    failure_mode: str | None = None
+    decision: str | None = None
+
+
+def filter_disagreements(rows: Sequence[Disagreement], f: DisagreementFilter) -> list[Disagreement]:
+    """The rows matching every set field of `f`, order kept."""
+    def keep(d: Disagreement) -> bool:
+        return ((f.constraint is None or d.constraint_id == f.constraint)
+                and (f.model is None or d.model == f.model)
+                and (f.failure_mode is None or d.failure_mode == f.failure_mode)
+                and (f.decision is None or (d.decision or NO_DECISION) == f.decision))
+    return [d for d in rows if keep(d)]
 
 
 def adjudicate(db: sqlite_utils.Database, run_record_id: str, constraint_id: str, decision: str, *, who: str,
@@ -226,5 +269,6 @@ def failing_pairs(db: sqlite_utils.Database, *, limit: int | None = None) -> lis
     return rows
 
 
-__all__ = ["DECISIONS", "FEEDBACK_TAG", "Disagreement", "FailingPair", "SentItem", "adjudicate", "disagreements",
-           "failing_pairs", "feedback_item_id", "send_to_evalset"]
+__all__ = ["DECISIONS", "FEEDBACK_TAG", "KINDS", "NO_DECISION", "Disagreement", "DisagreementFilter", "FailingPair",
+           "SentItem", "adjudicate", "disagreements", "failing_pairs", "feedback_item_id", "filter_disagreements",
+           "send_to_evalset"]

@@ -24,6 +24,7 @@ def pages() -> list:
         st.Page(HERE / "evalset.py", title="Eval set"),
         st.Page(HERE / "runs.py", title="Runs"),
         st.Page(HERE / "compare.py", title="Compare"),
+        st.Page(HERE / "rubrics.py", title="Rubrics"),
     ]
 
 

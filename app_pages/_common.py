@@ -199,3 +199,27 @@ def md_escape(text: object) -> str:
     every markdown character escaped, so a link, image or emphasis stays literal text, and bare URLs, www. names
     and e-mail addresses are kept from becoming links."""
     return _MD_SPECIAL.sub(r"\\\1", _defuse_autolink(str(text))).replace("\n", " ")
+
+
+# ---------------------------------------------------------------------------------------------- number formatting
+# One way to write a number on every screen: the report's own formatting (annotations._calibration_text), so the page
+# and `judgecal report` read the same; an undefined value is "–" everywhere, never None, NaN or a raw fraction.
+def fmt_num(x: float | None, digits: int = 3) -> str:
+    from annotations._calibration_text import _num
+    return _num(x, digits)
+
+
+def fmt_pct(x: float | None) -> str:
+    """A share in [0, 1] as a percentage with one decimal ("–" when undefined)."""
+    from annotations._calibration_text import _pct
+    return "–" if x is None else _pct(x)
+
+
+def fmt_kappa(a: object) -> str:
+    """An annotations Agreement's kappa with its 95% interval: "0.314 [0.02, 0.61]" ("~": approximate)."""
+    from annotations._calibration_text import _kappa
+    return _kappa(a)
+
+
+def fmt_int(x: int | None) -> str:
+    return "–" if x is None else f"{x:,}"

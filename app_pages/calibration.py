@@ -1,8 +1,13 @@
-"""Calibration screen: judge vs human agreement (annotations.calibration_report), the review quota, and the
-disagreement list with adjudication and "send to eval set". Outputs, notes and reasons are user data: shown with
-st.text / st.code / st.dataframe only, never as markdown or HTML."""
+"""Calibration screen, read in one screen: the headline kappa with its interval per judge × rubric version (per label
+set where sets are mixed), the review quota, then tabs — confusion heatmap and slices, coverage per stratum, the
+disagreement list (adjudication, "send to eval set"), the judge's errors, and the details (charts, repeats, human vs
+human, pass rates). Numbers come from annotations.calibration_report and are written by app_pages._common's fmt_*
+helpers. Outputs, notes and reasons are user data: shown with st.text / st.code / st.dataframe only, never as
+markdown or HTML."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import altair as alt
 import pandas as pd
@@ -12,144 +17,161 @@ import annotations as ann
 import judge
 from annotations._calibration import calibration_report, filter_options
 from annotations._calibration_text import confusion_rows, kappa_rows, slice_table
-from annotations._feedback import DECISIONS, adjudicate, disagreements, send_to_evalset
-from app_pages._common import db_path, md_escape, reviewer
+from annotations._feedback import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
+                                   disagreements, filter_disagreements, send_to_evalset)
+from app_pages._common import db_path, fmt_int, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
 
 ALL = "(all)"
 SHOWN = 50
+HEADLINES_PER_ROW = 4
 
-st.header("Calibration")
 path = db_path()
+
+
+# The report reads every verdict of the project (seconds on 100k run records): computed once per data version and
+# filter, shared by every session, and recomputed as soon as a verdict, label, sample or decision changes.
+@st.cache_data(max_entries=16, show_spinner=False)
+def _options(db_file: str, version: tuple):
+    with ann.unit_of_work(db_file) as db:
+        return filter_options(db)
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the calibration report…")
+def _report(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
+    with ann.unit_of_work(db_file) as db:
+        return calibration_report(db, rubric=rubric, model=model, constraint=constraint)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _disagreements(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
+    with ann.unit_of_work(db_file) as db:
+        return disagreements(db, rubric=rubric, model=model, constraint=constraint)
+
+
 with ann.unit_of_work(path) as db:
-    options = filter_options(db)
+    version = ann.calibration_version(db)
+options = _options(str(path), version)
 
 if not options.rubrics:
+    st.header("Calibration")
     st.info("No judge verdicts yet: `judgecal judge` scores the semantic constraints (or `judgecal import verdicts`). "
             "Label pairs on the Review screen meanwhile; every label is kept for calibration.")
     st.stop()
 
-c1, c2, c3 = st.columns(3)
-rubric = c1.selectbox("Rubric version", [ALL, *options.rubrics], key="cal_rubric")
-model = c2.selectbox("Judge model", [ALL, *options.judge_models], key="cal_model")
-constraint = c3.selectbox("Constraint", [ALL, *options.constraints], key="cal_constraint")
+# Filters live in the sidebar, so the headline is the first thing on the screen.
+st.sidebar.caption("Calibration filters")
+rubric = st.sidebar.selectbox("Rubric version", [ALL, *options.rubrics], key="cal_rubric")
+model = st.sidebar.selectbox("Judge model", [ALL, *options.judge_models], key="cal_model")
+constraint = st.sidebar.selectbox("Constraint", [ALL, *options.constraints], key="cal_constraint")
 filters = {"rubric": None if rubric == ALL else rubric, "model": None if model == ALL else model,
            "constraint": None if constraint == ALL else constraint}
 
-with ann.unit_of_work(path) as db:
-    report = calibration_report(db, **filters)
+
+report = _report(str(path), version, **filters)
+versions = {g.rubric_sha256: f"{g.rubric_name} v{g.rubric_version}" for g in report.groups}
+
+
+def stratum_name(c: ann.CoverageRow) -> str:
+    """'constraint · model · rubric v1' rather than the stored key 'constraint|model|sha-prefix'."""
+    rubric_name = versions.get(c.rubric_sha256 or "", (c.rubric_sha256 or "no rubric")[:12])
+    return f"{c.constraint_id} · {c.model} · {rubric_name}"
+
+
+# ------------------------------------------------------------------ headline
+st.subheader("Calibration: judge vs human")
+heads = [(g, h) for g in report.groups for h in g.headline]
+for start in range(0, len(heads), HEADLINES_PER_ROW):
+    cols = st.columns(HEADLINES_PER_ROW)
+    for col, (g, h) in zip(cols, heads[start:start + HEADLINES_PER_ROW]):
+        a = h.headline
+        where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
+        label = f"kappa · {where}" + ("" if h.slice == "overall" else f" · {h.slice}")
+        if a is None:
+            col.metric(md_escape(label), "–", help="No counted random pair is labelled yet.")
+            continue
+        # The value is the kappa alone (a metric truncates long values); its interval is the line under it.
+        col.metric(md_escape(label), fmt_num(a.kappa),
+                   help=f"95% interval: {a.kappa_ci_method or 'kappa_interval'}"
+                        + (" (approximate: under 30 pairs)" if a.kappa_ci_approximate else "")
+                        + ". Design-weighted over the counted random pairs (each reviewer's blind first label).")
+        col.markdown(f"**95% CI [{fmt_num(a.kappa_ci_low, 2)}, {fmt_num(a.kappa_ci_high, 2)}]**"
+                     + (" ~approx." if a.kappa_ci_approximate else ""))
+        col.caption(f"{a.interpretation} · {fmt_int(a.n)} counted pairs · agreement {fmt_pct(a.pct_agreement)}"
+                    + (f" · {h.changed_after_reveal} changed after reveal" if h.changed_after_reveal else ""))
 
 demo_judges = sorted({g.judge_model for g in report.groups if judge.is_demo_quality(g.judge_model)})
 if demo_judges:
     st.warning(f"{md_escape(', '.join(demo_judges))}: {judge.DEMO_QUALITY_WARNING}")  # model names: user data
 
-# ------------------------------------------------------------------ quota
 below = report.below_quota
 if below:
     st.error(f"{len(below)} of {len(report.coverage)} strata are below the {report.rate:.0%} review quota: the judge "
-             "is not verified there, and `judgecal gate` fails until they are labelled.")
+             "is not verified there, and `judgecal gate` fails until they are labelled (Coverage tab).")
 else:
     st.success(f"Every stratum meets the {report.rate:.0%} review quota ({len(report.coverage)} strata).")
-st.dataframe(pd.DataFrame([{"stratum": c.stratum, "semantic pairs": c.population, "judged": c.judged,
-                            "counted": c.labelled, "needed": c.needed,
-                            "status": "ok" if c.ok else (c.reason or "BELOW QUOTA")} for c in report.coverage]),
-             hide_index=True, width="stretch")
 
-# ------------------------------------------------------------------ agreement
-st.subheader("Judge vs human (random sample)")
-st.caption(f"{report.majority_rule}. Targeted pairs are shown apart (biased). TPR/TNR: fail = positive.")
-st.dataframe(pd.DataFrame(slice_table(report)), hide_index=True, width="stretch")
-
-points = pd.DataFrame(kappa_rows(report))
-if not points.empty:
-    per_constraint = points[points["slice"].str.startswith("constraint:")]
-    if not per_constraint.empty:
-        st.caption("Kappa with 95% CI per constraint")
-        base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None), yOffset="rubric:N", color="rubric:N")
-        st.altair_chart(
-            base.mark_rule().encode(x=alt.X("ci_low:Q", title="kappa", scale=alt.Scale(domain=[-1, 1])), x2="ci_high:Q")
-            + base.mark_point(filled=True).encode(x="kappa:Q", tooltip=["rubric", "judge", "slice", "kappa", "n"]),
-            width="stretch")
-    # Per label set where a group mixes sets: a pooled kappa rewards answering each set's first label.
-    headline = {(g.judge_model, f"{g.rubric_name} v{g.rubric_version}", s.slice) for g in report.groups
-                for s in g.headline}
-    overall = points[[(j, r, s) in headline for j, r, s in zip(points["judge"], points["rubric"], points["slice"])]]
-    if len(overall) > 1:
-        st.caption("Kappa per rubric version (per label set where label sets are mixed)")
-        st.altair_chart(
-            alt.Chart(overall).mark_line(point=True).encode(
-                x=alt.X("version:O", title="rubric version"), y=alt.Y("kappa:Q", scale=alt.Scale(domain=[-1, 1])),
-                color="rubric_name:N", strokeDash="slice:N", detail="judge:N",
-                tooltip=["rubric", "judge", "slice", "kappa", "n", "created_at"]),
-            width="stretch")
-
-for i, g in enumerate(report.groups):
-    label = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version} ({g.rubric_sha256[:12]})"
-    with st.expander(md_escape(label), expanded=i == 0):
-        o = g.overall
-        for h in g.headline:  # per label set when the group mixes label sets, never the pooled kappa alone
-            if h.majority is None:
-                continue
-            m1, m2, m3 = st.columns(3)
-            m1.metric(f"kappa (majority){'' if h.slice == 'overall' else ' · ' + h.slice}",
-                      f"{h.majority.kappa:.3f}" if h.majority.kappa == h.majority.kappa else "–")
-            m2.metric("agreement", f"{h.majority.pct_agreement:.1%}")
-            m3.metric("counted random pairs", h.majority.n)
-        if g.non_random is not None and g.non_random.n:
-            st.caption(f"Non-random labels (not counted): {g.non_random.n} — {g.non_random.beyond_prefix} beyond the "
-                       f"labelled prefix of the draw order, {g.non_random.targeted} targeted, "
-                       f"{g.non_random.unsampled} never sampled.")
-        if o.majority is not None:
-            st.altair_chart(
-                alt.Chart(pd.DataFrame(confusion_rows(o.majority))).mark_rect().encode(
-                    x=alt.X("human:N", sort=list(o.majority.labels)), y=alt.Y("judge:N", sort=list(o.majority.labels)),
-                    color=alt.Color("pairs:Q", scale=alt.Scale(scheme="blues")), tooltip=["judge", "human", "pairs"])
-                + alt.Chart(pd.DataFrame(confusion_rows(o.majority))).mark_text().encode(
-                    x=alt.X("human:N", sort=list(o.majority.labels)), y=alt.Y("judge:N", sort=list(o.majority.labels)),
-                    text="pairs:Q").properties(height=160),
-                width="stretch")
-        st.dataframe(pd.DataFrame([{"repeat": r.repeat, "n": r.vs_human.n if r.vs_human else 0,
-                                    "agree with human": r.vs_human.agree if r.vs_human else None,
-                                    "kappa": r.vs_human.kappa if r.vs_human else None} for r in o.per_repeat]),
-                     hide_index=True, width="stretch")
-        rvr = [(h.slice, r) for h in g.headline for r in h.repeat_vs_repeat]
-        if rvr:
-            st.dataframe(pd.DataFrame([{"slice": name, "repeats": f"{r.repeat_a} vs {r.repeat_b}",
-                                        "both labelled": r.both_labelled,
-                                        "agree": r.agree, "both error": r.both_error, "one error": r.one_error,
-                                        "kappa": r.agreement.kappa if r.agreement else None}
-                                       for name, r in rvr]), hide_index=True, width="stretch")
-        st.caption(f"Self-consistency: {o.consistency.flipped} of {o.consistency.pairs} pairs flipped between "
-                   f"repeats. Targeted pairs labelled: {o.targeted_labelled}.")
-        if g.pass_rates:
-            st.dataframe(pd.DataFrame([{"model under test": p.model, "judged": p.n_judged,
-                                        "judge pass rate": p.judge_pass_rate, "labelled": p.n_labelled,
-                                        "corrected (PPI)": p.ppi_estimate, "CI low": p.ppi_ci_low,
-                                        "CI high": p.ppi_ci_high} for p in g.pass_rates]),
-                         hide_index=True, width="stretch")
-
-st.subheader("Human vs human (overlap pairs)")
-if report.human_human:
-    st.dataframe(pd.DataFrame([{"slice": h.slice, "pairs": h.overlap_pairs, "agree": h.agreement.agree,
-                                "kappa": h.agreement.kappa, "reading": h.agreement.interpretation}
-                               for h in report.human_human if h.agreement]), hide_index=True, width="stretch")
-else:
-    st.caption("No overlap pair has labels from two reviewers yet.")
-
-# ------------------------------------------------------------------ disagreements
-st.subheader("Disagreements")
+# ------------------------------------------------------------------ disagreements (read before the tabs: counts)
 who = reviewer()
+rows = _disagreements(str(path), version, **filters)
 with ann.unit_of_work(path) as db:
-    rows = disagreements(db, **filters)
     # Pairs still waiting for this viewer's blind label (any reviewer's, when no name is chosen) stay hidden: seeing
     # the judge's verdict or a colleague's label first would make that label not blind.
     hidden = ann.awaiting_blind_label(db, who)
 n_hidden = sum((d.run_record_id, d.constraint_id) in hidden for d in rows)
 rows = [d for d in rows if (d.run_record_id, d.constraint_id) not in hidden]
-st.caption(f"{len(rows)} reviewer labels differ from the judge's majority (most-flipped first"
-           + (f"; the first {SHOWN} shown" if len(rows) > SHOWN else "")
-           + (f"; {n_hidden} hidden until you have labelled them blind" if n_hidden else "") + ").")
+real = [d for d in rows if d.kind != "judge_error"]
+failed = [d for d in rows if d.kind == "judge_error"]
+
+tab_agree, tab_cover, tab_dis, tab_err, tab_more = st.tabs([
+    "Agreement", f"Coverage ({len(report.coverage) - len(below)}/{len(report.coverage)} ok)",
+    f"Disagreements ({len(real)})", f"Judge errors ({len(failed)})", "Details"])
+
+# ------------------------------------------------------------------ agreement: heatmap + slices
+with tab_agree:
+    st.caption(f"Judge vs human (random sample). {report.majority_rule}. Targeted pairs are shown apart (biased). "
+               "TPR/TNR: fail = positive.")
+    groups = list(report.groups)
+    if len(groups) > 1:
+        chosen = st.selectbox("Judge · rubric", range(len(groups)), key="cal_group",
+                              format_func=lambda i: f"{groups[i].judge_model} · {groups[i].rubric_name} "
+                                                    f"v{groups[i].rubric_version}")
+        g = groups[chosen]
+    else:
+        g = groups[0]
+    left, right = st.columns([2, 3])
+    o = g.overall
+    if o.majority is not None:
+        labels = list(o.majority.labels)
+        cells = pd.DataFrame(confusion_rows(o.majority))
+        size = max(60, min(110, 420 // max(len(labels), 1)))
+        enc = {"x": alt.X("human:N", sort=labels, title="human", axis=alt.Axis(labelAngle=0)),
+               "y": alt.Y("judge:N", sort=labels, title="judge")}
+        heat = (alt.Chart(cells).mark_rect().encode(**enc, color=alt.Color("pairs:Q", scale=alt.Scale(scheme="blues"),
+                                                                           legend=None),
+                                                    tooltip=["judge", "human", "pairs"])
+                + alt.Chart(cells).mark_text(fontSize=16).encode(**enc, text="pairs:Q"))
+        left.altair_chart(heat.properties(width=size * len(labels), height=size * len(labels)), width="content")
+        left.caption("Confusion of the counted random pairs (rows judge, columns human; `abstain` = no judge label).")
+    else:
+        left.caption("No counted random pair is labelled yet: no confusion table.")
+    right.dataframe(pd.DataFrame(slice_table(report)), hide_index=True, width="stretch", height=300)
+    if g.non_random is not None and g.non_random.n:
+        st.caption(f"Non-random labels (not counted): {g.non_random.n} — {g.non_random.beyond_prefix} beyond the "
+                   f"labelled prefix of the draw order, {g.non_random.targeted} targeted, "
+                   f"{g.non_random.unsampled} never sampled.")
+
+# ------------------------------------------------------------------ coverage
+with tab_cover:
+    st.dataframe(pd.DataFrame([{
+        "stratum": stratum_name(c), "semantic pairs": c.population, "judged": c.judged, "counted": c.labelled,
+        "needed": c.needed, "progress": min(100.0, 100.0 * c.labelled / c.needed) if c.needed else 100.0,
+        "status": "ok" if c.ok else (c.reason or "below quota")} for c in report.coverage]),
+        hide_index=True, width="stretch",
+        column_config={"progress": st.column_config.ProgressColumn("counted / needed", min_value=0, max_value=100,
+                                                                   format="%.0f%%")})
 
 
+# ------------------------------------------------------------------ disagreements
 def _adjudicate(run_record_id: str, constraint_id: str, rubric_sha256: str, judge_model: str, key: str) -> None:
     with ann.unit_of_work(path) as db:
         adjudicate(db, run_record_id, constraint_id, st.session_state[f"{key}_decision"], who=who or "anonymous",
@@ -165,22 +187,26 @@ def _send(run_record_id: str, constraint_id: str, key: str) -> None:
                                      else f"Already in the eval set as {md_escape(sent.item_id)}.")
 
 
-if st.session_state.get("cal_flash"):
-    st.success(st.session_state.pop("cal_flash"))
-for n, d in enumerate(rows[:SHOWN]):
-    key = f"cal_d{n}"
+def _choice(col, label: str, values: list[str], key: str) -> str | None:
+    picked = col.selectbox(label, [ALL, *values], key=key)
+    return None if picked == ALL else picked
+
+
+def _card(d: Disagreement, key: str) -> None:
     with st.container(border=True):
         st.text(f"{d.run_record_id} · {d.constraint_id} · model {d.model} · judge {d.judge_model} · "
                 f"{d.rubric_name} v{d.rubric_version} · {', '.join(d.rules) or 'not sampled'}")
         st.text(f"Constraint: {d.constraint_text}")
-        st.code(d.output, language=None, wrap_lines=True)
+        st.code(d.output, language=None, wrap_lines=True, height=160)
         left, right = st.columns(2)
-        left.text(f"Judge: {d.judge_label or 'no majority (tie)'}  repeats: "
-                  f"{', '.join(l or 'error' for l in d.repeat_labels)}  flipped: {d.flip_share:.0%}")
-        left.text(f"Reason: {d.judge_reason or '—'}" + ("   ⚠ contradicts the label" if ann.reason_contradicts(
+        judged = d.judge_label or "no majority (repeats tie)"
+        left.text(f"Judge: {judged}  repeats: {', '.join(l or 'error' for l in d.repeat_labels)}  "
+                  f"flipped: {fmt_pct(d.flip_share)}")
+        left.text(f"Reason: {d.judge_reason or '–'}" + ("   ⚠ contradicts the label" if ann.reason_contradicts(
             d.judge_label, d.judge_reason, ann.label_set_for(d.judge_label, d.human_label)) else ""))
-        right.text(f"Human ({d.reviewer}): {d.human_label}")
-        right.text(f"Note: {d.human_note or '—'}")
+        right.text(f"Human ({d.reviewer}): {d.human_label}"
+                   + (f"  failure mode: {d.failure_mode}" if d.failure_mode else ""))
+        right.text(f"Note: {d.human_note or '–'}")
         a, b, c = st.columns([2, 2, 1])
         a.selectbox("Decision", DECISIONS, key=f"{key}_decision",
                     index=DECISIONS.index(d.decision) if d.decision else 0)
@@ -190,17 +216,112 @@ for n, d in enumerate(rows[:SHOWN]):
         c.button("Send to eval set", key=f"{key}_send", on_click=_send, args=(d.run_record_id, d.constraint_id, key),
                  disabled=d.sent_item_id is not None)
         if d.decision or d.sent_item_id:
-            st.text(f"Decided: {d.decision or '—'}   Eval item: {d.sent_item_id or '—'}")
+            st.text(f"Decided: {d.decision or '–'}   Eval item: {d.sent_item_id or '–'}")
 
-# Any failing pair, not only a disagreement, can feed the eval set (the same function as `judgecal feedback`).
-with ann.unit_of_work(path) as db:
-    failing = [f for f in ann.failing_pairs(db) if (f.run_record_id, f.constraint_id) not in hidden]
-with st.expander(f"Failing pairs ({len(failing)}): mechanical checks, failed runs, reviewers' fail labels"):
-    for n, f in enumerate(failing[:SHOWN]):
-        key = f"cal_f{n}"
-        st.text(f"{f.run_record_id} · {f.constraint_id} · model {f.model} · {f.why}")
-        st.text(f"Constraint: {f.constraint_text}")
-        a, b = st.columns([4, 1])
-        a.text_input("Note / reason", key=f"{key}_note")
-        b.button("Send to eval set", key=f"{key}_send", on_click=_send, args=(f.run_record_id, f.constraint_id, key),
-                 disabled=f.sent_item_id is not None)
+
+with tab_dis:
+    if st.session_state.get("cal_flash"):
+        st.success(st.session_state.pop("cal_flash"))
+    f1, f2, f3, f4 = st.columns(4)
+    chosen_filter = DisagreementFilter(
+        constraint=_choice(f1, "Constraint", sorted({d.constraint_id for d in real}), "cal_f_constraint"),
+        model=_choice(f2, "Model under test", sorted({d.model for d in real}), "cal_f_model"),
+        failure_mode=_choice(f3, "Failure mode", sorted({d.failure_mode for d in real if d.failure_mode}),
+                             "cal_f_failure"),
+        decision=_choice(f4, "Decision", [NO_DECISION, *DECISIONS], "cal_f_decision"))
+    shown = filter_disagreements(real, chosen_filter)
+    ties = sum(d.kind == "tie" for d in shown)
+    st.caption(f"{len(shown)} reviewer labels differ from the judge's majority: real disagreements first, then "
+               f"{ties} where the judge's repeats tie; most-flipped first"
+               + (f"; the first {SHOWN} shown" if len(shown) > SHOWN else "")
+               + (f"; {n_hidden} hidden until you have labelled them blind" if n_hidden else "") + ".")
+    for n, d in enumerate(shown[:SHOWN]):
+        _card(d, f"cal_d{n}")
+
+    # Any failing pair, not only a disagreement, can feed the eval set (the same function as `judgecal feedback`).
+    with ann.unit_of_work(path) as db:
+        failing = [f for f in ann.failing_pairs(db) if (f.run_record_id, f.constraint_id) not in hidden]
+    with st.expander(f"Failing pairs ({len(failing)}): mechanical checks, failed runs, reviewers' fail labels"):
+        for n, f in enumerate(failing[:SHOWN]):
+            key = f"cal_f{n}"
+            st.text(f"{f.run_record_id} · {f.constraint_id} · model {f.model} · {f.why}")
+            st.text(f"Constraint: {f.constraint_text}")
+            a, b = st.columns([4, 1])
+            a.text_input("Note / reason", key=f"{key}_note")
+            b.button("Send to eval set", key=f"{key}_send", on_click=_send,
+                     args=(f.run_record_id, f.constraint_id, key), disabled=f.sent_item_id is not None)
+
+# ------------------------------------------------------------------ judge errors
+with tab_err:
+    st.caption("Pairs a reviewer labelled whose judge repeats ALL failed: a failure of the judge, not a disagreement "
+               "about the output, so they are not offered to the eval set. Re-judge them (`judgecal judge` asks "
+               "error rows again) once the cause is fixed.")
+    if failed:
+        causes = Counter(c for d in failed for c in set(d.error_causes))
+        st.dataframe(pd.DataFrame([{"cause": c, "pairs": n} for c, n in causes.most_common()]), hide_index=True,
+                     width="stretch")
+        st.dataframe(pd.DataFrame([{
+            "run record": d.run_record_id, "constraint": d.constraint_id, "model": d.model, "judge": d.judge_model,
+            "rubric": f"{d.rubric_name} v{d.rubric_version}", "human": d.human_label, "reviewer": d.reviewer,
+            "causes": "; ".join(dict.fromkeys(d.error_causes))} for d in failed[:500]]), hide_index=True,
+            width="stretch")
+    else:
+        st.caption("No labelled pair lacks a judge label because of errors.")
+
+# ------------------------------------------------------------------ details
+with tab_more:
+    points = pd.DataFrame(kappa_rows(report))
+    if not points.empty:
+        per_constraint = points[points["slice"].str.startswith("constraint:")]
+        if not per_constraint.empty:
+            st.caption("Kappa with 95% CI per constraint")
+            base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None), yOffset="rubric:N",
+                                                    color="rubric:N")
+            st.altair_chart(
+                base.mark_rule().encode(x=alt.X("ci_low:Q", title="kappa", scale=alt.Scale(domain=[-1, 1])),
+                                        x2="ci_high:Q")
+                + base.mark_point(filled=True).encode(x="kappa:Q", tooltip=["rubric", "judge", "slice", "kappa", "n"]),
+                width="stretch")
+        headline = {(g.judge_model, f"{g.rubric_name} v{g.rubric_version}", s.slice) for g in report.groups
+                    for s in g.headline}
+        overall = points[[(j, r, s) in headline for j, r, s in zip(points["judge"], points["rubric"],
+                                                                   points["slice"])]]
+        if len(overall) > 1:
+            st.caption("Kappa per rubric version (per label set where label sets are mixed)")
+            st.altair_chart(
+                alt.Chart(overall).mark_line(point=True).encode(
+                    x=alt.X("version:O", title="rubric version"), y=alt.Y("kappa:Q", scale=alt.Scale(domain=[-1, 1])),
+                    color="rubric_name:N", strokeDash="slice:N", detail="judge:N",
+                    tooltip=["rubric", "judge", "slice", "kappa", "n", "created_at"]),
+                width="stretch")
+    for g in report.groups:
+        o = g.overall
+        st.markdown(f"**{md_escape(g.judge_model)} · {md_escape(g.rubric_name)} v{g.rubric_version}**")
+        st.dataframe(pd.DataFrame([{"repeat": r.repeat, "n": fmt_int(r.vs_human.n if r.vs_human else 0),
+                                    "agree with human": fmt_int(r.vs_human.agree) if r.vs_human else "–",
+                                    "kappa [95% CI]": fmt_kappa(r.vs_human)} for r in o.per_repeat]),
+                     hide_index=True, width="stretch")
+        rvr = [(h.slice, r) for h in g.headline for r in h.repeat_vs_repeat]
+        if rvr:
+            st.dataframe(pd.DataFrame([{"slice": name, "repeats": f"{r.repeat_a} vs {r.repeat_b}",
+                                        "both labelled": fmt_int(r.both_labelled), "agree": fmt_int(r.agree),
+                                        "both error": fmt_int(r.both_error), "one error": fmt_int(r.one_error),
+                                        "kappa [95% CI]": fmt_kappa(r.agreement)}
+                                       for name, r in rvr]), hide_index=True, width="stretch")
+        st.caption(f"Self-consistency: {o.consistency.flipped} of {o.consistency.pairs} pairs flipped between "
+                   f"repeats. Targeted pairs labelled: {o.targeted_labelled}.")
+        if g.pass_rates:
+            st.dataframe(pd.DataFrame([{"model under test": p.model, "judged": fmt_int(p.n_judged),
+                                        "judge pass rate": fmt_pct(p.judge_pass_rate), "labelled": fmt_int(p.n_labelled),
+                                        "corrected (PPI)": fmt_pct(p.estimate),
+                                        "95% CI": f"{fmt_pct(p.ppi_ci_low)} – {fmt_pct(p.ppi_ci_high)}",
+                                        "method": p.method} for p in g.pass_rates]),
+                         hide_index=True, width="stretch")
+    st.markdown("**Human vs human (overlap pairs)**")
+    if report.human_human:
+        st.dataframe(pd.DataFrame([{"slice": h.slice, "pairs": fmt_int(h.overlap_pairs),
+                                    "agree": fmt_int(h.agreement.agree), "kappa [95% CI]": fmt_kappa(h.agreement),
+                                    "reading": h.agreement.interpretation}
+                                   for h in report.human_human if h.agreement]), hide_index=True, width="stretch")
+    else:
+        st.caption("No overlap pair has labels from two reviewers yet.")

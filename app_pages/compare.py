@@ -10,6 +10,7 @@ from app_pages._common import db_path, md_escape
 st.header("Compare runs")
 with ann.unit_of_work(db_path()) as db:
     runs = ann.list_runs(db)
+    boundary_runs = ann.runs_with_boundary_cases(db)
 
 if len(runs) < 1:
     st.info("No runs yet. `judgecal run --model M` puts the eval set to a model; imported run records with a "
@@ -38,7 +39,12 @@ with tab_compare:
                        "B failed": ", ".join(o.b_failed)} for o in c.items], hide_index=True, width="stretch")
 
 with tab_boundary:
-    run = st.selectbox("Run", ids, format_func=labels.get, key="boundary_run")
+    # Open on the run with the most boundary runs per case (annotations.runs_with_boundary_cases), not on whichever
+    # run came first.
+    run = st.selectbox("Run", ids, index=ids.index(boundary_runs[0]) if boundary_runs else 0, format_func=labels.get,
+                       key="boundary_run")
+    if not boundary_runs:
+        st.caption("No run has boundary cases (items tagged boundary:* with a refusal constraint).")
     n = st.number_input("Runs expected per case", min_value=1, max_value=50, value=ann.DEFAULT_EXPECTED_RUNS,
                         key="boundary_n")
     with ann.unit_of_work(db_path()) as db:

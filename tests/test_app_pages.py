@@ -149,8 +149,11 @@ def test_other_pages_render(project_db, monkeypatch, page):
     assert not at.exception
     if page.endswith("runs.py"):
         batches, errors = at.dataframe
-        assert batches.value.iloc[0]["errors"] == 1 and batches.value.iloc[0]["cost"] == 0.0123
-        assert errors.value.to_dict("records") == [{"batch": "judge-1", "cause": "timeout", "n": 1}]
+        # issue 12 item 6 (changes the raw numbers pinned before): one number format, "–" where undefined
+        assert batches.value.iloc[0]["errors"] == "1" and batches.value.iloc[0]["cost"] == "$0.0123"
+        assert errors.value.to_dict("records") == [{"batch or import": "judge-1", "cause": "timeout",
+                                                    "verdict rows": "1"}]
+        assert not at.info  # every verdict came from a recorded batch
     if page.endswith("evalset.py"):
         assert any("pass rate" in c.value.lower() for c in at.code)
         at.selectbox(key="evalset_item").select("item-1").run()
@@ -194,3 +197,26 @@ def test_demo_quality_judge_is_named_as_such_on_the_calibration_page(tmp_path, m
     assert not at.exception
     assert any(judge.DEMO_QUALITY_WARNING in w.value for w in at.warning)
     assert judge.is_demo_quality("SmolLM2-135M-Instruct.Q4_1") and not judge.is_demo_quality("some-real-judge")
+
+
+def test_demo_runs_and_boundary_pages_do_not_contradict_themselves(tmp_path, monkeypatch):
+    """Issue 12 item 6: the demo's verdicts are imported, so the Runs page says so instead of "No judge batches yet"
+    above a table of their errors; the Boundary tab opens on the run made for it (the most runs per case)."""
+    from judgecal.cli import main
+
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    at = _app(db, monkeypatch)
+    at.switch_page("app_pages/runs.py").run()
+    assert not at.exception
+    shown = " ".join(i.value for i in at.info)
+    assert "No judge batches yet" not in shown and "verdict rows were imported" in shown
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    with ann.unit_of_work(db) as conn:
+        boundary = ann.runs_with_boundary_cases(conn)
+        first = ann.list_runs(conn)[0]["run_id"]
+    # the default used to be the first run (one record per case: every case "incomplete"); the 5x run comes first
+    assert boundary[0] == "demo-boundary-5x" and first != boundary[0] and set(boundary) >= {first}
+    assert at.selectbox(key="boundary_run").value == boundary[0]
+    assert not any("has no boundary cases" in i.value for i in at.info)

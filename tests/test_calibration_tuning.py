@@ -10,7 +10,8 @@ import pytest
 import annotations as ann
 from annotations._calibration import calibration_report
 from annotations._calibration_text import format_report
-from annotations._feedback import adjudicate, disagreements, send_to_evalset
+from annotations._feedback import (NO_DECISION, KINDS, DisagreementFilter, adjudicate, disagreements,
+                                   filter_disagreements, send_to_evalset)
 from annotations._tuning import compare_rubrics, label_split
 from judgecal.cli import main
 from test_calibration_project import R1, R2, add_label, add_rubric, add_verdicts, build
@@ -80,12 +81,43 @@ def test_disagreements_sorted_by_flips(tmp_path):
     got = [(d.run_record_id, d.reviewer) for d in rows]
     assert set(got) == {("run-6", "alice"), ("run-7", "alice"), ("run-8", "alice"), ("run-9", "alice"),
                         ("run-2", "bob"), ("run-6", "bob")}
-    assert got[0] == ("run-8", "alice")  # the tie: half its labelled repeats disagree
-    tie = rows[0]
+    # Issue 12 item 5 (changes the order pinned before): real disagreements first, the tie after them
+    assert [d.kind for d in rows] == ["disagreement"] * 5 + ["tie"]
+    tie = rows[-1]
     assert tie.judge_label is None and tie.repeat_labels == ("pass", None, "fail") and tie.flip_share == 0.5
     r6 = next(d for d in rows if d.run_record_id == "run-6")
     assert (r6.judge_label, r6.judge_reason, r6.human_label, r6.rules) == ("pass", "because pass", "fail",
                                                                            ("overlap", "random"))
+
+
+def test_judge_errors_are_listed_apart_with_their_causes(tmp_path):
+    """Issue 12 item 5: a pair whose repeats all errored is a judge failure, not a disagreement about the output:
+    it sorts after every real disagreement (even though it 'flips' 100%) and carries the error of each repeat."""
+    path = build(tmp_path / "e.db", n_items=12)
+    with ann.unit_of_work(path) as db:
+        add_verdicts(db, R1, {11: "EEE", 12: "PPP"})
+        add_label(db, "alice", 11, "pass", seen=R1)
+        add_label(db, "alice", 12, "fail", seen=R1, note="made up")
+        with ann.write(db):
+            db.execute("UPDATE human_labels SET failure_mode = 'hallucination' WHERE run_record_id = 'run-12'")
+        rows = disagreements(db)
+    kinds = [d.kind for d in rows]
+    assert kinds == sorted(kinds, key=KINDS.index) and kinds[-1] == "judge_error" and kinds.count("judge_error") == 1
+    err = rows[-1]
+    assert err.run_record_id == "run-11" and err.flip_share == 1.0
+    assert err.error_causes == ("timeout", "timeout", "timeout") and err.judge_label is None
+    assert next(d for d in rows if d.run_record_id == "run-8").error_causes == ("timeout",)  # the tie's error repeat
+    # filters: constraint, model under test, failure mode, decision
+    assert [d.run_record_id for d in filter_disagreements(rows, DisagreementFilter(failure_mode="hallucination"))] \
+        == ["run-12"]
+    assert filter_disagreements(rows, DisagreementFilter(model="other")) == []
+    assert filter_disagreements(rows, DisagreementFilter(constraint="grounded", model="m")) == rows
+    with ann.unit_of_work(path) as db:
+        adjudicate(db, "run-6", "grounded", "judge_wrong", who="alice")
+        rows = disagreements(db)
+    decided = filter_disagreements(rows, DisagreementFilter(decision="judge_wrong"))
+    assert {d.run_record_id for d in decided} == {"run-6"}
+    assert "run-6" not in {d.run_record_id for d in filter_disagreements(rows, DisagreementFilter(decision=NO_DECISION))}
 
 
 def test_adjudicate_and_send_to_evalset_once(tmp_path):

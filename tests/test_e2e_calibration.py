@@ -1,7 +1,8 @@
-"""The Calibration screen once in a real browser (Debian chromium + playwright, helpers from test_e2e_browser):
-the report renders, a stratum below the quota shows red, hostile output stays inert, a disagreement is adjudicated
-and sent to the eval set. Skips without /usr/bin/chromium (fails when CI=true). Screenshot:
-test-artifacts/calibration-e2e.png (git-ignored); its path is printed."""
+"""The Calibration and Rubrics screens in a real browser at 1280×720 (Debian chromium + playwright, helpers from
+test_e2e_browser): the headline kappa and its interval above the fold, a stratum below the quota shows red, hostile
+output stays inert, a disagreement is adjudicated and sent to the eval set; the rubric prompt preview. Skips without
+/usr/bin/chromium (fails when CI=true). Screenshots: test-artifacts/calibration-e2e.png and rubrics-e2e.png
+(git-ignored); their paths are printed."""
 
 from __future__ import annotations
 
@@ -27,19 +28,47 @@ def _project(tmp_path):
     return path
 
 
+KAPPA = re.compile(r"^-?\d\.\d{3}$")
+CI = re.compile(r"^95% CI \[-?\d\.\d{2}, -?\d\.\d{2}\]")
+
+
+def _in_viewport(page, locator, width: int = 1280, height: int = 720) -> bool:
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] + box["width"] <= width
+
+
 def test_calibration_page_in_the_browser(tmp_path):
+    """Issue 12 item 6 at 1280×720: the headline kappa with its interval is in the viewport without scrolling; the
+    quota state, the heatmap, then the Disagreements tab (adjudicate, send to eval set; hostile output inert)."""
     _need_browser()
     db = _project(tmp_path)
     requests: list[str] = []
     with streamlit_server(db, tmp_path, JUDGECAL_REVIEWER="carol") as url, browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
         page.on("request", lambda r: requests.append(r.url))
         page.goto(f"{url}/calibration")
-        page.get_by_text("Judge vs human (random sample)").first.wait_for()
-        # v2's stratum is below the quota: the red state
-        page.get_by_text(re.compile(r"1 of 2 strata are below the 10% review quota")).first.wait_for()
-        assert page.locator("[data-testid='stAlertContentError']").count() >= 1
-        # charts drawn (kappa CI per constraint, kappa per rubric version, confusion heatmap)
-        _wait_for(lambda: page.locator("[data-testid='stVegaLiteChart']").count() >= 3, "the charts")
+        value = page.locator("[data-testid='stMetricValue']").first
+        value.wait_for()
+        # the headline: kappa [CI] of the first judge × rubric version, above the fold
+        assert KAPPA.match(value.inner_text().strip()), value.inner_text()
+        assert _in_viewport(page, value), value.bounding_box()
+        ci = page.get_by_text(CI).first
+        assert _in_viewport(page, ci), ci.bounding_box()
+        # not cut off: the element is as wide as its text needs
+        assert ci.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        assert _in_viewport(page, page.locator("[data-testid='stMetricLabel']").first)
+        # v2's stratum is below the quota: the red state, also on the first screen
+        alert = page.get_by_text(re.compile(r"1 of 2 strata are below the 10% review quota")).first
+        alert.wait_for()
+        assert _in_viewport(page, alert)
+        # the confusion heatmap in the first tab
+        _wait_for(lambda: page.locator("[data-testid='stVegaLiteChart']").count() >= 1, "the heatmap")
+        page.wait_for_timeout(1000)
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / "calibration-e2e.png"
+        page.screenshot(path=str(shot))  # the viewport: what a reviewer sees without scrolling
+        print(f"screenshot: {shot}")
+        page.get_by_role("tab", name=re.compile(r"^Disagreements")).click()
         # hostile output is text
         page.get_by_text("<script>document.title='pwned'</script>", exact=False).first.wait_for()
         assert page.locator("img[src*='evil.example']").count() == 0
@@ -48,17 +77,36 @@ def test_calibration_page_in_the_browser(tmp_path):
         # adjudicate the first disagreement and send it to the eval set
         page.locator(".st-key-cal_d0_adjudicate button").click()
         page.get_by_text(re.compile(r"^Decision saved for ")).first.wait_for()
+        page.get_by_role("tab", name=re.compile(r"^Disagreements")).click()
         page.locator(".st-key-cal_d0_send button").click()
         page.get_by_text(re.compile(r"^Added eval item cal-")).first.wait_for()
         with ann.unit_of_work(db) as conn:
             assert conn.execute("SELECT who FROM adjudications").fetchone()[0] == "carol"
             assert conn.execute("SELECT count(*) FROM evalset_feedback").fetchone()[0] == 1
         assert not [u for u in requests if "evil.example" in u]
-        # Streamlit scrolls inside its own container: a tall viewport shows the whole screen in one picture
-        page.set_viewport_size({"width": 1400, "height": 5200})
-        page.locator("[data-testid='stMain']").evaluate("e => e.scrollTo(0, 0)")
-        page.wait_for_timeout(1500)
+
+
+def test_rubric_prompt_preview_in_the_browser(tmp_path):
+    """Issue 12 item 8: the Rubrics page shows the prompt the newest version sends for the first labelled pair, as
+    the judge renders it, before anything is sent."""
+    _need_browser()
+    from test_rubrics_page import EXTRA, rubric_db
+
+    path, _v2, v3 = rubric_db.__wrapped__(tmp_path)
+    with ann.unit_of_work(path) as conn:
+        first = ann.labelled_pair_ids(conn)[0]
+        source = ann.pair_source(conn, *first)
+    prompt = v3.render(source.record, source.item, source.constraint)
+    with streamlit_server(path, tmp_path, JUDGECAL_REVIEWER="carol") as url, browser_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(f"{url}/rubrics")
+        page.get_by_text(re.compile(r"exactly as the judge renders it")).first.wait_for()
+        code = page.locator("[data-testid='stCode']").first
+        _wait_for(lambda: EXTRA.strip() in code.inner_text(), "the edited rubric line in the preview")
+        shown = code.inner_text()
+        assert f"output {first[0].split('-')[1]}" in shown and "CONSTRAINT: Facts come from the input." in shown
+        assert shown.strip().splitlines()[-1] == prompt.strip().splitlines()[-1]
         ARTIFACTS.mkdir(exist_ok=True)
-        shot = ARTIFACTS / "calibration-e2e.png"
-        page.screenshot(path=str(shot), full_page=True)
+        shot = ARTIFACTS / "rubrics-e2e.png"
+        page.screenshot(path=str(shot))
         print(f"screenshot: {shot}")

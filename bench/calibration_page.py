@@ -1,0 +1,79 @@
+"""Server-side time of the Calibration page on a project with 100,000 run records (issue 12 item 6: under 2 s).
+
+    PYTHONPATH=. python bench/calibration_page.py [--runs 100000] [--labels 2000] [--reps 5]
+
+The project is bench/review_page.py's (items with two semantic constraints and one check, two models, three judge
+repeats on every semantic pair with 5% flipping, the sample drawn at 10% with 20% overlap: 600,000 verdicts and ~20,000
+sampled pairs at 100k), plus `labels` blind labels given in queue order by one reviewer (a tenth of them disagreeing
+with the judge), so the report, the coverage table and the disagreement list all have rows.
+
+Timed with streamlit's AppTest (the script run, no browser): the first load of the page (it computes
+`annotations.calibration_report` and the disagreement list: what every change of verdicts, labels, samples or
+decisions costs again) and the median of `reps` reruns with the data unchanged (the page's cache keyed on
+`annotations.calibration_version`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import annotations as ann  # noqa: E402  (after the sys.path insert)
+from review_page import build, timed  # noqa: E402
+
+
+def add_labels(path: Path, n: int) -> None:
+    with ann.unit_of_work(path) as db:
+        queue = ann.open_queue(db, "bench-labeller")
+        for k in range(n):
+            pair = ann.next_pair(db, queue)
+            if pair is None:
+                break
+            judged = db.execute("SELECT label FROM verdicts WHERE run_record_id = ? AND constraint_id = ? AND"
+                                " repeat = 0", [pair.run_record_id, pair.constraint_id]).fetchone()
+            label = judged[0] if judged else "pass"
+            if k % 10 == 0:
+                label = "fail" if label == "pass" else "pass"
+            ann.record_label(db, "bench-labeller", pair, label, seconds_spent=3.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100_000)
+    parser.add_argument("--labels", type=int, default=2000)
+    parser.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    path = Path(tempfile.mkdtemp(prefix="judgecal-bench-")) / "calibration.db"
+    t = timed(lambda: build(path, args.runs))
+    t_labels = timed(lambda: add_labels(path, args.labels))
+    with ann.unit_of_work(path) as db:
+        counts = ann.table_counts(db)
+    print(f"built: {counts['run_records']} run records, {counts['verdicts']} verdicts, {counts['samples']} sample "
+          f"rows in {t:.1f}s; {counts['human_labels']} labels in {t_labels:.1f}s")
+
+    from streamlit.testing.v1 import AppTest
+    os.environ["JUDGECAL_DB"] = str(path)
+    os.environ.pop("JUDGECAL_REVIEWER", None)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=300)
+    at.session_state["reviewer"] = "bench-labeller"
+    at.run()
+    assert not at.exception, at.exception
+    first = timed(lambda: at.switch_page("app_pages/calibration.py").run())
+    assert not at.exception, at.exception
+    reruns = [timed(at.run) for _ in range(args.reps)]
+    assert not at.exception, at.exception
+    print(f"Calibration page: first load {first * 1000:.0f} ms, rerun median {statistics.median(reruns) * 1000:.0f} ms"
+          f" (of {args.reps}, data unchanged; target < 2000 ms)")
+
+
+if __name__ == "__main__":
+    main()
