@@ -244,7 +244,7 @@ with tab_dis:
     with st.expander(f"Failing pairs ({len(failing)}): mechanical checks, failed runs, reviewers' fail labels"):
         for n, f in enumerate(failing[:SHOWN]):
             key = f"cal_f{n}"
-            st.text(f"{f.run_record_id} · {f.constraint_id} · model {f.model} · {f.why}")
+            st.text(f"Failing: {f.run_record_id} · {f.constraint_id} · model {f.model} · {f.why}")
             st.text(f"Constraint: {f.constraint_text}")
             a, b = st.columns([4, 1])
             a.text_input("Note / reason", key=f"{key}_note")
