@@ -36,6 +36,7 @@ from annotations._labels import current_labels
 from annotations._sampling import Pair, draw_orders, population_key, sample_rules
 from annotations._store import now_iso, write
 from annotations._verdicts import majority_label
+from judge._evidence import render_evidence
 
 FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
 GUIDELINES_SETTING = "review_guidelines"
@@ -67,6 +68,9 @@ class ReviewCard(NamedTuple):
     constraint: Constraint
     rules: frozenset[str]
     guidelines: str
+    # The run's evidence exactly as the judge's prompt quotes it (judge.render_evidence): the app shows this text, so a
+    # reviewer reads what the judge read (trajectory with the final output marked, every turn of a conversation).
+    evidence: str = ""
 
 
 class SavedLabel(NamedTuple):
@@ -238,7 +242,7 @@ def review_card(db: sqlite_utils.Database, pair: Pair) -> ReviewCard:
         input_text, is_json = json.dumps(item.input, indent=2, ensure_ascii=False), True
     return ReviewCard(
         pair, item.id, item.instruction, input_text, is_json, record.output, record.trajectory, record.tool_calls,
-        record.error, constraint, _rules(db, pair), guidelines(db),
+        record.error, constraint, _rules(db, pair), guidelines(db), render_evidence(record),
     )
 
 
