@@ -12,6 +12,7 @@ from evalsets._models import (
     Step,
     ToolCall,
     canonical_json,
+    check_transcript,
     evalset_sha256,
     item_sha256,
 )
@@ -52,7 +53,7 @@ default_registry()
 
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
-    "canonical_json", "evalset_sha256", "item_sha256",
+    "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
     "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
