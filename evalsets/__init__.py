@@ -29,6 +29,7 @@ from evalsets._registry import (
     checkers,
     default_registry,
     get_checker,
+    check_record,
     run_check,
     validate_check,
 )
@@ -54,7 +55,7 @@ default_registry()
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
     "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
-    "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
+    "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
     "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval",

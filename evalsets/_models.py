@@ -67,6 +67,10 @@ class Check(_Strict):
     id: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
     loose: bool = False
+    # A conversation's text checks read its final assistant turn (the record's output) unless `turns` is "every":
+    # then each assistant turn must pass (e.g. "never names a competitor" over a whole conversation). Absent =
+    # final, so a check without it stores, exports and hashes as before. Trajectory checks see every step anyway.
+    turns: Literal["final", "every"] | None = None
 
     @model_validator(mode="after")
     def _known_checker(self) -> Check:
@@ -328,6 +332,9 @@ def _hashed(item: EvalItem) -> dict[str, Any]:
     if data.get("turns") is None:
         data.pop("turns", None)
     data["constraints"] = [{k: v for k, v in c.items() if k != "expected" or v is not None} for c in data["constraints"]]
+    for c in data["constraints"]:
+        if c.get("check") and c["check"].get("turns") is None:
+            c["check"].pop("turns", None)
     return data
 
 

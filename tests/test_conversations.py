@@ -168,3 +168,25 @@ def test_items_without_turns_hash_as_before():
     assert item_sha256(plain) != item_sha256(with_turns)
     with pytest.raises(ValueError):
         EvalItem.model_validate(dict(ITEM, turns=[]))
+
+
+def test_a_check_reads_the_final_turn_unless_told_every_turn(project, tmp_path):
+    # Turn 2 gives a discount code; the final turn does not. "final" passes, "every" fails naming the turn.
+    base = {"id": "c", "text": "Never gives a discount code.", "type": "content"}
+    final = EvalItem.model_validate(dict(ITEM, id="k-final", constraints=[
+        dict(base, check={"id": "keywords:forbidden", "args": {"words": ["SAVE10"]}})]))
+    every = EvalItem.model_validate(dict(ITEM, id="k-every", constraints=[
+        dict(base, check={"id": "keywords:forbidden", "args": {"words": ["SAVE10"]}, "turns": "every"})]))
+    msgs = TRANSCRIPT[:4] + [{"role": "assistant", "content": "41.50 EUR, or less with SAVE10."}] + TRANSCRIPT[5:]
+    rows = [{"id": f"{i}/r", "item_id": i, "model": "m", "messages": msgs} for i in ("k-final", "k-every")]
+    items = tmp_path / "k.jsonl"
+    _write(items, [i.model_dump(mode="json", exclude_none=True) for i in (final, every)])
+    assert main(["--db", str(project), "import", "evalset", str(items)]) == 0
+    assert main(["--db", str(project), "import", "runs", str(_write(tmp_path / "kr.jsonl", rows))]) == 0
+    with ann.unit_of_work(project) as db:
+        ann.run_checks(db)
+        got = {r["run_record_id"]: (r["passed"], r["detail"]) for r in db.query("SELECT * FROM check_results")}
+    assert got["k-final/r"][0] == 1
+    assert got["k-every/r"][0] == 0 and got["k-every/r"][1].startswith("assistant turn 1 of 2")
+    # Without `turns` a check hashes and exports as before the field existed.
+    assert "turns" not in json.dumps(final.constraints[0].check.model_dump(mode="json", exclude_none=True))
