@@ -190,3 +190,30 @@ def test_a_check_reads_the_final_turn_unless_told_every_turn(project, tmp_path):
     assert got["k-every/r"][0] == 0 and got["k-every/r"][1].startswith("assistant turn 1 of 2")
     # Without `turns` a check hashes and exports as before the field existed.
     assert "turns" not in json.dumps(final.constraints[0].check.model_dump(mode="json", exclude_none=True))
+
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def test_the_demo_conversations_import_check_and_render_turn_by_turn(tmp_path, capsys):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_demo", DATA / "make_demo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    items, runs = module.build_conversations()
+    for name, rows in (("demo_conversations.jsonl", items), ("demo_conversation_runs.jsonl", runs)):
+        expected = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        assert (DATA / name).read_text(encoding="utf-8") == expected, f"{name} is stale: run python data/make_demo.py"
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    assert main(["--db", str(db), "import", "evalset", str(DATA / "demo_conversations.jsonl")]) == 0
+    assert main(["--db", str(db), "import", "runs", str(DATA / "demo_conversation_runs.jsonl")]) == 0
+    with ann.unit_of_work(db) as d:
+        ann.run_checks(d)
+        got = {r[0]: r[1] for r in d.execute(
+            "SELECT run_record_id, passed FROM check_results WHERE constraint_id = 'no_pirate_words'")}
+        # B's pirate reply is turn 2 of 3: a final-turn check would pass it; `turns: every` fails it.
+        assert got == {"run-a-c03": 1, "run-b-c03": 0}
+        card = ann.review_card(d, ann.Pair("run-b-c01", "price_from_tool"))
+    assert "[turn 2 · assistant]\nThe Squall shell is $119." in card.evidence
+    assert "[turn 1 · tool result for call_1]" in card.evidence
