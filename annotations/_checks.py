@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
-from evalsets import run_check
+from evalsets import check_record
 from annotations._project import iter_runs, load_items
 from annotations._store import now_iso, write
 
@@ -30,9 +30,7 @@ def run_checks(db: sqlite_utils.Database) -> int:
             if record.failed:
                 result_passed, detail, bad = False, f"run failed: {record.error}", 0
             else:
-                result = run_check(
-                    c.check.id, c.check.args, text=record.final_text, trajectory=record.trajectory, loose=c.check.loose
-                )
+                result = check_record(c.check, record)
                 result_passed, detail, bad = result.passed, result.detail, len(result.bad_steps)
             rows.append((record.id, c.id, c.check.id, int(c.check.loose), int(result_passed), detail, bad, n_steps, stamp))
     with write(db):

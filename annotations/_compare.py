@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, load_json, run_check
+from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record, load_json
 from annotations._project import iter_runs, load_items
 from annotations._calibration import ppi_pass_rate, ppi_prediction
 from annotations.agreement import Z_95
@@ -154,7 +154,7 @@ def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settle
         if failed_run:
             return False
         c = constraint.check
-        return run_check(c.id, c.args, text=record.final_text, trajectory=record.trajectory, loose=c.loose).passed
+        return check_record(c, record).passed
     expected = expected_labels(constraint) if constraint.labels != PASS_FAIL else ("pass",)
     if expected is None:
         return None

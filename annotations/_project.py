@@ -68,12 +68,14 @@ def _import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> Import
     with write(db):
         seq0 = conn.execute("SELECT coalesce(max(seq), 0) FROM eval_items").fetchone()[0]
         conn.executemany(
-            "INSERT INTO eval_items VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO eval_items (id, instruction, input, reference, source, scenario, created_at, derived_from,"
+            " tags, split, fixtures, content_sha256, seq, turns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             [
                 (
                     item.id, item.instruction, _dumps(item.input), item.reference, item.source, item.scenario,
                     item.created_at.isoformat() if item.created_at else None, item.derived_from,
                     _dumps(list(item.tags)), item.split, _dumps(item.fixtures), sha, seq0 + n + 1,
+                    _dumps(list(item.turns)) if item.turns is not None else None,
                 )
                 for n, (_, item, sha) in enumerate(new)
             ],
@@ -95,7 +97,7 @@ def _import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> Import
 
 _RUN_COLUMNS = (
     "id", "item_id", "model", "prompt_version", "run_id", "output", "trajectory", "tool_calls", "input_tokens",
-    "output_tokens", "latency_ms", "rounds", "error", "evalset_sha256", "created_at",
+    "output_tokens", "latency_ms", "rounds", "error", "evalset_sha256", "created_at", "messages",
 )
 
 
@@ -105,7 +107,8 @@ def _run_tuple(r: RunRecord, seq: int) -> tuple[Any, ...]:
         _dumps([s.model_dump(mode="json", exclude_none=True) for s in r.trajectory]) if r.trajectory is not None else None,
         _dumps([t.model_dump(mode="json", exclude_none=True) for t in r.tool_calls]) if r.tool_calls else None,
         r.input_tokens, r.output_tokens, r.latency_ms, r.rounds, r.error, r.evalset_sha256,
-        r.created_at.isoformat() if r.created_at else None, seq,
+        r.created_at.isoformat() if r.created_at else None,
+        _dumps(list(r.messages)) if r.messages is not None else None, seq,
     )
 
 
@@ -160,6 +163,7 @@ def _item_from_row(row: dict[str, Any], constraints: list[dict[str, Any]]) -> Ev
             "reference": row["reference"], "source": row["source"], "scenario": row["scenario"],
             "created_at": row["created_at"], "derived_from": row["derived_from"], "tags": _loads(row["tags"]),
             "split": row["split"], "fixtures": _loads(row["fixtures"]),
+            **({"turns": _loads(row["turns"])} if row.get("turns") is not None else {}),
             "constraints": [
                 {
                     "id": c["id"], "text": c["text"], "type": c["type"], "severity": c["severity"],
@@ -188,7 +192,7 @@ def load_items(db: sqlite_utils.Database, ids: Iterable[str] | None = None) -> d
 
 def _run_from_row(row: dict[str, Any]) -> RunRecord:
     data = {k: row[k] for k in _RUN_COLUMNS if row[k] is not None}
-    for key in ("trajectory", "tool_calls"):
+    for key in ("trajectory", "tool_calls", "messages"):
         if key in data:
             data[key] = json.loads(data[key])
     return RunRecord.model_validate(data)

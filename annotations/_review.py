@@ -38,6 +38,7 @@ from annotations._labels import current_labels
 from annotations._sampling import Pair, draw_orders, population_key, sample_rules
 from annotations._store import now_iso, write
 from annotations._verdicts import majority_label
+from evalsets import render_evidence
 
 FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
 
@@ -61,6 +62,9 @@ class ReviewCard(NamedTuple):
     constraint: Constraint
     rules: frozenset[str]
     guidelines: GuidelineSet  # the versions on screen; a label made from this card stores `guidelines.version`
+    # The run's evidence exactly as the judge's prompt quotes it (render_evidence): the app shows this text, so a
+    # reviewer reads what the judge read (trajectory with the final output marked, every turn of a conversation).
+    evidence: str = ""
 
 
 class SavedLabel(NamedTuple):
@@ -228,7 +232,7 @@ def review_card(db: sqlite_utils.Database, pair: Pair) -> ReviewCard:
         input_text, is_json = json.dumps(item.input, indent=2, ensure_ascii=False), True
     return ReviewCard(
         pair, item.id, item.instruction, input_text, is_json, record.output, record.trajectory, record.tool_calls,
-        record.error, constraint, _rules(db, pair), guidelines_for(db, constraint.id),
+        record.error, constraint, _rules(db, pair), guidelines_for(db, constraint.id), render_evidence(record),
     )
 
 

@@ -613,6 +613,20 @@ def _m008_assignments(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("008_assignments", _m008_assignments),)
 
 
+def _m009_conversations(db: sqlite_utils.Database) -> None:
+    # Conversations (issue 13.2): an item's scripted user turns, a run record's whole transcript (OpenAI chat format),
+    # both JSON; NULL for the single-turn items and records that existed before.
+    _execute_script(db,
+        """
+        ALTER TABLE eval_items ADD COLUMN turns TEXT;       -- JSON list of user turns after the first
+        ALTER TABLE run_records ADD COLUMN messages TEXT;   -- JSON transcript
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("009_conversations", _m009_conversations),)
+
+
 def _m010_pairwise(db: sqlite_utils.Database) -> None:
     # pairwise_outputs: the provenance of each `judge --pairwise` pair record (which run and record is A and B) and
     # the pair shown both ways, so the review page can show each reviewer their own order without re-rendering.

@@ -12,7 +12,6 @@ remote images, no clickable links.
 
 from __future__ import annotations
 
-import json
 import time
 
 import streamlit as st
@@ -105,23 +104,8 @@ def _render_card(card: ann.ReviewCard) -> None:
         else:
             st.text(card.input_text)
     st.subheader("Output")
-    if card.output is not None:
-        st.text(card.output)
-    elif card.trajectory is not None:
-        for n, step in enumerate(card.trajectory, 1):
-            if step.type == "action":
-                with st.expander(f"Step {n} · tool call"):
-                    st.code(json.dumps({"tool": step.tool, "args": step.args, "result": step.result},
-                                       indent=2, ensure_ascii=False, default=str), language="json", wrap_lines=True)
-            else:
-                st.caption(f"Step {n} · {step.type.replace('_', ' ')}")
-                st.text(step.text)
-    else:
-        st.text(f"(no output: the run failed: {card.run_error})")
-    for n, call in enumerate(card.tool_calls, 1):
-        with st.expander(f"Tool call {n}"):
-            st.code(json.dumps(call.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False),
-                    language="json", wrap_lines=True)
+    # The same text the judge's prompt quotes (judge.render_evidence), shown inert: every step, tool result and turn.
+    st.text(card.evidence)
 
 
 def _render_constraint(card: ann.ReviewCard) -> None:

@@ -12,6 +12,7 @@ from evalsets._models import (
     Step,
     ToolCall,
     canonical_json,
+    check_transcript,
     evalset_sha256,
     item_sha256,
 )
@@ -28,6 +29,7 @@ from evalsets._registry import (
     checkers,
     default_registry,
     get_checker,
+    check_record,
     run_check,
     validate_check,
 )
@@ -51,10 +53,18 @@ from evalsets._ifeval_files import (  # noqa: E402
 # checkers among them) load on first use.
 default_registry()
 
+from evalsets._evidence import (  # noqa: E402  (the one renderer of a run's evidence: judge prompt and review card)
+    FINAL_OUTPUT_MARKER,
+    MAX_RESULT_CHARS,
+    render_evidence,
+    render_messages,
+    render_trajectory,
+)
+
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
-    "canonical_json", "evalset_sha256", "item_sha256",
-    "CheckResult", "CheckerSpec", "checker", "checkers", "get_checker", "run_check", "validate_check",
+    "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
+    "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
     "ReactError", "ReactLog", "parse_react", "react_runs",
@@ -62,4 +72,5 @@ __all__ = [
     "summarize_ifeval",
     "InputError", "Parsed", "Problem", "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
     "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
+    "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",
 ]

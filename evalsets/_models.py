@@ -68,6 +68,10 @@ class Check(_Strict):
     id: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
     loose: bool = False
+    # A conversation's text checks read its final assistant turn (the record's output) unless `turns` is "every":
+    # then each assistant turn must pass (e.g. "never names a competitor" over a whole conversation). Absent =
+    # final, so a check without it stores, exports and hashes as before. Trajectory checks see every step anyway.
+    turns: Literal["final", "every"] | None = None
 
     @model_validator(mode="after")
     def _known_checker(self) -> Check:
@@ -146,6 +150,9 @@ class EvalItem(_Strict):
     split: Split | None = None
     # Tool fixtures for agent runs: tool name -> canned result, so runs are reproducible.
     fixtures: dict[str, Any] | None = None
+    # A conversation: the user turns after the first (the first is the instruction with its input), played in order
+    # by `judgecal run`, each answered (with tool rounds) before the next is sent.
+    turns: tuple[str, ...] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _unique_constraint_ids(self) -> EvalItem:
@@ -188,6 +195,59 @@ class ToolCall(_Strict):
     error: str | None = None
 
 
+MessageRole = Literal["system", "user", "assistant", "tool"]
+
+
+def check_transcript(messages: tuple[dict[str, Any], ...]) -> None:
+    """A transcript in OpenAI chat format is valid only if every tool message answers, by `tool_call_id`, a tool call
+    an earlier assistant message made and no earlier tool message answered, and every tool call is answered before
+    the next user or assistant message. Raises ValueError naming the message index and field."""
+    open_calls: dict[str, int] = {}
+    answered: set[str] = set()
+    seen_ids: set[str] = set()
+    for i, m in enumerate(messages):
+        role = m.get("role")
+        if role not in MessageRole.__args__:  # type: ignore[attr-defined]
+            raise ValueError(f"messages[{i}].role: {role!r} is not one of system, user, assistant, tool")
+        if role == "tool":
+            cid = m.get("tool_call_id")
+            if not isinstance(cid, str) or not cid:
+                raise ValueError(f"messages[{i}].tool_call_id: a tool message needs the id of the call it answers")
+            if cid in answered:
+                raise ValueError(f"messages[{i}].tool_call_id: tool call {cid!r} is already answered")
+            if cid not in open_calls:
+                raise ValueError(f"messages[{i}].tool_call_id: no earlier assistant tool call has id {cid!r}")
+            del open_calls[cid]
+            answered.add(cid)
+            continue
+        if open_calls:
+            raise ValueError(f"messages[{i}]: tool call(s) {', '.join(map(repr, open_calls))} (messages"
+                             f"[{min(open_calls.values())}]) are not answered before this {role} message")
+        content = m.get("content")
+        if content is not None and not isinstance(content, str):
+            raise ValueError(f"messages[{i}].content: must be text or null")
+        calls = m.get("tool_calls")
+        if calls is None:
+            if role != "assistant" and content is None:
+                raise ValueError(f"messages[{i}].content: a {role} message needs content")
+            continue
+        if role != "assistant":
+            raise ValueError(f"messages[{i}].tool_calls: only an assistant message makes tool calls")
+        for k, call in enumerate(calls):
+            cid = call.get("id") if isinstance(call, dict) else None
+            name = (call.get("function") or {}).get("name") if isinstance(call, dict) else None
+            if not isinstance(cid, str) or not cid:
+                raise ValueError(f"messages[{i}].tool_calls[{k}].id: a tool call needs an id")
+            if cid in seen_ids:
+                raise ValueError(f"messages[{i}].tool_calls[{k}].id: id {cid!r} is used twice")
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"messages[{i}].tool_calls[{k}].function.name: a tool call needs a function name")
+            seen_ids.add(cid)
+            open_calls[cid] = i
+    if open_calls:
+        raise ValueError(f"messages: tool call(s) {', '.join(map(repr, open_calls))} are never answered")
+
+
 class RunRecord(_Strict):
     """One model output for one eval item: plain text or an agent trajectory."""
 
@@ -206,12 +266,41 @@ class RunRecord(_Strict):
     error: str | None = None
     evalset_sha256: str | None = None
     created_at: datetime | None = None
+    # A conversation's whole transcript (OpenAI chat format). `output` is then its final assistant turn (filled from
+    # the transcript when absent), so every check, the judge's pass rate and the failed-run rule read it unchanged.
+    messages: tuple[dict[str, Any], ...] | None = Field(default=None, min_length=1)
+
+    @field_validator("messages")
+    @classmethod
+    def _valid_transcript(cls, v: tuple[dict[str, Any], ...] | None) -> tuple[dict[str, Any], ...] | None:
+        if v is not None:
+            check_transcript(v)
+        return v
+
+    @model_validator(mode="before")
+    @classmethod
+    def _output_from_transcript(cls, data: Any) -> Any:
+        # Not for a failed run: its transcript's last assistant text is an earlier turn, not the answer.
+        if (isinstance(data, dict) and data.get("output") is None and data.get("error") is None
+                and isinstance(data.get("messages"), (list, tuple))):
+            finals = [m.get("content") for m in data["messages"] if isinstance(m, dict) and m.get("role") == "assistant"
+                      and isinstance(m.get("content"), str)]
+            if finals:
+                data = dict(data, output=finals[-1])
+        return data
 
     @model_validator(mode="after")
     def _has_content(self) -> RunRecord:
         if self.output is None and self.trajectory is None and self.error is None:
-            raise ValueError("a run record needs 'output', 'trajectory' or 'error'")
+            raise ValueError("a run record needs 'output', 'trajectory' or 'error' (or 'messages' with an assistant reply)")
         return self
+
+    def assistant_texts(self) -> tuple[str, ...]:
+        """Every assistant turn's text, in order (the output alone for a record without a transcript): what a check
+        with `turns: "every"` looks at."""
+        if self.messages is None:
+            return (self.final_text,)
+        return tuple(m["content"] for m in self.messages if m.get("role") == "assistant" and m.get("content"))
 
     @property
     def failed(self) -> bool:
@@ -238,9 +327,15 @@ def canonical_json(obj: Any) -> str:
 
 
 def _hashed(item: EvalItem) -> dict[str, Any]:
-    # A constraint without `expected` hashes as it did before the field existed, so stored versions stay valid.
+    # A constraint without `expected` (an item without `turns`) hashes as it did before the field existed, so stored
+    # versions stay valid.
     data = item.model_dump(mode="json")
+    if data.get("turns") is None:
+        data.pop("turns", None)
     data["constraints"] = [{k: v for k, v in c.items() if k != "expected" or v is not None} for c in data["constraints"]]
+    for c in data["constraints"]:
+        if c.get("check") and c["check"].get("turns") is None:
+            c["check"].pop("turns", None)
     return data
 
 

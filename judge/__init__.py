@@ -3,6 +3,7 @@ by the model runner in `judgecal.runner`), backends (that adapter, an offline de
 Imports only `evalsets`; storage comes in through a `VerdictSink`."""
 
 from judge._verdict import Verdict as VerdictSchema, parse_answer, verdict_json_schema, verdict_model
+from evalsets import FINAL_OUTPUT_MARKER, MAX_RESULT_CHARS, render_evidence, render_messages, render_trajectory
 from judge._rubric import (
     DEFAULT_RUBRIC, SHIPPED, SHIPPED_VERSIONS, STRICT_TEMPLATE, Rubric, rubric_sha256, shipped_rubric, shipped_versions,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "VerdictSchema", "parse_answer", "verdict_json_schema", "verdict_model",
     "DEFAULT_RUBRIC", "SHIPPED", "SHIPPED_VERSIONS", "STRICT_TEMPLATE", "Rubric", "rubric_sha256", "shipped_rubric",
     "shipped_versions",
+    "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",
     "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S", "ENDPOINT_CAUSES", "ENDPOINTS", "Completion", "Endpoint",
     "EndpointError", "EndpointMemory", "FatalBackendError", "redact_url", "url_secrets",
     "KEY_HEADER", "Answer", "Backend", "OpenAIBackend", "verdict_key_header", "CLAIM_CHUNK", "PoolResult", "run_pool",

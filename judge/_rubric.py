@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalsets import LABEL_DEFINITIONS, Constraint, EvalItem, RunRecord, canonical_json
+from evalsets import LABEL_DEFINITIONS, Constraint, EvalItem, RunRecord
 
+from evalsets import render_evidence, render_trajectory
 from judge._verdict import base_schema_json
 
 # The shipped strict rubric. Written for judgecal 0.1 (2026-11) from SPEC §5: judge only whether the stated
@@ -103,7 +104,9 @@ SHIPPED: dict[str, str] = {"strict": STRICT_TEMPLATE}
 SHIPPED_VERSIONS: dict[str, tuple[str, ...]] = {"strict": (STRICT_V1_TEMPLATE, STRICT_TEMPLATE)}
 DEFAULT_RUBRIC = "strict"
 
-_PLACEHOLDER = re.compile(r"\{(marker|instruction|input|output|constraint|labels)\}")
+# {output} is the run's whole evidence (evalsets._evidence: a trajectory with its final output marked, a transcript
+# turn by turn); {trajectory} the steps alone; {reference} the item's reference answer ("(no reference)" without one).
+_PLACEHOLDER = re.compile(r"\{(marker|instruction|input|output|constraint|labels|reference|trajectory)\}")
 REQUIRED_PLACEHOLDERS = frozenset({"output", "constraint", "labels"})
 
 
@@ -141,10 +144,16 @@ class Rubric:
     def render(self, record: RunRecord, item: EvalItem, constraint: Constraint) -> str:
         """The prompt for one (run record, constraint) pair. Placeholders are replaced in one pass, so text inside
         the output that looks like a placeholder stays as it is."""
-        output = render_output(record)
+        output = render_evidence(record)
         instruction = item.instruction
         input_text = render_input(item.input)
-        marker = data_marker(instruction, input_text, output)
+        reference = item.reference if item.reference is not None else "(no reference)"
+        trajectory = render_trajectory(record)
+        # The marker covers every quoted part; with only the parts the shipped rubric quotes, so its prompts for the
+        # records it always rendered stay byte for byte what they were.
+        used = set(_PLACEHOLDER.findall(self.template))
+        extra = [t for name, t in (("reference", reference), ("trajectory", trajectory)) if name in used]
+        marker = data_marker(instruction, input_text, output, *extra)
         values = {
             "marker": marker,
             "instruction": instruction,
@@ -152,6 +161,8 @@ class Rubric:
             "output": output,
             "constraint": constraint.text,
             "labels": ", ".join(constraint.labels),
+            "reference": reference,
+            "trajectory": trajectory,
         }
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.template)
 
@@ -186,23 +197,3 @@ def render_input(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
-
-
-def render_output(record: RunRecord) -> str:
-    """The output under review: the text output, else the agent trajectory step by step (process constraints need
-    the steps, not only the final answer)."""
-    if record.output is not None:
-        return record.output
-    if record.trajectory is None:
-        return f"(no output; the run failed: {record.error})" if record.error else "(no output)"
-    lines = []
-    for n, step in enumerate(record.trajectory, start=1):
-        if step.type == "action":
-            args = canonical_json(step.args or {})
-            line = f"{n}. action: {step.tool}({args})"
-            if step.result is not None:
-                line += f" -> {step.result if isinstance(step.result, str) else canonical_json(step.result)}"
-        else:
-            line = f"{n}. {step.type.replace('_', ' ')}: {step.text}"
-        lines.append(line)
-    return "\n".join(lines)

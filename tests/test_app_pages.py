@@ -117,9 +117,10 @@ def test_trajectory_steps_and_tool_calls(project_db, monkeypatch):
     _sample_only(project_db, ("run-b-2", "polite"))
     at = _app(project_db, monkeypatch)
     assert not at.exception
-    assert "Your order 1002 has shipped." in _texts(at)
-    tool = [c.value for c in at.code if "lookup_order" in c.value]
-    assert tool and json.loads(tool[0])["result"] == {"status": "shipped"}
+    # The card shows the judge's evidence text (issue 13 item 1): the tool call with its result, the output marked.
+    evidence = [t for t in _texts(at) if "lookup_order" in t]
+    assert evidence and '{"status":"shipped"}' in evidence[0]
+    assert "4. final answer: Your order 1002 has shipped." in evidence[0]
 
 
 def test_reviewer_fixed_by_deployment(project_db, monkeypatch):

@@ -19,7 +19,7 @@ def _metrics(at: AppTest) -> str:
     return text
 
 
-def _fail_everything(check_id, args, **_kwargs) -> CheckResult:
+def _fail_everything(check, record) -> CheckResult:
     return CheckResult(False, "a stricter checker version")
 
 
@@ -43,7 +43,7 @@ def test_page_shows_new_metrics_after_a_re_run(project_db: Path, monkeypatch: py
     first = _metrics(at)
     # A newer checker that fails everything: the same number of results, different verdicts. Stands in for an
     # upgraded checker or plugin, which is when a re-run changes results without changing their count.
-    monkeypatch.setattr(checks_module, "run_check", _fail_everything)
+    monkeypatch.setattr(checks_module, "check_record", _fail_everything)
     with ann.unit_of_work(project_db) as db:
         assert ann.run_checks(db) == n
     at.run()

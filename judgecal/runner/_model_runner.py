@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, storable_record
+from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, check_transcript, storable_record
 
 from judge import CLAIM_CHUNK, ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
 
@@ -307,12 +307,17 @@ class ModelRunner:
         output: str | None = None
         error: str | None = None
         truncated = False
+        # A conversation item: each scripted user turn is sent once the previous reply (with its tool rounds) is
+        # complete; max_rounds bounds each reply's tool rounds.
+        pending_turns = list(item.turns or ())
+        reply_rounds = 0
         try:
             while True:
-                if rounds >= settings.max_rounds:
+                if reply_rounds >= settings.max_rounds:
                     raise _Failed("max_rounds", f"still calling tools after {settings.max_rounds} rounds")
                 completion = self._request(messages, tools, deadline)
                 rounds += 1
+                reply_rounds += 1
                 usage = getattr(completion, "usage", None)
                 tokens[0] += getattr(usage, "prompt_tokens", None) or 0
                 tokens[1] += getattr(usage, "completion_tokens", None) or 0
@@ -323,7 +328,12 @@ class ModelRunner:
                     output = message.content if message.content is not None else (getattr(message, "refusal", None) or "")
                     steps.append(Step(type="final_answer", text=output))
                     truncated = getattr(completion.choices[0], "finish_reason", None) == TRUNCATED_FINISH
-                    break
+                    messages.append({"role": "assistant", "content": output})
+                    if truncated or not pending_turns:
+                        break
+                    messages.append({"role": "user", "content": pending_turns.pop(0)})
+                    reply_rounds = 0
+                    continue
                 if message.content:
                     steps.append(Step(type="thought", text=message.content))
                 messages.append({"role": "assistant", "content": message.content, "tool_calls": [
@@ -345,6 +355,7 @@ class ModelRunner:
             trajectory=tuple(steps) if tools is not None and steps else None, tool_calls=tuple(calls),
             input_tokens=tokens[0], output_tokens=tokens[1], latency_ms=round((time.monotonic() - start) * 1000, 1),
             rounds=rounds, error=error, evalset_sha256=settings.evalset_sha256,
+            messages=_complete_transcript(messages) if item.turns is not None else None,
         ))
 
     def _call_tool(self, tc: Any, fixtures: dict[str, Any], steps: list[Step], calls: list[ToolCall],
@@ -373,6 +384,19 @@ class ModelRunner:
         seen[key] += 1
         if seen[key] >= self.settings.loop_limit:
             raise _Failed("loop", f"{name} called {seen[key]} times with the same arguments")
+
+
+def _complete_transcript(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], ...] | None:
+    """The transcript up to its last complete point: a task that failed in a tool round leaves a tool call without
+    its answer, which no transcript may hold (evalsets.check_transcript); the failure itself is in `error`."""
+    kept = list(messages)
+    while kept:
+        try:
+            check_transcript(tuple(kept))
+            return tuple(kept)
+        except ValueError:
+            kept.pop()
+    return None
 
 
 def run_models(items: Iterable[EvalItem], model: ChatModel, sink: RunSink, settings: RunSettings, *,
