@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import LABEL_SETS, EvalItem, RunRecord, run_check
+from evalsets import LABEL_SETS, EvalItem, RunRecord, check_record, run_check
 from annotations._compare import BLOCKED_LABELS, Settled, expected_labels, settled_labels
 from annotations._project import iter_runs, load_items
 
@@ -176,8 +176,7 @@ def _case_run(record: RunRecord, item: EvalItem, cid: str, settled: Settled | No
     layer = None if called else marker or (MODEL_LAYER if blocked else None)
     failed_run = record.failed
     checks = tuple(
-        (c.id, False if failed_run else run_check(c.check.id, c.check.args, text=record.final_text,
-                                                   trajectory=record.trajectory, loose=c.check.loose).passed)
+        (c.id, False if failed_run else check_record(c.check, record).passed)
         for c in item.constraints if c.check is not None
     )
     compliant = None if label is None or expected is None else label in expected
