@@ -243,12 +243,18 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
     bar = Progress(len(todo)) if progress is True else (progress or None)
 
     lock = threading.Lock()
+    # Set once the pool returns. An answer that comes back later (a request the pool abandoned) is neither saved
+    # nor counted: the caller closes the sink next, and a re-run asks it again. Save and count under one lock, so
+    # whatever the summary counts was queued before the sink closed, and the two never differ.
+    finished = [False]
 
     def handle(task: _Task) -> None:
         k = task.key
         answer = backend.judge(task.prompt, task.labels, verdict_key_header(k.run_record_id, k.constraint_id, k.repeat))
-        sink.save(Verdict.of(k, answer))
         with lock:
+            if finished[0]:
+                return
+            sink.save(Verdict.of(k, answer))
             summary.add(answer)
             sent, errors = summary.sent, sum(summary.errors.values())
         if bar is not None:
@@ -269,6 +275,8 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
 
     result = run_pool(claimed(), handle, concurrency=min(concurrency, max(len(todo), 1)), name="judge",
                       grace_s=grace_s, on_stop=on_stop)
+    with lock:
+        finished[0] = True
     summary.interrupted = result.interrupted
     summary.abandoned = result.abandoned
     summary.wall_s = time.monotonic() - start
