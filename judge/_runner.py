@@ -123,6 +123,17 @@ class BatchSummary:
         self.output_tokens += answer.output_tokens or 0
         self.latency_ms_total += answer.latency_ms or 0.0
 
+    def unstored(self, verdict: Answer | Verdict, cause: str = "unstorable") -> None:
+        """A counted verdict the sink could not store and kept as an error row `cause` instead (see QueuedWriter's
+        `replaced`): the summary counts what is stored, so it moves from the verdicts to the errors."""
+        if verdict.error:
+            return  # already counted as an error
+        self.verdicts -= 1
+        self.labels[verdict.label] -= 1
+        if self.labels[verdict.label] <= 0:
+            del self.labels[verdict.label]
+        self.errors[cause] += 1
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "planned": self.planned, "cached": self.cached, "sent": self.sent, "verdicts": self.verdicts,

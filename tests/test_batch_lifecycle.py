@@ -380,3 +380,37 @@ def test_a_writer_refuses_rows_after_close(tmp_path: Path) -> None:
     sink.close()
     with pytest.raises(WriterError, match="closed"):
         sink.save(object())
+
+
+class _OneUnstorable:
+    """Answers 'pass', except one answer with neither label nor error, which the verdict store refuses."""
+
+    model = "judge-x"
+    name = "one-unstorable"
+
+    def __init__(self) -> None:
+        import threading
+
+        self._first = threading.Lock()
+
+    def settings(self) -> dict:
+        return {"backend": self.name, "model": self.model}
+
+    def judge(self, prompt: str, labels: tuple[str, ...], key: str = ""):
+        from judge import Answer
+
+        label = None if self._first.acquire(blocking=False) else "pass"
+        return Answer(label=label, reason="ok", error=None, error_detail=None, raw=None, input_tokens=1,
+                      output_tokens=1, latency_ms=1.0)
+
+
+def test_a_verdict_stored_as_an_unstorable_error_row_is_reported_as_an_error(project: Path) -> None:
+    result = jobs.judge_pairs(project, _OneUnstorable(), repeats=1, concurrency=2)
+    with ann.unit_of_work(project) as conn:
+        stored = conn.execute("SELECT count(*) FROM verdicts WHERE error IS NULL").fetchone()[0]
+        unstorable = conn.execute("SELECT count(*) FROM verdicts WHERE error = 'unstorable'").fetchone()[0]
+        recorded = json.loads(conn.execute("SELECT summary FROM batches").fetchone()[0])
+    s = result.summary
+    assert stored == 7 and unstorable == 1
+    assert s.verdicts == stored and s.errors == Counter({"unstorable": 1}) and s.labels == Counter({"pass": 7})
+    assert recorded["verdicts"] == 7 and recorded["errors"] == {"unstorable": 1}  # the batch row says the same
