@@ -43,6 +43,10 @@ class QueuedWriter(Generic[T]):
         self.db_path = Path(db_path)
         self._queue: queue.Queue[T | None] = queue.Queue()
         self._error: BaseException | None = None
+        # save() and close() under one lock: no row can be queued behind the close() marker, where it would never be
+        # committed (a worker the batch gave up on, answering late).
+        self._closing = threading.Lock()
+        self._closed = False
         self.committed = 0
         # Rows stored as error rows instead (their own commit failed): (row, the exception).
         self.replaced: list[tuple[T, BaseException]] = []
@@ -73,7 +77,10 @@ class QueuedWriter(Generic[T]):
     def save(self, row: T) -> None:
         if self._error is not None:
             raise WriterError(f"{self.NAME} failed: {self._error}") from self._error
-        self._queue.put(row)
+        with self._closing:
+            if self._closed:
+                raise WriterError(f"{self.NAME} is closed: a row saved after close() would never be committed")
+            self._queue.put(row)
 
     def _run(self) -> None:
         db = connect(self.db_path)
@@ -99,7 +106,10 @@ class QueuedWriter(Generic[T]):
             db.close()
 
     def close(self) -> None:
-        self._queue.put(None)
+        with self._closing:
+            if not self._closed:
+                self._closed = True
+                self._queue.put(None)
         self._thread.join()
         if self._error is not None:
             raise WriterError(f"{self.NAME} failed: {self._error}") from self._error

@@ -39,6 +39,12 @@ def run_pool(todo: Iterable[T], handle: Callable[[T], None], *, concurrency: int
     tasks = iter(todo)
     failure: list[BaseException] = []
     in_flight = [0]
+    # Workers still running, counted by the workers themselves. Not Thread.is_alive()/join(): on CPython 3.11 and
+    # 3.12 a KeyboardInterrupt that lands inside join() (the tstate-lock acquire) marks a RUNNING thread stopped
+    # (bpo-45274's handler, gh-90882), and the pool would return with that worker still between its request and
+    # its save.
+    live = [0]
+    all_done = threading.Event()
 
     def next_task() -> tuple[bool, T | None]:
         with lock:
@@ -50,6 +56,15 @@ def run_pool(todo: Iterable[T], handle: Callable[[T], None], *, concurrency: int
             return False, None
 
     def worker() -> None:
+        try:
+            _work()
+        finally:
+            with lock:
+                live[0] -= 1
+                if live[0] == 0:
+                    all_done.set()
+
+    def _work() -> None:
         try:
             while True:
                 ok, task = next_task()
@@ -67,13 +82,17 @@ def run_pool(todo: Iterable[T], handle: Callable[[T], None], *, concurrency: int
 
     n_threads = min(concurrency, len(todo)) if hasattr(todo, "__len__") else concurrency  # type: ignore[arg-type]
     threads = [threading.Thread(target=worker, name=f"{name}-{n}", daemon=True) for n in range(n_threads)]
+    live[0] = len(threads)
+    if not threads:
+        all_done.set()
     for t in threads:
         t.start()
 
     def wait(deadline: float | None) -> None:
-        for t in threads:
-            while t.is_alive() and (deadline is None or time.monotonic() < deadline):
-                t.join(0.1)  # a timed join lets Ctrl+C reach the main thread
+        while not all_done.is_set() and (deadline is None or time.monotonic() < deadline):
+            # A plain sleep, not Event.wait(): Ctrl+C may land anywhere in the main thread, and a sleep holds no
+            # lock a worker needs nor any thread state the interrupt could leave half changed.
+            time.sleep(0.02)
 
     interrupted = False
     try:
@@ -81,14 +100,14 @@ def run_pool(todo: Iterable[T], handle: Callable[[T], None], *, concurrency: int
     except KeyboardInterrupt:
         stop.set()
         interrupted = True
-        if on_stop is not None:
-            with lock:
-                n = in_flight[0]
-            on_stop(n)
-        try:
+        try:  # the second Ctrl+C may come while the first is still being acknowledged: it stops waiting all the same
+            if on_stop is not None:
+                with lock:
+                    n = in_flight[0]
+                on_stop(n)
             wait(None if grace_s is None else time.monotonic() + grace_s)
         except KeyboardInterrupt:
             pass  # the second Ctrl+C: stop waiting
     with lock:
-        abandoned = sum(1 for t in threads if t.is_alive()) and in_flight[0]
+        abandoned = 0 if all_done.is_set() else in_flight[0]
     return PoolResult(interrupted or bool(failure), failure[0] if failure else None, abandoned)

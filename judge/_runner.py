@@ -123,6 +123,17 @@ class BatchSummary:
         self.output_tokens += answer.output_tokens or 0
         self.latency_ms_total += answer.latency_ms or 0.0
 
+    def unstored(self, verdict: Answer | Verdict, cause: str = "unstorable") -> None:
+        """A counted verdict the sink could not store and kept as an error row `cause` instead (see QueuedWriter's
+        `replaced`): the summary counts what is stored, so it moves from the verdicts to the errors."""
+        if verdict.error:
+            return  # already counted as an error
+        self.verdicts -= 1
+        self.labels[verdict.label] -= 1
+        if self.labels[verdict.label] <= 0:
+            del self.labels[verdict.label]
+        self.errors[cause] += 1
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "planned": self.planned, "cached": self.cached, "sent": self.sent, "verdicts": self.verdicts,
@@ -290,6 +301,10 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
     bar = Progress(len(todo)) if progress is True else (progress or None)
 
     lock = threading.Lock()
+    # Set once the pool returns. An answer that comes back later (a request the pool abandoned) is neither saved
+    # nor counted: the caller closes the sink next, and a re-run asks it again. Save and count under one lock, so
+    # whatever the summary counts was queued before the sink closed, and the two never differ.
+    finished = [False]
 
     def handle(task: _Task) -> None:
         k = task.key
@@ -297,8 +312,10 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
         if task.swapped and answer.label in PAIR_SWAP:
             answer = answer._replace(label=PAIR_SWAP[answer.label],
                                      reason=f"[outputs shown B first; label mapped back] {answer.reason or ''}".rstrip())
-        sink.save(Verdict.of(k, answer))
         with lock:
+            if finished[0]:
+                return
+            sink.save(Verdict.of(k, answer))
             summary.add(answer)
             sent, errors = summary.sent, sum(summary.errors.values())
         if bar is not None:
@@ -319,6 +336,8 @@ def run_batch(pairs: Iterable[Pair | tuple[RunRecord, EvalItem, Constraint]], ru
 
     result = run_pool(claimed(), handle, concurrency=min(concurrency, max(len(todo), 1)), name="judge",
                       grace_s=grace_s, on_stop=on_stop)
+    with lock:
+        finished[0] = True
     summary.interrupted = result.interrupted
     summary.abandoned = result.abandoned
     summary.wall_s = time.monotonic() - start

@@ -218,6 +218,8 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
                 b.summary = run_batch(pairs, chosen, backend, sink, repeats=repeats, concurrency=concurrency,
                                       price=tuple(price) if price else None, progress=progress, grace_s=grace_s,
                                       on_stop=on_stop)
+            for verdict, _ in sink.replaced:  # complete once the sink is closed: report what was stored
+                b.summary.unstored(verdict)
     with ann.unit_of_work(db_path) as db:
         flipped = sum(1 for r in av.judge_consistency(db, chosen.sha256, backend.model) if r.flipped)
     return JudgeResult(b.id, b.status, b.summary, chosen, stored.version, len(pairs), flipped)

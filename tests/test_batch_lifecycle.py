@@ -315,3 +315,102 @@ def test_fault_model_bench_at_small_scale() -> None:
     assert k["lost"] == k["duplicated"] == k["requested_twice_in_rerun"] == 0 and k["stored_after_resume"] == 240
     assert k["resent"] <= 16 + 8 and k["statuses"] == ["dead", "done"] and k["rerun_exit"] == 0
     assert c["exit"] == 130 and c["reported"] == c["stored"] and c["status"] == "interrupted" and c["acknowledged"]
+
+
+# --------------------------------------------------------------------------- Ctrl+C while a worker is mid-request
+
+
+class _SignalOnFirstRequest:
+    """A judge backend whose first request sends SIGINT to the main thread (as a terminal's Ctrl+C does) while the
+    main thread waits in the pool, then holds its answer until `release` is set; later requests answer at once."""
+
+    model = "judge-x"
+    name = "blocking"
+
+    def __init__(self) -> None:
+        import threading
+
+        self.release = threading.Event()
+        self.answered = threading.Event()
+        self._first = threading.Lock()
+
+    def settings(self) -> dict:
+        return {"backend": self.name, "model": self.model}
+
+    def judge(self, prompt: str, labels: tuple[str, ...], key: str = ""):
+        from judge import Answer
+
+        if self._first.acquire(blocking=False):
+            import threading
+
+            time.sleep(0.3)  # the main thread is inside its timed join by now
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+            self.release.wait(10)
+            self.answered.set()
+        return Answer(label="pass", reason="ok", error=None, error_detail=None, raw=None, input_tokens=1,
+                      output_tokens=1, latency_ms=1.0)
+
+
+def test_ctrl_c_while_a_worker_is_mid_request_reports_only_what_is_stored(project: Path) -> None:
+    """The fault model's 'reported 84, stored 83': a SIGINT that interrupted Thread.join() made CPython (3.11/3.12,
+    gh-90882 after bpo-45274) mark the joined worker stopped while it was still in its request, so the pool returned
+    without waiting, the writer closed, and the worker's answer was then queued to a closed writer (never committed)
+    and counted. Now the pool waits on its own count of live workers, and a verdict is counted only once queued
+    before the writer closes."""
+    import threading
+
+    backend = _SignalOnFirstRequest()
+    threading.Timer(1.0, backend.release.set).start()  # the answer comes back within the grace time
+    result = jobs.judge_pairs(project, backend, repeats=1, concurrency=1, grace_s=5.0)
+    backend.answered.wait(10)
+    time.sleep(0.3)  # a worker the pool wrongly gave up on would save and count now
+    with ann.unit_of_work(project) as conn:
+        stored = conn.execute("SELECT count(*) FROM verdicts WHERE error IS NULL").fetchone()[0]
+    assert result.status == "interrupted" and result.summary.interrupted
+    assert result.summary.verdicts == stored == 1
+    assert result.summary.abandoned == 0
+
+
+def test_a_writer_refuses_rows_after_close(tmp_path: Path) -> None:
+    """A row saved after close() would sit in the queue, never committed: the writer says so instead."""
+    from annotations._writer import WriterError
+
+    db = make_project(tmp_path / "w.db", n_items=1, label_sets=False)
+    sink = av.SqliteVerdictSink(db)
+    sink.close()
+    with pytest.raises(WriterError, match="closed"):
+        sink.save(object())
+
+
+class _OneUnstorable:
+    """Answers 'pass', except one answer with neither label nor error, which the verdict store refuses."""
+
+    model = "judge-x"
+    name = "one-unstorable"
+
+    def __init__(self) -> None:
+        import threading
+
+        self._first = threading.Lock()
+
+    def settings(self) -> dict:
+        return {"backend": self.name, "model": self.model}
+
+    def judge(self, prompt: str, labels: tuple[str, ...], key: str = ""):
+        from judge import Answer
+
+        label = None if self._first.acquire(blocking=False) else "pass"
+        return Answer(label=label, reason="ok", error=None, error_detail=None, raw=None, input_tokens=1,
+                      output_tokens=1, latency_ms=1.0)
+
+
+def test_a_verdict_stored_as_an_unstorable_error_row_is_reported_as_an_error(project: Path) -> None:
+    result = jobs.judge_pairs(project, _OneUnstorable(), repeats=1, concurrency=2)
+    with ann.unit_of_work(project) as conn:
+        stored = conn.execute("SELECT count(*) FROM verdicts WHERE error IS NULL").fetchone()[0]
+        unstorable = conn.execute("SELECT count(*) FROM verdicts WHERE error = 'unstorable'").fetchone()[0]
+        recorded = json.loads(conn.execute("SELECT summary FROM batches").fetchone()[0])
+    s = result.summary
+    assert stored == 7 and unstorable == 1
+    assert s.verdicts == stored and s.errors == Counter({"unstorable": 1}) and s.labels == Counter({"pass": 7})
+    assert recorded["verdicts"] == 7 and recorded["errors"] == {"unstorable": 1}  # the batch row says the same

@@ -417,11 +417,14 @@ def run_models(items: Iterable[EvalItem], model: ChatModel, sink: RunSink, setti
     summary.stored_before = len(tasks) - len(todo)
     runner = ModelRunner(model, settings)
     lock = threading.Lock()
+    finished = [False]  # as in the judge's run_batch: a late answer is neither saved nor counted
 
     def handle(task: Task) -> None:
         record = runner.run_task(task)
-        sink.save(record)
         with lock:
+            if finished[0]:
+                return
+            sink.save(record)
             summary.add(record)
         if on_record is not None:
             on_record(record, summary)
@@ -440,6 +443,8 @@ def run_models(items: Iterable[EvalItem], model: ChatModel, sink: RunSink, setti
 
     result = run_pool(claimed(), handle, concurrency=min(settings.concurrency, max(len(todo), 1)), name="run",
                       grace_s=grace_s, on_stop=on_stop)
+    with lock:
+        finished[0] = True
     summary.interrupted = result.interrupted
     summary.abandoned = result.abandoned
     summary.wall_s = time.monotonic() - start
