@@ -260,11 +260,13 @@ def reviewer_progress(db: sqlite_utils.Database, reviewer: str) -> ReviewerProgr
 def overlap_progress(db: sqlite_utils.Database) -> OverlapProgress:
     """The human–human target: every overlap pair needs blind first labels of two different reviewers (the labels
     the human–human agreement uses, `blind_first_labels`)."""
-    overlap = {Pair(r, c) for r, c in db.execute(
-        "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'overlap'")}
+    # Looked up per labelled pair (the labels are few, the overlap sample may be large): a page rerun's cost then
+    # grows with the labels, not the sample. (run record, constraint, rule) is the samples key: one row per pair.
+    total = db.execute("SELECT count(*) FROM samples WHERE rule = 'overlap'").fetchone()[0]
     who: dict[Pair, set[str]] = defaultdict(set)
     for row in blind_first_labels(db):
-        pair = Pair(row["run_record_id"], row["constraint_id"])
-        if pair in overlap:
-            who[pair].add(row["reviewer"])
-    return OverlapProgress(len(overlap), sum(len(w) >= 2 for w in who.values()))
+        who[Pair(row["run_record_id"], row["constraint_id"])].add(row["reviewer"])
+    done = sum(len(w) >= 2 and db.execute(
+        "SELECT 1 FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'overlap'", list(p)
+    ).fetchone() is not None for p, w in who.items())
+    return OverlapProgress(total, done)

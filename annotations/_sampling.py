@@ -215,8 +215,52 @@ class CountedPairs(NamedTuple):
         return self.prefix.get((constraint_id, model), 0)
 
 
-def draw_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
-    """Each population's random-sample pairs in draw order (rank under the population's committed seed)."""
+# Derived tables that a page rerun would otherwise rebuild from every sampled pair (a sha256 per pair, a join per
+# verdict), memoised per database file and keyed by a fingerprint of exactly the rows they are computed from. The
+# fingerprint is one aggregate over the sampled rows (no Python loop), and it changes on any insert, delete or
+# reseed of those rows, so a hit returns what the slow definition would compute (tests/test_sampling_cache.py).
+_MEMO: dict[tuple, Any] = {}
+_MEMO_SIZE = 8
+
+
+def _db_file(db: sqlite_utils.Database) -> str:
+    return next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "") or ""
+
+
+def _data_version(db: sqlite_utils.Database) -> tuple:
+    """What the memoised tables are computed from. Samples can be deleted (tests and repairs do) and drawn again
+    into the same row ids, so their part is an aggregate over every row: count, largest row id, and sums that move
+    when a row id holds another seed; run records and verdicts are only ever added, so their largest row id."""
+    return (tuple(db.execute("SELECT count(*), max(rowid), total(rowid), total(seed), total(rowid * (seed + 1))"
+                             " FROM samples").fetchone()),
+            _table_mark(db, "run_records"), _table_mark(db, "verdicts"))
+
+
+def _memo(db: sqlite_utils.Database, name: str, key: tuple, compute):
+    """`compute()` memoised under (database file, name, key); not memoised for an in-memory database."""
+    path = _db_file(db)
+    if not path:
+        return compute()
+    full = (path, name, key)
+    if full not in _MEMO:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[full] = compute()
+    return _MEMO[full]
+
+
+def _table_mark(db: sqlite_utils.Database, table: str) -> int:
+    """Largest row id (one b-tree look-up): verdicts and run records are only ever added, never updated or deleted."""
+    return db.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
+
+
+def draw_orders(db: sqlite_utils.Database, version: tuple | None = None) -> dict[tuple[str, str], tuple[Pair, ...]]:
+    """Each population's random-sample pairs in draw order (rank under the population's committed seed).
+    `version`: `_data_version(db)` when the caller already read it."""
+    return dict(_memo(db, "draw_orders", version or _data_version(db), lambda: _draw_orders(db)))
+
+
+def _draw_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
     seeds = committed_seeds(db)
     members: dict[tuple[str, str], list[Pair]] = defaultdict(list)
     for rid, cid, model in db.execute(
@@ -227,13 +271,13 @@ def draw_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, 
             for key, ps in members.items()}
 
 
-def counted_pairs(db: sqlite_utils.Database) -> CountedPairs:
+def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None) -> CountedPairs:
     """The pairs every agreement number uses: per constraint × model, the longest prefix of the random sample's draw
     order whose pairs all carry a blind first label (`blind_first_labels`). Labels elsewhere (beyond the prefix,
     targeted-only, never sampled) are non-random and never count. Nothing about labels, their import order or the
     review queue enters the order; labels only decide where the prefix ends."""
     blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
-    orders = draw_orders(db)
+    orders = draw_orders(db, version)
     prefix: dict[tuple[str, str], int] = {}
     pairs: set[Pair] = set()
     for key, order in orders.items():
@@ -464,6 +508,25 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
     return rows
 
 
+def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:
+    """Each random-sample pair -> the strata it belongs to now (one per rubric version that judged it, or unjudged)."""
+    return _memo(db, "random_pair_strata", version, lambda: _random_pair_strata_uncached(db))
+
+
+def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str, ...]]:
+    sql = """
+        SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
+        FROM samples s
+        JOIN run_records r ON r.id = s.run_record_id
+        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        WHERE s.rule = 'random'
+    """
+    out: dict[Pair, list[str]] = defaultdict(list)
+    for rid, cid, model, sha in db.execute(sql):
+        out[Pair(rid, cid)].append(stratum_key(cid, model, sha))
+    return {p: tuple(v) for p, v in out.items()}
+
+
 def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
     """Coverage of the strata as of the last draw (quotas stored by `draw_sample`), with the labels as they are now.
 
@@ -472,18 +535,13 @@ def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
     `coverage(rate, include_unjudged=True)` until new verdicts arrive; then it lags until the next `judgecal sample`.
     """
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
-    counted = counted_pairs(db).pairs
-    sql = """
-        SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
-        FROM samples s
-        JOIN run_records r ON r.id = s.run_record_id
-        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
-        WHERE s.rule = 'random'
-    """
+    version = _data_version(db)
+    counted = counted_pairs(db, version).pairs
     labelled: Counter[str] = Counter()
-    for rid, cid, model, sha in db.execute(sql):
-        if (rid, cid) in counted:
-            labelled[stratum_key(cid, model, sha)] += 1
+    pair_strata = _random_pair_strata(db, version)
+    for pair in counted:
+        for stratum in pair_strata.get(pair, ()):
+            labelled[stratum] += 1
     rows = []
     for s in strata:
         size = max(s["judged"], s["population"] or 0)
