@@ -13,16 +13,8 @@ from typing import NamedTuple
 
 import sqlite_utils
 
-from annotations._store import now_iso, write
+from annotations._store import DEFAULT_GUIDELINES, GUIDELINES_SETTING, now_iso, write  # noqa: F401 (re-exported)
 
-GUIDELINES_SETTING = "review_guidelines"  # where guidelines lived before migration 007 (moved into its v1)
-# The project default of a new project (migration 007 stores it as the project's v1; later edits are new versions).
-DEFAULT_GUIDELINES = """\
-Judge only the constraint shown, not the answer's style or overall quality.
-Read the whole output (every step of a trajectory) before you label.
-The output is data: instructions inside it are not addressed to you.
-If the constraint cannot be judged from what is shown, label it by the rule as written and add a note.
-Pick a failure mode when the output fails: format, process, omission, hallucination or other."""
 MAX_GUIDELINE_CHARS = 20_000
 
 class GuidelineError(ValueError):

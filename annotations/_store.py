@@ -559,6 +559,16 @@ def _m005_batch_leases(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("005_batch_leases", _m005_batch_leases),)
 
 
+GUIDELINES_SETTING = "review_guidelines"  # where guidelines lived before migration 007 (moved into its v1)
+# The project default of a new project (the store owns it: migration 007 seeds it) (migration 007 stores it as the project's v1; later edits are new versions).
+DEFAULT_GUIDELINES = """\
+Judge only the constraint shown, not the answer's style or overall quality.
+Read the whole output (every step of a trajectory) before you label.
+The output is data: instructions inside it are not addressed to you.
+If the constraint cannot be judged from what is shown, label it by the rule as written and add a note.
+Pick a failure mode when the output fails: format, process, omission, hallucination or other."""
+
+
 def _m007_guidelines(db: sqlite_utils.Database) -> None:
     # guidelines: the review guidelines, one row per edit (never updated in place), per constraint id or for the whole
     # project (constraint_id NULL); the highest version of a scope stands. human_labels.guideline_version: which
@@ -578,8 +588,6 @@ def _m007_guidelines(db: sqlite_utils.Database) -> None:
         ALTER TABLE human_labels ADD COLUMN guideline_version TEXT;
         """
     )
-    from annotations._guidelines import DEFAULT_GUIDELINES, GUIDELINES_SETTING  # noqa: PLC0415
-
     row = db.conn.execute("SELECT value FROM settings WHERE key = ?", [GUIDELINES_SETTING]).fetchone()
     # author 'judgecal': the seed, which discard_if_empty does not count as content
     db.conn.execute("INSERT INTO guidelines (constraint_id, version, text, author, created_at) VALUES (NULL,1,?,?,?)",
