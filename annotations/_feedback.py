@@ -24,14 +24,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
 import sqlite_utils
 
-from evalsets import EvalItem, Parsed, canonical_json
+from evalsets import EvalItem, Parsed, RunRecord, canonical_json, render_evidence
 from annotations._calibration import (
     _as_set,
     human_labels_by_pair,
@@ -40,7 +39,7 @@ from annotations._calibration import (
     match_rubrics,
     sample_rules,
 )
-from annotations._project import import_items, load_items
+from annotations._project import import_items, load_items, load_run
 from annotations._store import now_iso, write
 from annotations._tuning import label_split
 
@@ -85,12 +84,13 @@ KINDS = ("disagreement", "tie", "judge_error")
 NO_DECISION = "(undecided)"
 
 
-def _output_text(output: str | None, trajectory: str | None, error: str | None) -> str:
-    if output is not None:
-        return output
-    if trajectory is not None:
-        return json.dumps(json.loads(trajectory), ensure_ascii=False, indent=2)
-    return f"(no output: {error})" if error else "(no output)"
+def _output_text(record: RunRecord | None) -> str:
+    """What the adjudicator reads: the run's evidence as the judge's prompt quotes it (render_evidence: trajectory
+    steps with the final output marked, every turn of a conversation), not raw JSON."""
+    if record is None or record.failed:
+        error = record.error if record is not None else None
+        return f"(no output: {error})" if error else "(no output)"
+    return render_evidence(record)
 
 
 def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
@@ -120,17 +120,18 @@ def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model
                 if maj is not None and h["label"] == maj:
                     continue
                 if pair not in cache:
-                    cache[pair] = db.execute(
-                        "SELECT r.item_id, r.model, r.output, r.trajectory, r.error, c.text FROM run_records r"
+                    item_id, run_model, ctext = db.execute(
+                        "SELECT r.item_id, r.model, c.text FROM run_records r"
                         " JOIN constraints c ON c.item_id = r.item_id AND c.id = ? WHERE r.id = ?",
                         [pair[1], pair[0]]).fetchone()
-                item_id, run_model, output, trajectory, error, ctext = cache[pair]
+                    cache[pair] = item_id, run_model, ctext, _output_text(load_run(db, pair[0]))
+                item_id, run_model, ctext, shown_output = cache[pair]
                 reasons = [v.reason[r] for r in sorted(v.labels) if v.labels[r] == maj and v.reason.get(r)]
                 reasons = reasons or [v.reason[r] for r in sorted(v.reason) if v.reason[r]]
                 flip = 1 - max((labels.count(l) for l in set(labels)), default=0) / len(labels) if labels else 1.0
                 rows.append(Disagreement(
                     jm, sha, rubric_rows[sha][1], rubric_rows[sha][2], pair[0], pair[1], item_id, run_model,
-                    _output_text(output, trajectory, error), ctext, maj, reasons[0] if reasons else None,
+                    shown_output, ctext, maj, reasons[0] if reasons else None,
                     tuple(v.labels[r] for r in sorted(v.labels)), flip, h["label"], h["note"], h["reviewer"],
                     tuple(sorted(rules.get(pair, ()))), decisions.get(pair), sent.get(pair),
                     h.get("failure_mode"), errors.get((jm, sha, *pair), ())))

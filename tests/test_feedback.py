@@ -112,3 +112,16 @@ def test_human_fail_labels_are_failing_pairs(tmp_path):
     with ann.unit_of_work(db) as d:
         rows = {(f.run_record_id, f.constraint_id): f.why for f in ann.failing_pairs(d)}
     assert rows[(run.id, c.id)] == "labelled fail by dana"
+
+
+def test_the_adjudication_list_shows_the_judges_evidence_not_raw_json(tmp_path):
+    """Issue 14.2: a disagreement on a trajectory run is shown as the judge's prompt quotes it (render_evidence:
+    numbered steps with the final output marked), never as the stored JSON."""
+    from evalsets import RunRecord, render_evidence
+    from annotations._feedback import _output_text
+
+    rec = RunRecord(id="r1", item_id="i1", model="m", output="Your order ships Monday.",
+                    trajectory=[{"type": "action", "tool": "lookup", "args": {"id": 7}, "result": "ships Monday"}])
+    shown = _output_text(rec)
+    assert shown == render_evidence(rec) and '"type": "action"' not in shown and "lookup" in shown
+    assert _output_text(RunRecord(id="r2", item_id="i1", model="m", error="timeout: none")) == "(no output: timeout: none)"
