@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import annotations as ann
+from evalsets import render_evidence
 from annotations import _verdicts as av
 from annotations._compare import require_run
 from annotations._writer import WriterError
@@ -302,7 +303,7 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
     same cache, leases and error rows as `judge_pairs`); returns the position-bias and preference report."""
     from annotations._pairwise import pairwise_report, store_pairs  # noqa: PLC0415
     from judge import PairwiseTask, pair_output, plan_pairwise  # noqa: PLC0415
-    from judge._rubric import render_output  # noqa: PLC0415 (the judge's one renderer of an output)
+X
 
     if repeats < 1 or concurrency < 1:
         raise JobError("repeats and concurrency must be at least 1")
@@ -310,7 +311,7 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
     with ann.unit_of_work(db_path) as db:
         chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
         try:
-            stored_pairs = store_pairs(db, run_a, run_b, render_output, pair_output)
+            stored_pairs = store_pairs(db, run_a, run_b, render_evidence, pair_output)
         except ValueError as exc:
             raise JobError(str(exc)) from None
         stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)

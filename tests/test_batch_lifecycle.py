@@ -313,7 +313,7 @@ def test_fault_model_bench_at_small_scale() -> None:
     assert w["verdicts_stored"] == w["verdicts_expected"] == 60 and w["judge_exit"] == 0, w["errors"]
     assert w["import_stored"] == 2000 and w["import_exit"] == 0, w["errors"]
     assert k["lost"] == k["duplicated"] == k["requested_twice_in_rerun"] == 0 and k["stored_after_resume"] == 240
-    assert k["resent"] <= 16 + 8 and k["statuses"] == ["dead", "done"] and k["rerun_exit"] == 0
+    assert k["resent"] <= 16 + 32 and k["statuses"] == ["dead", "done"] and k["rerun_exit"] == 0  # see test_judge_crash
     assert c["exit"] == 130 and c["reported"] == c["stored"] and c["status"] == "interrupted" and c["acknowledged"]
 
 

@@ -82,9 +82,11 @@ def test_sigkill_midway_then_resume(tmp_path: Path) -> None:
     first_run = _log_keys(log.read_text().splitlines()[:seen_before_kill])
     second_run = _log_keys(log.read_text().splitlines()[seen_before_kill:])
     resent = set(first_run) & set(second_run)  # in flight or queued when the kill came: asked again
-    # Sent again: the 16 in flight plus what the writer had not committed yet (its 20 ms group window): 12-16 measured
-    # on an idle machine (bench/fault_model.py), a few more when the machine is loaded.
-    assert len(resent) <= 16 + 8, f"{len(resent)} requests sent again after the kill"
+    # Exactly the answers the kill caught uncommitted are asked again (in flight, or queued in the writer's 20 ms
+    # group window), and nothing else. How many that is depends on timing: 12-18 measured on an idle machine
+    # (bench/fault_model.py prints it), 22-25 seen on a loaded one; the bound below is a sanity check, not a timing.
+    assert resent == set(first_run) - committed
+    assert len(resent) <= 16 + 32, f"{len(resent)} requests sent again after the kill"
     assert not committed & set(second_run), "a verdict committed before the kill was requested again"
     assert set(second_run) == every - committed
     assert max(Counter(second_run).values()) == 1
