@@ -303,7 +303,6 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
     same cache, leases and error rows as `judge_pairs`); returns the position-bias and preference report."""
     from annotations._pairwise import pairwise_report, store_pairs  # noqa: PLC0415
     from judge import PairwiseTask, pair_output, plan_pairwise  # noqa: PLC0415
-X
 
     if repeats < 1 or concurrency < 1:
         raise JobError("repeats and concurrency must be at least 1")
