@@ -119,7 +119,7 @@ def test_clopper_pearson_matches_published_values():
 
 def _reviewable(tmp_path: Path) -> Path:
     from judge import pair_output
-    from judge._rubric import render_output
+    from evalsets import render_evidence as render_output
 
     db = project(tmp_path)
     with ann.unit_of_work(db) as d:
