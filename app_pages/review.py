@@ -259,7 +259,7 @@ with ann.unit_of_work(db_path()) as db:
     # stored mapped back to A = output_1.
     order = review_order(db, name, card.pair.run_record_id) if card else None
     if order is not None:
-        card = card._replace(output=order.output)
+        card = card._replace(output=order.output, evidence=order.output)
     last = st.session_state.get(LAST_KEY)
     shown = last_card = None
     if last is not None and last.reviewer == name and ann.my_label(db, name, last.pair) is not None:
