@@ -1,9 +1,6 @@
-"""Streamlit entry point: settings -> services -> st.navigation. Nothing else lives here."""
+"""`streamlit run app.py` in a checkout. The router is `judgecal.app_pages.main` (settings -> st.navigation);
+`judgecal app` runs the same router from judgecal/_app.py, which the wheel carries."""
 
-import streamlit as st
+from judgecal.app_pages import main
 
-from app_pages import pages, settings
-
-st.set_page_config(page_title="judgecal", layout="wide")
-settings()
-st.navigation(pages()).run()
+main()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import streamlit as st
 
-import annotations as ann
-from app_pages._common import db_path, md_escape, render_identity, reviewer
+from judgecal import annotations as ann
+from judgecal.app_pages._common import db_path, md_escape, render_identity, reviewer
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,4 +47,11 @@ def settings() -> None:
     render_identity()
 
 
-__all__ = ["db_path", "pages", "reviewer", "settings"]
+def main() -> None:
+    """The router: page config, the shared sidebar, then the page the user is on. Nothing else lives here."""
+    st.set_page_config(page_title="judgecal", layout="wide")
+    settings()
+    st.navigation(pages()).run()
+
+
+__all__ = ["db_path", "main", "pages", "reviewer", "settings"]

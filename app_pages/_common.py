@@ -13,7 +13,7 @@ from typing import Mapping, NamedTuple
 
 import streamlit as st
 
-import annotations as ann
+from judgecal import annotations as ann
 
 REVIEWER_ENV = "JUDGECAL_REVIEWER"
 TRUSTED_HEADER_ENV = "JUDGECAL_TRUSTED_HEADER"  # e.g. X-Forwarded-User: set by an authenticating reverse proxy
@@ -35,7 +35,7 @@ def _migrated(path: str) -> Path:
 
 
 def db_path() -> Path:
-    """$JUDGECAL_DB (set by `judgecal app`), else data/judgecal.db."""
+    """$JUDGECAL_DB (set by `judgecal app`), else ./judgecal.db."""
     return _migrated(str(ann.default_db_path().resolve()))
 
 
@@ -202,22 +202,22 @@ def md_escape(text: object) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- number formatting
-# One way to write a number on every screen: the report's own formatting (annotations._calibration_text), so the page
+# One way to write a number on every screen: the report's own formatting (annotations.reports._text), so the page
 # and `judgecal report` read the same; an undefined value is "–" everywhere, never None, NaN or a raw fraction.
 def fmt_num(x: float | None, digits: int = 3) -> str:
-    from annotations._calibration_text import _num
+    from judgecal.annotations.reports._text import _num  # house: private
     return _num(x, digits)
 
 
 def fmt_pct(x: float | None) -> str:
     """A share in [0, 1] as a percentage with one decimal ("–" when undefined)."""
-    from annotations._calibration_text import _pct
+    from judgecal.annotations.reports._text import _pct  # house: private
     return "–" if x is None else _pct(x)
 
 
 def fmt_kappa(a: object) -> str:
     """An annotations Agreement's kappa with its 95% interval: "0.314 [0.02, 0.61]" ("~": approximate)."""
-    from annotations._calibration_text import _kappa
+    from judgecal.annotations.reports._text import _kappa  # house: private
     return _kappa(a)
 
 

@@ -13,13 +13,13 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-import annotations as ann
-import judge
-from annotations._calibration import calibration_report, filter_options
-from annotations._calibration_text import confusion_rows, kappa_rows, slice_table
-from annotations._feedback import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
+from judgecal import annotations as ann
+from judgecal import judge
+from judgecal.annotations.reports import calibration_report, filter_options
+from judgecal.annotations.reports import confusion_rows, kappa_rows, slice_table
+from judgecal.annotations.reports import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
                                    disagreements, filter_disagreements, send_to_evalset)
-from app_pages._common import db_path, fmt_int, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
+from judgecal.app_pages._common import db_path, fmt_int, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
 
 ALL = "(all)"
 SHOWN = 50

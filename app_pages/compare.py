@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-import annotations as ann
-from app_pages._common import db_path, md_escape
+from judgecal import annotations as ann
+from judgecal.app_pages._common import db_path, md_escape
 
 st.header("Compare runs")
 with ann.unit_of_work(db_path()) as db:

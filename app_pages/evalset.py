@@ -7,9 +7,9 @@ import json
 
 import streamlit as st
 
-import annotations as ann
-import evalsets
-from app_pages._common import db_path
+from judgecal import annotations as ann
+from judgecal import evalsets
+from judgecal.app_pages._common import db_path
 
 PAGE_SIZE = 200
 

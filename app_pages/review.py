@@ -16,11 +16,11 @@ import time
 
 import streamlit as st
 
-import annotations as ann
-from annotations._pairwise import ReviewOrder, review_order
-import judge
-from evalsets import label_definitions
-from app_pages._common import admins, db_path, md_escape, reviewer
+from judgecal import annotations as ann
+from judgecal.annotations.reports import ReviewOrder, review_order
+from judgecal import judge
+from judgecal.evalsets import label_definitions
+from judgecal.app_pages._common import admins, db_path, md_escape, reviewer
 
 LAST_KEY = "last_saved"  # SavedLabel of the reviewer's latest action (its verdict is revealed)
 QUEUE_KEY = "review_queue"  # ReviewQueue: this session's walk through the sample
@@ -176,7 +176,7 @@ def _render_labelling(name: str, card: ann.ReviewCard, order: ReviewOrder | None
 
 def reason_text(view: ann.JudgeView) -> list[str]:
     """The judge's reasons as plain-text lines: identical repeats once (×n), a reason that contradicts its label
-    marked (the rule: annotations._reasons)."""
+    marked (the rule: annotations.review._reasons)."""
     return [f"Reason{f' (×{r.count})' if r.count > 1 else ''}: {r.reason}"
             + (f"   ⚠ contradicts the label {r.label}" if r.contradicts else "") for r in view.reason_lines]
 

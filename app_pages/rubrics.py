@@ -13,11 +13,11 @@ import shlex
 
 import streamlit as st
 
-import annotations as ann
-from annotations import _verdicts as av
-from annotations._calibration_text import _text
-from annotations._tuning import compare_rubrics, comparison_blocks
-from app_pages._common import db_path, fmt_int, md_escape
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
+from judgecal.annotations.reports._text import _text  # house: private
+from judgecal.annotations.reports import compare_rubrics, comparison_blocks
+from judgecal.app_pages._common import db_path, fmt_int, md_escape
 
 st.header("Rubrics")
 path = db_path()
@@ -116,7 +116,7 @@ with tab_compare:
     if not (model and base_url):
         st.caption("No endpoint configured for the app ($OPENAI_BASE_URL and $JUDGECAL_MODEL): run the command above.")
     elif st.button(f"Re-judge with {md_escape(model)}", key="rub_rejudge"):
-        from judge import OpenAIBackend
+        from judgecal.judge import OpenAIBackend
         from judgecal.jobs import BatchStopped, JobError, judge_pairs
 
         backend = OpenAIBackend(model=model, base_url=base_url)

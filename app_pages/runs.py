@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-import annotations as ann
-from app_pages._common import db_path, fmt_int
+from judgecal import annotations as ann
+from judgecal.app_pages._common import db_path, fmt_int
 
 st.header("Runs")
 with ann.unit_of_work(db_path()) as db:

@@ -29,7 +29,7 @@ import numpy as np
 # Allow `python bench/agreement.py` from a checkout without installing.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotations.agreement import bootstrap_ci, cohen_kappa  # noqa: E402
+from judgecal.annotations.stats import bootstrap_ci, cohen_kappa  # noqa: E402
 
 
 def _require_sklearn():

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-import annotations as ann  # noqa: E402  (after the sys.path insert)
+from judgecal import annotations as ann  # noqa: E402  (after the sys.path insert)
 from review_page import build, timed  # noqa: E402
 
 

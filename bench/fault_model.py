@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-import annotations as ann  # noqa: E402
+from judgecal import annotations as ann  # noqa: E402
 from test_judge_fixtures import make_project  # noqa: E402
 
 ENV = dict(os.environ, PYTHONPATH=str(REPO), OPENAI_API_KEY="sk-bench")

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import annotations as ann  # noqa: E402
-import evalsets  # noqa: E402
+from judgecal import annotations as ann  # noqa: E402
+from judgecal import evalsets  # noqa: E402
 
 
 def make_files(folder: Path, n: int) -> tuple[Path, Path]:

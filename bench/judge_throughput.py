@@ -27,10 +27,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-import annotations as ann  # noqa: E402
-from annotations import _verdicts as av  # noqa: E402
-from judge import OpenAIBackend, run_batch, shipped_rubric  # noqa: E402
-from judge._verdict import response_format_json_schema  # noqa: E402
+from judgecal import annotations as ann  # noqa: E402
+from judgecal.annotations import store as av  # noqa: E402
+from judgecal.judge import OpenAIBackend, run_batch, shipped_rubric  # noqa: E402
+from judgecal.judge._verdict import response_format_json_schema  # noqa: E402  # house: private
 from test_judge_fixtures import make_project  # noqa: E402
 
 

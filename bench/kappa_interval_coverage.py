@@ -23,7 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotations import agreement as agr  # noqa: E402
+from judgecal.annotations import stats as agr  # noqa: E402
+from judgecal.annotations.stats._agreement import _wilson  # house: private
 
 
 def population(kind: str) -> np.ndarray:
@@ -50,7 +51,7 @@ def kappa_of(p: np.ndarray) -> float:
 
 
 def wilson_mapped(r: agr.KappaResult) -> tuple[float, float]:
-    lo, hi = agr._wilson(r.p_observed, r.n)
+    lo, hi = _wilson(r.p_observed, r.n)
     pe = r.p_expected
     return max(-1.0, (lo - pe) / (1 - pe)), min(1.0, (hi - pe) / (1 - pe))
 

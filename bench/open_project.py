@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import annotations as ann  # noqa: E402
+from judgecal import annotations as ann  # noqa: E402
 
 N = 300
 

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import annotations as ann  # noqa: E402  (after the sys.path insert)
+from judgecal import annotations as ann  # noqa: E402  (after the sys.path insert)
 
 RUBRIC = "f" * 64
 ITEMS_PER_100 = 10  # 100 run records per 10 items (2 models × 5 runs), the same ratio in both projects

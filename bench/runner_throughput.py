@@ -23,11 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-import annotations as ann  # noqa: E402
-from evalsets import EvalItem, parse_rows  # noqa: E402
-from judge import Endpoint  # noqa: E402
+from judgecal import annotations as ann  # noqa: E402
+from judgecal.evalsets import EvalItem, parse_rows  # noqa: E402
+from judgecal.judge import Endpoint  # noqa: E402
 from judgecal.runner import ModelClient, RunSettings, run_models  # noqa: E402
-from annotations import SqliteRunSink  # noqa: E402
+from judgecal.annotations import SqliteRunSink  # noqa: E402
 
 
 def main() -> int:

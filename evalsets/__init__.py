@@ -1,6 +1,6 @@
 """Eval sets and run records: schemas, file I/O, the mechanical checker registry and metrics."""
 
-from evalsets._models import (
+from judgecal.evalsets._models import (
     LABEL_DEFINITIONS,
     LABEL_SETS,
     label_definitions,
@@ -16,7 +16,7 @@ from evalsets._models import (
     evalset_sha256,
     item_sha256,
 )
-from evalsets._registry import (
+from judgecal.evalsets._registry import (
     BUILTIN_SOURCE,
     BUNDLED_PLUGINS,
     ENTRY_POINT_GROUP,
@@ -33,12 +33,12 @@ from evalsets._registry import (
     run_check,
     validate_check,
 )
-from evalsets._io import InputError, Parsed, Problem, jsonl_lines, load_json, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
-from evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
-from evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
-from evalsets._react import ReactError, ReactLog, parse_react, react_runs
+from judgecal.evalsets._io import InputError, Parsed, Problem, jsonl_lines, load_json, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
+from judgecal.evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
+from judgecal.evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
+from judgecal.evalsets._react import ReactError, ReactLog, parse_react, react_runs
 
-from evalsets._ifeval_files import (  # noqa: E402
+from judgecal.evalsets._ifeval_files import (  # noqa: E402
     IFEVAL_IDS,
     IFEvalRow,
     IFEvalSummary,
@@ -53,7 +53,7 @@ from evalsets._ifeval_files import (  # noqa: E402
 # checkers among them) load on first use.
 default_registry()
 
-from evalsets._evidence import (  # noqa: E402  (the one renderer of a run's evidence: judge prompt and review card)
+from judgecal.evalsets._evidence import (  # noqa: E402  (the one renderer of a run's evidence: judge prompt and review card)
     FINAL_OUTPUT_MARKER,
     MAX_RESULT_CHARS,
     render_evidence,

@@ -1,6 +1,6 @@
 """Text checkers: mechanical checks on an output's text (exact match, keywords, JSON, regex, length, markers).
 
-Each checker's docstring is its specification; `docs/checkers.md` is generated from them (`python -m evalsets._docs`).
+Each checker's docstring is its specification; `docs/checkers.md` is generated from them (`python -m judgecal.evalsets._docs`).
 An argument of the wrong kind (a string where a list of keywords belongs, a negative count, an unknown JSON type)
 raises ValueError naming the checker and the argument: a misconfigured check is an error, never a pass or a fail.
 """
@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-from evalsets._registry import CheckResult, checker
+from judgecal.evalsets._registry import CheckResult, checker
 
 # --- argument validation -------------------------------------------------------------------------------------------
 

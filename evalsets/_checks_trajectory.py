@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalsets._models import Step
-from evalsets._registry import CheckResult, checker
+from judgecal.evalsets._models import Step
+from judgecal.evalsets._registry import CheckResult, checker
 
 
 def _tool_arg(check: str, name: str, value: Any) -> str:

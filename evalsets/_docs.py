@@ -1,6 +1,6 @@
 """The checker reference (`docs/checkers.md`), generated from the registry so it cannot drift from the code.
 
-Regenerate after adding or changing a checker: `python -m evalsets._docs > docs/checkers.md`. A test fails while the
+Regenerate after adding or changing a checker: `python -m judgecal.evalsets._docs > docs/checkers.md`. A test fails while the
 committed file differs from this module's output.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import inspect
 import json
 
-from evalsets._registry import BUILTIN_SOURCE, CheckerSpec, checkers
+from judgecal.evalsets._registry import BUILTIN_SOURCE, CheckerSpec, checkers
 
-REGENERATE = "python -m evalsets._docs > docs/checkers.md"
+REGENERATE = "python -m judgecal.evalsets._docs > docs/checkers.md"
 
 
 def _literal(value: object) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalsets._models import RunRecord, ToolCall, canonical_json
+from judgecal.evalsets._models import RunRecord, ToolCall, canonical_json
 
 # Long enough for a real API answer (a product record, a search hit), short enough that ten tool rounds fit in a judge's
 # context window beside the rubric.

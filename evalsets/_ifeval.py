@@ -23,9 +23,9 @@ import threading
 from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 from langdetect.lang_detect_exception import LangDetectException
 
-from evalsets._ifeval_files import IFEVAL_IDS  # noqa: F401  (re-exported; the ids live with the file reader)
-from evalsets._ifeval_text import count_sentences, count_words, word_tokenize
-from evalsets._registry import CheckResult, checker
+from judgecal.evalsets._ifeval_files import IFEVAL_IDS  # noqa: F401  (re-exported; the ids live with the file reader)
+from judgecal.evalsets._ifeval_text import count_sentences, count_words, word_tokenize
+from judgecal.evalsets._registry import CheckResult, checker
 
 # langdetect is randomised; IFEval never seeds it, so its language verdicts on borderline text vary run to run.
 # Ours use seed 0 on a detector factory of our own: langdetect's global factory and its class-wide

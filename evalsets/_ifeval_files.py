@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from evalsets._io import InputError, Problem, parse_rows, read_text_file
-from evalsets._models import Check, Constraint, EvalItem, RunRecord
-from evalsets._registry import run_check, validate_check
+from judgecal.evalsets._io import InputError, Problem, parse_rows, read_text_file
+from judgecal.evalsets._models import Check, Constraint, EvalItem, RunRecord
+from judgecal.evalsets._registry import run_check, validate_check
 
 # IFEval's 25 instruction ids in its registry order; the checkers are the bundled plugin `evalsets._ifeval`, loaded
 # on first use, so reading an IFEval file does not import langdetect.

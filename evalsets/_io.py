@@ -17,8 +17,8 @@ from typing import Any, Generic, Iterable, Iterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from evalsets._models import EvalItem, RunRecord
-from evalsets._text import storable
+from judgecal.evalsets._models import EvalItem, RunRecord
+from judgecal.evalsets._text import storable
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -75,7 +75,7 @@ class Check(_Strict):
 
     @model_validator(mode="after")
     def _known_checker(self) -> Check:
-        from evalsets._registry import validate_check
+        from judgecal.evalsets._registry import validate_check
 
         validate_check(self.id, self.args)
         return self
@@ -307,7 +307,7 @@ class RunRecord(_Strict):
         """A failed run: it produced neither output nor trajectory (its `error` says why), so there is nothing to
         check, judge or review. It fails every constraint of its item (compare, boundary, check results), and it has no
         semantic pair to judge or sample. The one definition of "failed run"; SQL spells it
-        `output IS NULL AND trajectory IS NULL` (annotations/_sampling.py)."""
+        `output IS NULL AND trajectory IS NULL` (annotations/review/_sampling.py)."""
         return self.output is None and self.trajectory is None
 
     @property

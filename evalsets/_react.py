@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from evalsets._io import InputError, Parsed, Problem
-from evalsets._models import RunRecord, Step, ToolCall
+from judgecal.evalsets._io import InputError, Parsed, Problem
+from judgecal.evalsets._models import RunRecord, Step, ToolCall
 
 # Longest first: "Action Input:" must not be read as "Action:" with text "Input: ...".
 MARKER = re.compile(r"^[ \t]*(Thought|Action Input|Action|Observation|Final Answer)[ \t]*:[ \t]?(.*)$")

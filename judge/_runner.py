@@ -15,11 +15,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from evalsets import Constraint, EvalItem, RunRecord
+from judgecal.evalsets import Constraint, EvalItem, RunRecord
 
-from judge._pool import CLAIM_CHUNK, run_pool
-from judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
-from judge._rubric import Rubric
+from judgecal.judge._pool import CLAIM_CHUNK, run_pool
+from judgecal.judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
+from judgecal.judge._rubric import Rubric
 
 DEFAULT_REPEATS = 3
 DEFAULT_CONCURRENCY = 8

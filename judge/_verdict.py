@@ -12,7 +12,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from evalsets import canonical_json
+from judgecal.evalsets import canonical_json
 
 LABEL_DESCRIPTION = "One of the allowed labels, written exactly as listed."
 REASON_DESCRIPTION = "One sentence that says why the label applies, pointing to the part of the output that decides it."

@@ -10,7 +10,7 @@ import argparse
 import math
 import sys
 
-from evalsets import printable
+from judgecal.evalsets import printable
 
 
 # Exit codes (README, CLI reference): 0 ok, 1 a gate/threshold failed, 2 bad input or configuration,

@@ -7,13 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-import annotations as ann
-from annotations._calibration import calibration_report
-from annotations._calibration_text import format_report
-from annotations._gate import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate, run_pass_gate
-from annotations._llmbar import import_llmbar
-from annotations._tuning import DEFAULT_TUNE_SHARE, compare_rubrics
-from evalsets._io import read_text_file
+from judgecal import annotations as ann
+from judgecal.annotations.reports import calibration_report
+from judgecal.annotations.reports import format_report
+from judgecal.annotations.reports import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate, run_pass_gate
+from judgecal.annotations.review import import_llmbar
+from judgecal.annotations.reports import DEFAULT_TUNE_SHARE, compare_rubrics
+from judgecal.evalsets._io import read_text_file  # house: private
 from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, say
 
 

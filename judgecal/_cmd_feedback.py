@@ -1,12 +1,12 @@
 """`judgecal feedback`: turn a failing (or disputed) pair into a derived eval item, the same function as the app's
-"Send to eval set" button (annotations/_feedback.py)."""
+"Send to eval set" button (annotations/reports/_disagreements.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal._args import CommandError, say
 
 

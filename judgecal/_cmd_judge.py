@@ -10,10 +10,10 @@ import argparse
 import os
 from pathlib import Path
 
-import annotations as ann
-from annotations import _verdicts as av
-from evalsets import read_rows, write_jsonl
-from judge import (
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
+from judgecal.evalsets import read_rows, write_jsonl
+from judgecal.judge import (
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
     DEMO_QUALITY_WARNING,
@@ -24,7 +24,7 @@ from judge import (
     shipped_rubric,
     shipped_versions,
 )
-from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+from judgecal.judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
 from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
 from judgecal._args import (
@@ -39,7 +39,7 @@ from judgecal._args import (
 
 def _backend(args: argparse.Namespace):
     if args.backend == "local":
-        from judge import LocalBackend, local_backend_available
+        from judgecal.judge import LocalBackend, local_backend_available
 
         ok, why = local_backend_available()
         if not ok:

@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import annotations as ann
-import evalsets
-from annotations._compare import require_run
-from evalsets import write_jsonl
+from judgecal import annotations as ann
+from judgecal import evalsets
+from judgecal.annotations.reports import require_run
+from judgecal.evalsets import write_jsonl
 from judgecal._args import CommandError, port, say
 from judgecal._transfer import IMPORTERS, import_evalset, import_runs
 
-REPO = Path(__file__).resolve().parents[1]
-DEMO_DIR = REPO / "data"
+PACKAGE = Path(__file__).resolve().parent
+# The wheel ships the demo files as judgecal/data; a checkout keeps them in the repository's data/
+# (package-dir maps that folder to judgecal.data only when building).
+DEMO_DIR = PACKAGE / "data" if (PACKAGE / "data").is_dir() else PACKAGE.parent / "data"
+# The router script `judgecal app` hands to Streamlit: inside the package, so the wheel has it too.
+APP_SCRIPT = PACKAGE / "_app.py"
 
 
 def cmd_demo(args: argparse.Namespace) -> str:
@@ -97,7 +101,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     from judgecal._app_server import AppError, serve
 
     try:
-        return serve(REPO / "app.py", Path(args.db).resolve(), host=args.host, port=args.port, headless=args.headless)
+        return serve(APP_SCRIPT, Path(args.db).resolve(), host=args.host, port=args.port, headless=args.headless)
     except AppError as exc:
         raise CommandError(str(exc)) from None
 

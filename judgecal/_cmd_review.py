@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal._args import CommandError, fraction, positive_fraction
 
 

@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import annotations as ann
-from evalsets import RunRecord, load_json
-from judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, Endpoint, FatalBackendError
+from judgecal import annotations as ann
+from judgecal.evalsets import RunRecord, load_json
+from judgecal.judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, Endpoint, FatalBackendError
 from judgecal.runner import (
     DEFAULT_LOOP_LIMIT,
     DEFAULT_MAX_ROUNDS,

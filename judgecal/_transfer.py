@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-import annotations as ann
-import evalsets
-from evalsets import Parsed, read_rows, write_jsonl
+from judgecal import annotations as ann
+from judgecal import evalsets
+from judgecal.evalsets import Parsed, read_rows, write_jsonl
 from judgecal import _cmd_calibration, _cmd_judge
 
 

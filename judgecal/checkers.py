@@ -4,6 +4,6 @@ A plugin module marks its functions with `@checker("group:name")` and is named i
 group `judgecal.checkers`; judgecal lists its checkers as `<distribution>/group:name`.
 """
 
-from evalsets import ENTRY_POINT_GROUP, CheckResult, Step, ToolCall, checker
+from judgecal.evalsets import ENTRY_POINT_GROUP, CheckResult, Step, ToolCall, checker
 
 __all__ = ["ENTRY_POINT_GROUP", "CheckResult", "Step", "ToolCall", "checker"]

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from evalsets import InputError
+from judgecal.evalsets import InputError
 # Re-exported: the argument types and CommandError are part of `judgecal.cli`'s public surface.
 from judgecal._args import (  # noqa: F401
     EXIT_NOTHING_ANSWERED,
@@ -54,7 +54,7 @@ def project_access(args: argparse.Namespace) -> str | None:
 def _open_project(args: argparse.Namespace, access: str | None) -> None:
     """Refuse, before the command does any work, a missing project (READ, UPDATE), another application's database
     or one of a newer judgecal (all), or one this user cannot write (UPDATE, and CREATE on an existing file)."""
-    import annotations as ann
+    from judgecal import annotations as ann
 
     if access is None or (access == CREATE and not Path(args.db).exists()):
         return
@@ -76,7 +76,7 @@ def _command_modules() -> list:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from annotations import default_db_path
+    from judgecal.annotations import default_db_path
 
     parser = argparse.ArgumentParser(
         prog="judgecal", description="LLM-as-judge annotation and calibration. Docs: README.md"
@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from annotations import default_db_path
+    from judgecal.annotations import default_db_path
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     existed = Path(args.db).exists()
     rc = _run(args, access)
     if access == CREATE and not existed and Path(args.db).exists():
-        import annotations as ann
+        from judgecal import annotations as ann
 
         if rc != 0 and ann.discard_if_empty(args.db):
             pass  # the command failed before storing anything: the new project is gone again, nothing changed
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, access: str | None) -> int:
-    from annotations import ProjectError
+    from judgecal.annotations import ProjectError
 
     try:
         _open_project(args, access)

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-import annotations as ann
-from evalsets import render_evidence
-from annotations import _verdicts as av
-from annotations._compare import require_run
-from annotations._writer import WriterError
-from evalsets import EvalItem, RunRecord
-from judge import (
+from judgecal import annotations as ann
+from judgecal.evalsets import render_evidence
+from judgecal.annotations import store as av
+from judgecal.annotations.reports import require_run
+from judgecal.annotations.store import WriterError
+from judgecal.evalsets import EvalItem, RunRecord
+from judgecal.judge import (
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
     SHIPPED,
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-from annotations._pairwise import PAIR_RUN_PREFIX as PAIRWISE_RUN_PREFIX, PAIR_SOURCE as PAIRWISE_SOURCE  # noqa: E402
+from judgecal.annotations.reports import PAIR_RUN_PREFIX as PAIRWISE_RUN_PREFIX, PAIR_SOURCE as PAIRWISE_SOURCE  # noqa: E402
 
 
 class JobError(ValueError):
@@ -301,8 +301,8 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
                    on_stop: Callable[[int], None] | None = None) -> PairwiseResult:
     """Judge run A against run B on their common items, each pair in both orders `repeats` times, as one batch (the
     same cache, leases and error rows as `judge_pairs`); returns the position-bias and preference report."""
-    from annotations._pairwise import pairwise_report, store_pairs  # noqa: PLC0415
-    from judge import PairwiseTask, pair_output, plan_pairwise  # noqa: PLC0415
+    from judgecal.annotations.reports import pairwise_report, store_pairs  # noqa: PLC0415
+    from judgecal.judge import PairwiseTask, pair_output, plan_pairwise  # noqa: PLC0415
 
     if repeats < 1 or concurrency < 1:
         raise JobError("repeats and concurrency must be at least 1")

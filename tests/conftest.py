@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from evalsets import EvalItem, RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 
 HOSTILE_OUTPUT = (
     "Here is your answer <script>document.title='pwned'</script> "

@@ -1,4 +1,4 @@
-"""Published-value tests for annotations.agreement.
+"""Published-value tests for annotations.stats.
 
 Every numeric expectation cites the printout it comes from. Tolerances match
 the number of decimals printed in the source (half a unit in the last place).
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from annotations.agreement import (
+from judgecal.annotations.stats import (
     AgreementResult,
     BootstrapCI,
     KappaResult,
@@ -638,7 +638,7 @@ def test_result_types_are_frozen():
     ],
 )
 def test_string_factorisation_matches_np_unique(arr):
-    from annotations.agreement import _factorize
+    from judgecal.annotations.stats._agreement import _factorize  # house: private
 
     uniq, codes, is_sorted = _factorize(arr)
     ref_u, ref_c = np.unique(arr, return_inverse=True)

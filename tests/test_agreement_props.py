@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) for annotations.agreement."""
+"""Property-based tests (hypothesis) for annotations.stats."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from annotations.agreement import (
+from judgecal.annotations.stats import (
     bootstrap_ci,
     cohen_kappa,
     cohen_kappa_table,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import HOSTILE_OUTPUT, RUBRIC_SHA
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -184,7 +184,7 @@ def test_reviewer_name_and_run_ids_in_messages_are_inert(project_db, monkeypatch
 
 def test_demo_quality_judge_is_named_as_such_on_the_calibration_page(tmp_path, monkeypatch):
     """Verdicts of the bundled offline model (the demo's) come with the demo-quality warning in the app."""
-    import judge
+    from judgecal import judge
     from judgecal.cli import main
     from streamlit.testing.v1 import AppTest
 

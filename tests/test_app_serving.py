@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import seed_project
-from judgecal._app_server import AUTH_ENV, configured_auth, exposure_warning, port_in_use
+from judgecal._app_server import AUTH_ENV, configured_auth, exposure_warning, port_in_use  # house: private
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -208,9 +208,9 @@ def _hostile_url_project(path: Path) -> Path:
     eval set page show them)."""
     import json
 
-    import annotations as ann
+    from judgecal import annotations as ann
     from conftest import add_rubric, add_verdicts
-    from evalsets import EvalItem, RunRecord, parse_rows
+    from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 
     item = {"id": HOSTILE_ID, "instruction": "Answer politely.",
             "constraints": [{"id": "https://evil.example/c", "text": "Be polite.", "type": "content"}]}
@@ -230,7 +230,7 @@ def test_md_escape_keeps_bare_urls_and_addresses_from_becoming_links() -> None:
     """GFM links bare URLs after escapes are resolved: the escaped text must not match its patterns."""
     import re
 
-    from app_pages._common import WORD_JOINER, md_escape
+    from judgecal.app_pages._common import WORD_JOINER, md_escape  # house: private
 
     for text in ("https://evil.example/x", "HTTP://EVIL.EXAMPLE", "www.evil.example", "WwW.evil.example",
                  "mail bob@evil.example now"):

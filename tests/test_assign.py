@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal.cli import main
 
 

@@ -12,8 +12,8 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-import annotations as ann
-from annotations._gate import run_gate
+from judgecal import annotations as ann
+from judgecal.annotations.reports import run_gate
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,8 +8,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from app_pages._common import TRUSTED_HEADER_ENV, resolve_identity
-from judgecal._app_server import configured_auth, exposure_warning
+from judgecal.app_pages._common import TRUSTED_HEADER_ENV, resolve_identity  # house: private
+from judgecal._app_server import configured_auth, exposure_warning  # house: private
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "auth.md"
 

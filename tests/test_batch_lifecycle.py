@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations import _verdicts as av
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
 from judgecal import jobs
 from judgecal.cli import EXIT_NOTHING_ANSWERED, main
 from openai_stub import Reply, StubServer, always, error_body, verdicts
@@ -107,7 +107,7 @@ def test_run_partial_failure_exits_0_with_counts(project: Path, capsys) -> None:
 
 def test_judge_pairs_is_a_library_call_and_raises_batch_stopped(project: Path) -> None:
     """The use case the app calls for a re-judge: no CLI, no printing; a fatal error is BatchStopped."""
-    from judge import OpenAIBackend
+    from judgecal.judge import OpenAIBackend
 
     with StubServer(verdicts()) as server:
         backend = OpenAIBackend(model="judge-x", base_url=server.url, api_key="sk-test", max_retries=0)
@@ -338,7 +338,7 @@ class _SignalOnFirstRequest:
         return {"backend": self.name, "model": self.model}
 
     def judge(self, prompt: str, labels: tuple[str, ...], key: str = ""):
-        from judge import Answer
+        from judgecal.judge import Answer
 
         if self._first.acquire(blocking=False):
             import threading
@@ -373,7 +373,7 @@ def test_ctrl_c_while_a_worker_is_mid_request_reports_only_what_is_stored(projec
 
 def test_a_writer_refuses_rows_after_close(tmp_path: Path) -> None:
     """A row saved after close() would sit in the queue, never committed: the writer says so instead."""
-    from annotations._writer import WriterError
+    from judgecal.annotations.store import WriterError
 
     db = make_project(tmp_path / "w.db", n_items=1, label_sets=False)
     sink = av.SqliteVerdictSink(db)
@@ -397,7 +397,7 @@ class _OneUnstorable:
         return {"backend": self.name, "model": self.model}
 
     def judge(self, prompt: str, labels: tuple[str, ...], key: str = ""):
-        from judge import Answer
+        from judgecal.judge import Answer
 
         label = None if self._first.acquire(blocking=False) else "pass"
         return Answer(label=label, reason="ok", error=None, error_detail=None, raw=None, input_tokens=1,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import add_rubric, add_verdicts
-from evalsets import Constraint, RunRecord
+from judgecal.evalsets import Constraint, RunRecord
 from judgecal.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -204,7 +204,7 @@ if __name__ == "__main__" and "--write" in sys.argv:
 def test_expected_level_is_kept_out_of_the_judge_prompt_and_the_review_card(tmp_path):
     """Issue 10 item 9: a boundary case's expected level lives in `expected`; the judge prompt and the review card
     render only the constraint text. Old files with "Expected:" in the text import with it moved to the field."""
-    from judge import shipped_rubric
+    from judgecal.judge import shipped_rubric
     from judgecal.cli import main
 
     db_path = tmp_path / "demo.db"
@@ -238,7 +238,7 @@ def test_migration_moves_expected_out_of_stored_text(tmp_path):
     old file re-imports as a no-op."""
     import sqlite3
     from judgecal.cli import main
-    from annotations._store import MIGRATIONS
+    from judgecal.annotations.store import MIGRATIONS
 
     db_path = tmp_path / "old.db"
     old = {"id": "old-1", "instruction": "Do it", "constraints": [

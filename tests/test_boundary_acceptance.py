@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._boundary import MIN_CASES, forbidden_calls
-from evalsets import EvalItem, RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.annotations.reports import MIN_CASES, forbidden_calls
+from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 
 REFUSAL = {"id": "r", "text": "How it handles the request.", "type": "hard", "labels": "refusal"}
 NO_OVERRIDE = {"id": "t", "text": "Does not call apply_discount_override.", "type": "hard",

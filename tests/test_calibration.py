@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-import annotations as ann
-from annotations._calibration import (
+from judgecal import annotations as ann
+from judgecal.annotations.reports import (
     agreement,
     calibration_report,
     judge_corrected_pass_rate,
@@ -149,8 +149,8 @@ def test_coverage_and_sample_size_advice(cal_db):
     assert (cov.judged, cov.needed, cov.labelled, cov.ok) == (10, 1, 8, True)
     assert report(cal_db, rate=0.9).coverage[0].ok is False  # quota 9 > 8
     m = r.groups[0].overall.majority
-    # projected from the shown interval (annotations.agreement.labels_needed_for_interval), not the Wald SE
-    from annotations.agreement import kappa_interval, labels_needed_for_interval
+    # projected from the shown interval (annotations.stats.labels_needed_for_interval), not the Wald SE
+    from judgecal.annotations.stats import kappa_interval, labels_needed_for_interval
     iv = kappa_interval([[3, 1, 0], [1, 2, 0], [1, 0, 0]])
     assert m.labels_needed == labels_needed_for_interval(iv, 0.1) > 0
 
@@ -193,7 +193,7 @@ def test_json_is_strict_and_complete(cal_db):
 
 
 def ann_clean(a):
-    from annotations._calibration import _clean
+    from judgecal.annotations.reports._calibration import _clean  # house: private
     return _clean(a)
 
 
@@ -230,7 +230,7 @@ def test_mixed_label_sets_get_their_own_slices_and_the_gate_reads_them(tmp_path)
     refusal pairs: human hard, soft, soft, complied; judge hard ×4 -> kappa 0.
     Pooled: judge 4×pass + 4×hard_refusal vs human 2 pass, 2 fail, 1 hard, 2 soft, 1 complied -> p_o = 3/8,
     p_e = (4·2 + 4·1)/64 = 12/64 -> kappa = (3/8 - 3/16)/(1 - 3/16) = 3/13 > 0."""
-    import annotations as ann
+    from judgecal import annotations as ann
     from judgecal.cli import main
     from conftest import add_rubric, add_verdicts
 
@@ -301,7 +301,7 @@ def test_ppi_weights_each_constraint_by_its_share_of_the_judged_pairs():
 def test_report_pass_rate_is_post_stratified_by_constraint(tmp_path):
     # Items 0-19 each have constraint y; items 0-2 also x. One run each of model m, judge pass on every pair.
     # Random sample: x on run 0 (human fail), y on runs 0 and 1 (human pass) -> corrected 20/23 (see above).
-    import annotations as ann
+    from judgecal import annotations as ann
     from judgecal.cli import main
     from conftest import add_rubric, add_verdicts
 
@@ -356,7 +356,7 @@ def test_design_weights_by_hand():
     #   p_o = 23/43; judge pass 42/43 fail 1/43; human pass 22/43 fail 21/43 -> p_e = (42·22 + 21)/43² = 945/1849
     #   kappa = (23·43 - 945)/(1849 - 945) = 44/904 = 11/226: the big stratum, where the judge is useless, dominates.
     #   TPR (fail positive) = 1/21, TNR = 22/22.
-    from annotations._calibration import design_weights
+    from judgecal.annotations.reports import design_weights
     pairs_x = [("x", i) for i in range(3)]
     pairs_y = [("y", i) for i in range(40)]
     sampled = pairs_x + pairs_y[:4]
@@ -396,7 +396,7 @@ def _ppi_plus_plus_reference(f_all, f_lab, y_lab, lam=None):
 
 def test_ppi_plus_plus_matches_a_reference_from_the_paper():
     import random
-    from annotations._calibration import PPI_TUNE_MIN_N
+    from judgecal.annotations.reports import PPI_TUNE_MIN_N
     rng = random.Random(3)
     # a judge right on 80% of pairs, 400 judged, 60 labelled (>= PPI_TUNE_MIN_N: λ is tuned)
     truth = [int(rng.random() < 0.6) for _ in range(400)]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
+from judgecal import annotations as ann
 from test_calibration_project import R1, add_verdicts, build
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import annotations as ann
-from evalsets import EvalItem, RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 
 R1 = "1" * 64
 R2 = "2" * 64

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-import annotations as ann
-from annotations._calibration import calibration_report
-from annotations._calibration_text import format_report
-from annotations._feedback import (NO_DECISION, KINDS, DisagreementFilter, adjudicate, disagreements,
+from judgecal import annotations as ann
+from judgecal.annotations.reports import calibration_report
+from judgecal.annotations.reports import format_report
+from judgecal.annotations.reports import (NO_DECISION, KINDS, DisagreementFilter, adjudicate, disagreements,
                                    filter_disagreements, send_to_evalset)
-from annotations._tuning import compare_rubrics, label_split
+from judgecal.annotations.reports import compare_rubrics, label_split
 from judgecal.cli import main
 from test_calibration_project import R1, R2, add_label, add_rubric, add_verdicts, build
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import evalsets
-from evalsets import BUILTIN_SOURCE, CheckerRegistry, InputError
+from judgecal import evalsets
+from judgecal.evalsets import BUILTIN_SOURCE, CheckerRegistry, InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "example-checker-plugin"

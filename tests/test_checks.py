@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import evalsets
-from evalsets import Step, run_check, validate_check
-from evalsets._checks_text import count_sentences, count_words
-from evalsets._docs import REGENERATE, checker_reference_markdown
+from judgecal import evalsets
+from judgecal.evalsets import Step, run_check, validate_check
+from judgecal.evalsets._checks_text import count_sentences, count_words  # house: private
+from judgecal.evalsets._docs import REGENERATE, checker_reference_markdown  # house: private
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,7 +149,7 @@ def test_text_checker(check_id, args, text, passed, detail):
 
 def test_every_text_and_trajectory_checker_has_a_pass_and_a_fail_case():
     # IFEval's checkers are tested against the official verdicts elsewhere.
-    modules = {"evalsets._checks_text", "evalsets._checks_trajectory"}
+    modules = {"judgecal.evalsets._checks_text", "judgecal.evalsets._checks_trajectory"}
     mine = {i for i, s in evalsets.checkers().items() if s.func.__module__ in modules}
     assert len(mine) == 21
     outcomes: dict[str, set[bool]] = {}

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations import _verdicts as av
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
 from conftest import add_rubric, add_verdicts
-from evalsets import EvalItem, RunRecord, parse_rows
+from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 from judgecal.cli import main
 
 SHA = "c" * 64
@@ -211,7 +211,7 @@ def test_run_corrected_pass_rate_is_post_stratified_by_constraint():
     # As in test_calibration: constraint x has 3 judged pass/fail pairs and 1 random label, y has 20 and 2; the judge
     # says pass on all 23, humans fail on the x pair and pass on both y pairs -> semantic PPI 20/23 (pooled unweighted
     # it would be 2/3). With 4 mechanical checks of which 2 pass: (2 + 20/23 x 23) / (4 + 23) = 22/27.
-    from annotations._compare import _corrected_pass_rate
+    from judgecal.annotations.reports._runs import _corrected_pass_rate  # house: private
 
     got = _corrected_pass_rate((2, 4), [1] * 23, [1, 1, 1], [0, 1, 1], ["x"] * 3 + ["y"] * 20, ["x", "y", "y"])
     assert got == pytest.approx(22 / 27)
@@ -225,7 +225,7 @@ def _stats(**kw):
 
 
 def test_pass_rate_drop_is_decided_on_its_ci_like_with_like():
-    from annotations._compare import rate_difference
+    from judgecal.annotations.reports import rate_difference
     a = _stats(judge_corrected_pass_rate=0.90, judge_corrected_se=0.05, constraint_pass_rate=0.99,
                constraints_settled=100)
     b = _stats(judge_corrected_pass_rate=0.85, judge_corrected_se=0.05, constraint_pass_rate=0.99,
@@ -273,7 +273,7 @@ def test_corrected_rate_rests_on_one_rubric_version(tmp_path):
                      judge_model="SmolLM2-135M-Instruct.Q4_1")
         after = ann.run_stats(d, "demo-run-b")
         # the attack, as the old rule (latest version per pair) would compute it: 65.4% against the honest 46.9%
-        from annotations._compare import _run_data, pair_labels
+        from judgecal.annotations.reports._runs import _run_data, pair_labels  # house: private
         pl = pair_labels(d, ["demo-run-b"])
         mixed = _run_data(d, "demo-run-b", ann.load_items(d), pl._replace(ppi_judge={p: float(lab == "pass") for p, lab in pl.judge.items()})).stats
     assert mixed.judge_corrected_pass_rate > honest.judge_corrected_pass_rate + 0.05

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from evalsets import RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.evalsets import RunRecord, parse_rows
 from judgecal.cli import main
 from test_compare import db_path, rec  # noqa: F401  (the fixture)
 

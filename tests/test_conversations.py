@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from evalsets import EvalItem, RunRecord
-from judge import FINAL_OUTPUT_MARKER, render_evidence, shipped_rubric
+from judgecal import annotations as ann
+from judgecal.evalsets import EvalItem, RunRecord
+from judgecal.judge import FINAL_OUTPUT_MARKER, render_evidence, shipped_rubric
 from judgecal.cli import main
 from openai_stub import StubServer, agent_script
 
@@ -161,7 +161,7 @@ def test_a_failed_imported_transcript_stays_failed():
 
 
 def test_items_without_turns_hash_as_before():
-    from evalsets import item_sha256
+    from judgecal.evalsets import item_sha256
     plain = EvalItem.model_validate({k: v for k, v in ITEM.items() if k != "turns"})
     assert "turns" not in json.dumps(plain.model_dump(mode="json", exclude_none=True))
     with_turns = EvalItem.model_validate(ITEM)

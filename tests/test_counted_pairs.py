@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._calibration import calibration_report
-from annotations._gate import run_gate
+from judgecal import annotations as ann
+from judgecal.annotations.reports import calibration_report
+from judgecal.annotations.reports import run_gate
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -296,8 +296,8 @@ def test_llmbar_every_pair_counts_and_changes_do_not(tmp_path, name):
     path = LLMBAR / f"{name}.jsonl"
     if not path.exists():
         pytest.skip(f"LLMBar reference data not present at {path} (read-only shared data, not in the repository)")
-    from annotations._calibration import load_verdicts
-    from annotations._llmbar import REVIEWER, import_llmbar
+    from judgecal.annotations.reports import load_verdicts
+    from judgecal.annotations.review import REVIEWER, import_llmbar
 
     with ann.unit_of_work(tmp_path / "l.db") as db:
         import_llmbar(db, path)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalsets import EvalItem, RunRecord, read_evalset, read_runs, run_check
+from judgecal.evalsets import EvalItem, RunRecord, read_evalset, read_runs, run_check
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"

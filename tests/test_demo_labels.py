@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from evalsets import read_rows
+from judgecal import annotations as ann
+from judgecal.evalsets import read_rows
 from judgecal.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

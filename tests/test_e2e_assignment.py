@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-import annotations as ann
+from judgecal import annotations as ann
 from test_e2e_browser import ARTIFACTS, _labels, _need_browser, _wait_for, browser_page, streamlit_server
 
 OVERLAP = ann.Pair("run-a-2", "grounded")  # the fixture's judge repeats: pass, pass, fail ("judge says ...")

@@ -21,7 +21,7 @@ from typing import Iterator
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import HOSTILE_OUTPUT
 
 REPO = Path(__file__).resolve().parents[1]

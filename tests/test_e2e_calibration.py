@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-import annotations as ann
+from judgecal import annotations as ann
 from test_calibration_project import R1, R2, add_rubric, add_verdicts, build
 from test_e2e_browser import ARTIFACTS, _need_browser, _wait_for, browser_page, streamlit_server
 

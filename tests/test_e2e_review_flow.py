@@ -9,7 +9,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-import annotations as ann
+from judgecal import annotations as ann
 from test_e2e_browser import (ARTIFACTS, _demo_db, _enter_name, _labels, _need_browser, _wait_for, browser_page,
                               streamlit_server)
 

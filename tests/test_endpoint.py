@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-import annotations as ann
-from judge import (
+from judgecal import annotations as ann
+from judgecal.judge import (
     ENDPOINT_CAUSES,
     Answer,
     Endpoint,
@@ -27,7 +27,7 @@ from judge import (
 )
 from judgecal.cli import main
 from judgecal.runner import ERROR_CAUSES, MemoryRunSink, ModelClient, RunSettings, error_cause, run_models
-from evalsets import EvalItem
+from judgecal.evalsets import EvalItem
 from openai_stub import Reply, StubServer, error_body, reject_json_schema, verdicts
 from test_judge_fixtures import make_project
 
@@ -161,7 +161,7 @@ def test_a_refused_seed_learned_by_the_judge_is_not_sent_by_the_runner() -> None
 def test_the_deadline_caps_timeout_and_retries() -> None:
     import time
 
-    from judge import EndpointError
+    from judgecal.judge import EndpointError
 
     with StubServer(latency=1.0) as server:
         endpoint = Endpoint(base_url=server.url, api_key="sk-test", max_retries=3, timeout_s=30.0)
@@ -218,8 +218,8 @@ def test_run_batch_counts_modes_and_skips_failed_requests() -> None:
     def half(req):
         return Reply(500, error_body(500, "boom")) if req.key.startswith("run-1") else verdicts()(req)
 
-    from judge import Pair
-    from evalsets import Constraint, RunRecord
+    from judgecal.judge import Pair
+    from judgecal.evalsets import Constraint, RunRecord
 
     item = EvalItem.model_validate({"id": "i", "instruction": "x", "input": "y",
                                     "constraints": [{"id": "c", "text": "ok", "type": "content"}]})

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
-import annotations._checks as checks_module  # private on purpose: the name run_checks calls is patched
-from evalsets import CheckResult
+from judgecal import annotations as ann
+from judgecal.annotations.store import _checks as checks_module  # private on purpose: the name run_checks calls is patched  # house: private
+from judgecal.evalsets import CheckResult
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal.cli import main
 from openai_stub import StubServer, agent_script
 
@@ -117,8 +117,8 @@ def test_human_fail_labels_are_failing_pairs(tmp_path):
 def test_the_adjudication_list_shows_the_judges_evidence_not_raw_json(tmp_path):
     """Issue 14.2: a disagreement on a trajectory run is shown as the judge's prompt quotes it (render_evidence:
     numbered steps with the final output marked), never as the stored JSON."""
-    from evalsets import RunRecord, render_evidence
-    from annotations._feedback import _output_text
+    from judgecal.evalsets import RunRecord, render_evidence
+    from judgecal.annotations.reports._disagreements import _output_text  # house: private
 
     rec = RunRecord(id="r1", item_id="i1", model="m", output="Your order ships Monday.",
                     trajectory=[{"type": "action", "tool": "lookup", "args": {"id": 7}, "result": "ships Monday"}])

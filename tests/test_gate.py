@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._gate import run_gate
+from judgecal import annotations as ann
+from judgecal.annotations.reports import run_gate
 from judgecal.cli import main
 from test_calibration_project import R1, add_label, add_sample, add_verdicts, build
 
@@ -118,7 +118,7 @@ DEMO_VERDICTS = REPO / "data" / "demo_verdicts.jsonl"
 def _label_the_quota(db_path: Path) -> None:
     """Draw 10% of every judged stratum and label it like a reviewer who agrees with the judge's majority (the first
     label of the set where the judge has none)."""
-    from annotations._calibration import load_verdicts, majority_label
+    from judgecal.annotations.reports import load_verdicts, majority_label
 
     with ann.unit_of_work(db_path) as db:
         ann.draw_sample(db, rate=0.10, overlap=0.0, seed=0, include_unjudged=False)
@@ -217,7 +217,7 @@ def test_point_gate_is_fooled_at_small_n_the_lower_bound_gate_is_not():
     """Issue 10: 'a judge with true kappa 0.49 passes --min-kappa 0.6 29% of the time at n=20' on the point estimate.
     Simulated on tables alone (what the gate compares): balanced pass/fail, judge right on 74.5% -> kappa 0.49."""
     import numpy as np
-    from annotations.agreement import cohen_kappa_table, kappa_interval
+    from judgecal.annotations.stats import cohen_kappa_table, kappa_interval
     rng = np.random.default_rng(5)
     p = np.array([[0.3725, 0.1275], [0.1275, 0.3725]])  # kappa = (0.745 - 0.5) / 0.5 = 0.49
     point = lower = 0

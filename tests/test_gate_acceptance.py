@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]

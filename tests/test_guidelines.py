@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
-import annotations._store as store
+from judgecal import annotations as ann
+from judgecal.annotations.store import _schema as store  # house: private
 from conftest import seed_project
-from evalsets import LABEL_SETS, EvalItem, RunRecord, label_definitions, parse_rows
+from judgecal.evalsets import LABEL_SETS, EvalItem, RunRecord, label_definitions, parse_rows
 from judgecal.cli import main
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

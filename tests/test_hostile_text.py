@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._writer import QueuedWriter
-from evalsets import printable, storable, storable_value
+from judgecal import annotations as ann
+from judgecal.annotations.store import QueuedWriter
+from judgecal.evalsets import printable, storable, storable_value
 from judgecal.cli import main
 from openai_stub import Reply, StubServer, agent_script, chat_completion, verdicts
 from test_judge_fixtures import make_project

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import evalsets  # noqa: F401
-from evalsets import InputError, checkers, run_check
-from evalsets import IFEVAL_IDS
-from evalsets._ifeval_files import evaluate_ifeval, ifeval_to_evalset, parse_ifeval, read_ifeval, summarize_ifeval
-from evalsets._ifeval_text import count_sentences, word_tokenize
+from judgecal import evalsets  # noqa: F401
+from judgecal.evalsets import InputError, checkers, run_check
+from judgecal.evalsets import IFEVAL_IDS
+from judgecal.evalsets._ifeval_files import evaluate_ifeval, ifeval_to_evalset, parse_ifeval, read_ifeval, summarize_ifeval  # house: private
+from judgecal.evalsets._ifeval_text import count_sentences, word_tokenize  # house: private
 
 GPT4 = Path(__file__).resolve().parents[2] / "shared" / "data" / "ifeval" / "gpt4.jsonl"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal.cli import main
 from test_store_import import counts, project, write_jsonl  # noqa: F401  (project: the shared fixture)
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations import _verdicts as av
-from judge import (
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
+from judgecal.judge import (
     ENDPOINTS,
     FatalBackendError,
     OpenAIBackend,

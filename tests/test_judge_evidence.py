@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-import annotations as ann
-from evalsets import EvalItem, RunRecord
-from judge import (FINAL_OUTPUT_MARKER, MAX_RESULT_CHARS, OpenAIBackend, Rubric, STRICT_TEMPLATE, render_evidence,
+from judgecal import annotations as ann
+from judgecal.evalsets import EvalItem, RunRecord
+from judgecal.judge import (FINAL_OUTPUT_MARKER, MAX_RESULT_CHARS, OpenAIBackend, Rubric, STRICT_TEMPLATE, render_evidence,
                    rubric_sha256, run_batch, shipped_rubric)
 from judgecal.runner import MemoryRunSink, RunSettings, run_models
 from openai_stub import StubServer, agent_script, verdicts

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import annotations as ann
-from evalsets import EvalItem, RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 
 
 def make_project(path: Path, n_items: int = 3, runs_per_item: int = 1, *, label_sets: bool = True,

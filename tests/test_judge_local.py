@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from judge import DEMO_QUALITY_WARNING, local_backend_available
+from judgecal import annotations as ann
+from judgecal.judge import DEMO_QUALITY_WARNING, local_backend_available
 from judgecal.cli import main
 from test_judge_fixtures import make_project
 

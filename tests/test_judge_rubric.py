@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations import _verdicts as av
-from evalsets import EvalItem, RunRecord
-from judge import SHIPPED, Rubric, shipped_rubric
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
+from judgecal.evalsets import EvalItem, RunRecord
+from judgecal.judge import SHIPPED, Rubric, shipped_rubric
 
 # Update deliberately, with a note in the template's comment saying what changed and when.
 PINNED = {
@@ -27,14 +27,14 @@ def test_shipped_rubric_hash_is_pinned(name: str) -> None:
 
 def test_earlier_shipped_versions_are_frozen() -> None:
     # strict v1 is the release text the demo's verdicts were recorded under; it must never change.
-    from judge import SHIPPED_VERSIONS, shipped_versions
+    from judgecal.judge import SHIPPED_VERSIONS, shipped_versions
     assert [r.sha256 for r in shipped_versions() if r.name == "strict"] == [
         "71497671efa846e63c37e605c2f14d35c5356477d6b8579aa7b9c771f8363e84", PINNED["strict"]]
     assert all(texts[-1] == SHIPPED[name] for name, texts in SHIPPED_VERSIONS.items())
 
 
 def test_refusal_definitions_are_the_seeds_and_come_from_one_table() -> None:
-    from evalsets import LABEL_DEFINITIONS
+    from judgecal.evalsets import LABEL_DEFINITIONS
     text = shipped_rubric().template
     for label, meaning in LABEL_DEFINITIONS["refusal"].items():
         assert f'- "{label}": {meaning}.' in text
@@ -48,7 +48,7 @@ def test_every_shipped_rubric_is_pinned() -> None:
 
 
 def test_schema_description_is_part_of_the_hash(monkeypatch) -> None:
-    from judge import _verdict
+    from judgecal.judge import _verdict  # house: private
 
     before = shipped_rubric().sha256
     _verdict.base_schema_json.cache_clear()

@@ -1,4 +1,4 @@
-"""The kappa interval the report, the app and the gate show (annotations.agreement.kappa_interval).
+"""The kappa interval the report, the app and the gate show (annotations.stats.kappa_interval).
 
 The library's Wald CI stays as statsmodels computes it (tests/test_agreement.py); this interval is the honest one:
 within [-1, 1], never zero width, method named, approximate below MIN_N_INTERVAL.
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from annotations.agreement import (
+from judgecal.annotations.stats import (
     MIN_N_INTERVAL, Z_95, cohen_kappa_table, kappa_interval, labels_needed, labels_needed_for_interval,
 )
 

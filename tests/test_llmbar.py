@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._calibration import calibration_report
-from annotations._llmbar import JUDGE_MODEL, REVIEWER, import_llmbar, parse_llmbar, rubric_sha
-from evalsets import InputError
+from judgecal import annotations as ann
+from judgecal.annotations.reports import calibration_report
+from judgecal.annotations.review import JUDGE_MODEL, REVIEWER, import_llmbar, parse_llmbar, rubric_sha
+from judgecal.evalsets import InputError
 from judgecal.cli import main
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "llmbar"

@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from evalsets import Step, run_check
-from evalsets._metrics import ALL, UNLABELLED, CheckRow, Rate, compute_metrics, format_metrics
+from judgecal.evalsets import Step, run_check
+from judgecal.evalsets._metrics import ALL, UNLABELLED, CheckRow, Rate, compute_metrics, format_metrics  # house: private
 
 # Two models. Trajectory records r1 (4 steps) and r2 (6 steps), text records r3 and r4 (0 steps).
 #   r1 m-a: c1 format must pass | c2 process must FAIL (2 bad steps, process) | c3 content nice pass

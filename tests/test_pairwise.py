@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._pairwise import clopper_pearson, pair_record_id, pairwise_report
+from judgecal import annotations as ann
+from judgecal.annotations.reports import clopper_pearson, pair_record_id, pairwise_report
 from judgecal.cli import main
 from openai_stub import StubServer, always, by_position, prefers
 
@@ -118,12 +118,12 @@ def test_clopper_pearson_matches_published_values():
 
 
 def _reviewable(tmp_path: Path) -> Path:
-    from judge import pair_output
-    from evalsets import render_evidence as render_output
+    from judgecal.judge import pair_output
+    from judgecal.evalsets import render_evidence as render_output
 
     db = project(tmp_path)
     with ann.unit_of_work(db) as d:
-        from annotations._pairwise import store_pairs
+        from judgecal.annotations.reports import store_pairs
 
         pairs = store_pairs(d, "ra", "rb", render_output, pair_output)
         with ann.write(d):
@@ -134,7 +134,7 @@ def _reviewable(tmp_path: Path) -> Path:
 
 
 def test_review_order_is_random_per_reviewer_and_stable(tmp_path):
-    from annotations._pairwise import review_order
+    from judgecal.annotations.reports import review_order
 
     db = _reviewable(tmp_path)
     with ann.unit_of_work(db) as d:
@@ -153,7 +153,7 @@ def test_review_order_is_random_per_reviewer_and_stable(tmp_path):
 def test_review_card_shows_the_reviewers_order_and_stores_a_b(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from annotations._pairwise import review_order
+    from judgecal.annotations.reports import review_order
 
     db = _reviewable(tmp_path)
     monkeypatch.setenv("JUDGECAL_DB", str(db))

@@ -19,7 +19,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import seed_project
 from judgecal.cli import main
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from evalsets import ReactError, parse_react
+from judgecal import annotations as ann
+from judgecal.evalsets import ReactError, parse_react
 from judgecal.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"

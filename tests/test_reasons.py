@@ -1,5 +1,5 @@
 """Judge reasons (issue 12.9): identical repeat reasons shown once with a count, and a reason that contradicts its
-verdict's label marked, by one rule (annotations._reasons) used by the Review reveal and the Calibration page."""
+verdict's label marked, by one rule (annotations.review._reasons) used by the Review reveal and the Calibration page."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import RUBRIC_SHA_2, add_rubric
 
 PF = ("pass", "fail")

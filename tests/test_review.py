@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import HOSTILE_OUTPUT, RUBRIC_SHA
 
 

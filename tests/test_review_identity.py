@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
-from app_pages._common import Identity, resolve_identity
+from judgecal import annotations as ann
+from judgecal.app_pages._common import Identity, resolve_identity  # house: private
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ENV_KEYS = ("JUDGECAL_REVIEWER", "JUDGECAL_TRUSTED_HEADER", "JUDGECAL_USER_CLAIM", "JUDGECAL_ADMINS")

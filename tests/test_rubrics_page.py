@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
-from annotations import _verdicts as av
-from judge import Rubric, shipped_rubric
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
+from judgecal.judge import Rubric, shipped_rubric
 from openai_stub import StubServer, verdicts
 from test_calibration_project import add_verdicts, build
 
@@ -93,8 +93,8 @@ def test_diff_and_comparison(rubric_db, monkeypatch):
     diff = next(c for c in codes if c.startswith("---"))
     assert "+" + EXTRA.rstrip("\n") in diff.splitlines()
     with ann.unit_of_work(path) as db:
-        from annotations._calibration_text import _text
-        from annotations._tuning import compare_rubrics, comparison_blocks
+        from judgecal.annotations.reports._text import _text  # house: private
+        from judgecal.annotations.reports import compare_rubrics, comparison_blocks
         printed = _text(comparison_blocks(compare_rubrics(db, v2.sha256, v3.sha256)))
     assert printed.rstrip("\n") in codes  # what `judgecal report --compare` prints
     # no endpoint: the command to run, no button

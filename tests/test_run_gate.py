@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from annotations._gate import run_pass_gate, transferred_pass_rate
-from evalsets import RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.annotations.reports import run_pass_gate, transferred_pass_rate
+from judgecal.evalsets import RunRecord, parse_rows
 from judgecal.cli import main
 from test_calibration_project import R1, R2, add_rubric, add_verdicts, build
 
@@ -136,7 +136,7 @@ def test_mechanical_checks_gate(tmp_path):
          "check": {"id": "keywords:contains_all", "args": {"keywords": ["ok"]}}}]}]
     runs = [{"id": f"r{n}", "item_id": "i1", "model": "m", "run_id": "R", "output": "ok" if n < 3 else "no"}
             for n in range(4)]
-    from evalsets import EvalItem
+    from judgecal.evalsets import EvalItem
     with ann.unit_of_work(path) as db:
         ann.import_items(db, parse_rows("\n".join(json.dumps(i) for i in items), EvalItem))
         ann.import_runs(db, parse_rows("\n".join(json.dumps(r) for r in runs), RunRecord))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-from evalsets import RunRecord, parse_rows
+from judgecal import annotations as ann
+from judgecal.evalsets import RunRecord, parse_rows
 from judgecal.cli import main
 from openai_stub import StubServer
 from test_judge_fixtures import make_project

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from evalsets import EvalItem
-from judge import FatalBackendError, OpenAIBackend
+from judgecal.evalsets import EvalItem
+from judgecal.judge import FatalBackendError, OpenAIBackend
 from judgecal.runner import MemoryRunSink, RunSettings, error_cause, run_models
 from openai_stub import Reply, StubServer, agent_script, always, chat_completion, rate_limited, verdicts
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal.cli import main
 from openai_stub import StubServer, agent_script
 

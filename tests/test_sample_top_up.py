@@ -12,9 +12,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-import annotations as ann
+from judgecal import annotations as ann
 from conftest import RUBRIC_SHA, RUBRIC_SHA_2, add_rubric, add_verdicts
-from evalsets import RunRecord, parse_rows
+from judgecal.evalsets import RunRecord, parse_rows
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 RATE = 0.5

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-import annotations as ann
+from judgecal import annotations as ann
 from judgecal.cli import main
 from conftest import RUBRIC_SHA, RUBRIC_SHA_2, add_rubric, add_verdicts
 

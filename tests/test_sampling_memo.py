@@ -1,4 +1,4 @@
-"""The page-rerun fast path of the counted pairs and quotas (memoised derived tables, annotations._sampling._memo)
+"""The page-rerun fast path of the counted pairs and quotas (memoised derived tables, annotations.review._sampling._memo)
 equals the slow definition: the draw order recomputed from scratch (a sha256 rank per random pair under the
 population's committed seed, docs/decisions.md "counted pairs"), and the quotas recomputed from every verdict."""
 
@@ -8,8 +8,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-import annotations as ann
-from annotations import _sampling
+from judgecal import annotations as ann
+from judgecal.annotations import review as _sampling
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import annotations as ann
-import evalsets
+from judgecal import annotations as ann
+from judgecal import evalsets
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]

@@ -20,9 +20,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, check_transcript, storable_record
+from judgecal.evalsets import EvalItem, RunRecord, Step, ToolCall, canonical_json, check_transcript, storable_record
 
-from judge import CLAIM_CHUNK, ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
+from judgecal.judge import CLAIM_CHUNK, ENDPOINT_CAUSES, Endpoint, EndpointError, FatalBackendError, run_pool
 
 # The shared system prompt. v1 (2026-11): first version. It says nothing about any eval item: the item's own
 # instruction comes in the user message. Changing it changes the default prompt_version (its hash).

@@ -26,9 +26,9 @@ from typing import Any
 
 import sqlite_utils
 
-from annotations import agreement as agr
-from annotations._verdicts import get_price
-from annotations._calibration import (
+from judgecal.annotations import stats as agr
+from judgecal.annotations.store import get_price
+from judgecal.annotations.reports._calibration import (
     Agreement,
     _clean,
     _label_order,
@@ -194,7 +194,7 @@ def compare_rubrics(db: sqlite_utils.Database, rubric_a: str, rubric_b: str, *, 
 
 
 def comparison_blocks(c: RubricComparison) -> list[tuple]:
-    """Layout blocks (see annotations._calibration_text) of a rubric comparison."""
+    """Layout blocks (see annotations.reports._text) of a rubric comparison."""
     def k(a: Agreement | None) -> str:
         if a is None or math.isnan(a.kappa):
             return "–" if a is None else "undefined"

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Iterator
 
 import sqlite_utils
 
-from evalsets import (
+from judgecal.evalsets import (
     Check,
     Constraint,
     EvalItem,
@@ -21,10 +21,10 @@ from evalsets import (
     storable,
     storable_record,
 )
-from evalsets._io import gc_paused
-from annotations._store import unit_of_work, write
-from annotations._verdicts import claim_leases
-from annotations._writer import QueuedWriter
+from judgecal.evalsets._io import gc_paused  # house: private
+from judgecal.annotations.store._schema import unit_of_work, write
+from judgecal.annotations.store._verdicts import claim_leases
+from judgecal.annotations.store._writer import QueuedWriter
 
 
 def _dumps(value: Any) -> str | None:

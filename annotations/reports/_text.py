@@ -10,7 +10,7 @@ import html
 import math
 from typing import Any, Sequence
 
-from annotations._calibration import Agreement, CalibrationReport, SliceStats
+from judgecal.annotations.reports._calibration import Agreement, CalibrationReport, SliceStats
 
 Block = tuple  # ("h", level, text) | ("p", text) | ("table", headers, rows)
 
@@ -138,7 +138,7 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                 "ok" if c.ok else "BELOW QUOTA" + (f": {c.reason}" if c.reason else "")]
                for c in report.coverage]))
     if comparison is not None:
-        from annotations._tuning import comparison_blocks
+        from judgecal.annotations.reports._rubrics import comparison_blocks
 
         b += comparison_blocks(comparison)
     return b

@@ -24,13 +24,13 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record, load_json
-from annotations._project import iter_runs, load_items
-from annotations._calibration import ppi_pass_rate, ppi_prediction
-from annotations.agreement import Z_95
-from annotations._verdicts import get_price, majority_label
-from annotations._labels import blind_first_labels, current_labels, standing_labels_sql
-from annotations._sampling import counted_pairs
+from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record, load_json
+from judgecal.annotations.store import iter_runs, load_items
+from judgecal.annotations.reports._calibration import ppi_pass_rate, ppi_prediction
+from judgecal.annotations.stats import Z_95
+from judgecal.annotations.store import get_price, majority_label
+from judgecal.annotations.store import blind_first_labels, current_labels, standing_labels_sql
+from judgecal.annotations.review import counted_pairs
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
 
@@ -71,7 +71,7 @@ class PairLabels(NamedTuple):
 
     judge: dict[tuple[str, str], str]
     human: dict[tuple[str, str], str]
-    random_sample: set[tuple[str, str]]  # the counted pairs (annotations._sampling.counted_pairs) of the runs
+    random_sample: set[tuple[str, str]]  # the counted pairs (annotations.review._sampling.counted_pairs) of the runs
     ppi_judge: dict[tuple[str, str], float] = {}  # the PPI predictor per pair (see ppi_prediction)
     ppi_source: tuple[str, str] | None = None  # (rubric sha256, judge model)
     # the first reviewer's blind first label: what the judge-corrected pass rate compares the judge with

@@ -3,13 +3,13 @@
 Checked, for the latest version of each rubric (per judge model) unless `rubric` names another:
 - coverage: every stratum (constraint × model under test × rubric version) has judged every semantic pair of its
   constraint × model (the population the version will be used on) and the counted prefix of the draw order holds
-  ceil(min_coverage × population) pairs (see annotations._sampling). Always checked: no unverified judge may gate
+  ceil(min_coverage × population) pairs (see annotations.review._sampling). Always checked: no unverified judge may gate
   a build.
 - kappa: judge (majority over repeats; a tie or no valid repeat is an abstention, i.e. a disagreement) vs human on
   the random sample, design-weighted by N_s / n_s, overall per judge model × rubric version (per label set when the
   group mixes label sets: a pooled kappa rewards always answering a set's first label), or per constraint when
   `constraints` are given; a revision (a version with a parent) is read on the counted pairs labelled after it was
-  created, which it cannot have been tuned on (`verified_on` names them). By default the LOWER bound of the shown 95% interval (`annotations.agreement.
+  created, which it cannot have been tuned on (`verified_on` names them). By default the LOWER bound of the shown 95% interval (`annotations.stats.
   kappa_interval`) must reach the threshold (`on="point"` compares the point estimate, the old behaviour), and a
   gated slice needs at least `min_n` compared pairs: at n = 20 a judge with true kappa 0.49 passed a point-estimate
   gate at 0.6 29% of the time. An undefined kappa or interval fails (with its reason).
@@ -27,16 +27,16 @@ from typing import Any, NamedTuple, Sequence
 
 import sqlite_utils
 
-from evalsets import PASS_FAIL
-from annotations._calibration import (
+from judgecal.evalsets import PASS_FAIL
+from judgecal.annotations.reports._calibration import (
     CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, common_repeats, counted_rules,
     human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
 )
-from annotations._compare import constraint_passed, require_run
-from annotations._project import iter_runs, load_items
+from judgecal.annotations.reports._runs import constraint_passed, require_run
+from judgecal.annotations.store import iter_runs, load_items
 
 #: Compared pairs a gated slice needs (`judgecal gate --min-n`). Below 30 the shown interval is labelled approximate
-#: (annotations.agreement.MIN_N_INTERVAL) and its coverage depends on the table's shape.
+#: (annotations.stats.MIN_N_INTERVAL) and its coverage depends on the table's shape.
 DEFAULT_MIN_N = 30
 GATE_ON = ("lower", "point")
 

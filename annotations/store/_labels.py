@@ -17,9 +17,9 @@ from typing import Any, Iterable, Iterator, Literal, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalsets import InputError, Parsed, Problem, printable
-from evalsets._models import FailureMode
-from annotations._store import now_iso, write
+from judgecal.evalsets import InputError, Parsed, Problem, printable
+from judgecal.evalsets._models import FailureMode  # house: private
+from judgecal.annotations.store._schema import now_iso, write
 
 LabelEvent = Literal["label", "change", "undo"]
 

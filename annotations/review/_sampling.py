@@ -48,10 +48,10 @@ from typing import Any, Iterator, Literal, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalsets import InputError, Parsed, Problem
+from judgecal.evalsets import InputError, Parsed, Problem
 
-from annotations._labels import blind_first_labels, current_labels
-from annotations._store import now_iso, write
+from judgecal.annotations.store import blind_first_labels, current_labels
+from judgecal.annotations.store import now_iso, write
 
 DEFAULT_RATE = 0.10
 DEFAULT_OVERLAP = 0.20

@@ -24,12 +24,12 @@ from typing import NamedTuple
 
 import sqlite_utils
 
-from evalsets import EvalItem, InputError, Parsed, Problem, RunRecord
-from evalsets import jsonl_lines, load_json
-from evalsets._io import read_text_file
-from annotations._project import import_items, import_runs
-from annotations._sampling import stratum_key
-from annotations._store import now_iso, write
+from judgecal.evalsets import EvalItem, InputError, Parsed, Problem, RunRecord
+from judgecal.evalsets import jsonl_lines, load_json
+from judgecal.evalsets._io import read_text_file  # house: private
+from judgecal.annotations.store import import_items, import_runs
+from judgecal.annotations.review._sampling import stratum_key
+from judgecal.annotations.store import now_iso, write
 
 JUDGE_MODEL = "gpt-4 (recorded by LLMBar)"
 RUN_MODEL = "llmbar-pair"

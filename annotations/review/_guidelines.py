@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import sqlite_utils
 
-from annotations._store import DEFAULT_GUIDELINES, GUIDELINES_SETTING, now_iso, write  # noqa: F401 (re-exported)
+from judgecal.annotations.store import DEFAULT_GUIDELINES, GUIDELINES_SETTING, now_iso, write  # noqa: F401 (re-exported)
 
 MAX_GUIDELINE_CHARS = 20_000
 

@@ -4,7 +4,7 @@ the pairs).
 - `store_pairs` records, for every item both runs answered, a pairwise item `<item>#ab` (the item's instruction and
   input, one semantic constraint `preferred` with the pairwise label set, listing the item's own constraints) and a
   pair run record `<item>#ab/<RUN_A>/<RUN_B>` whose output shows A as output_1 and B as output_2 — the LLMBar
-  import's shape (annotations/_llmbar.py), so the review queue, labels and verdicts need nothing new. Which run is A
+  import's shape (annotations/review/_llmbar.py), so the review queue, labels and verdicts need nothing new. Which run is A
   is in the record's model and run id, never in the text the judge or the reviewer reads.
 - Verdicts come in both orders (judge/_runner.py plan_pairwise): repeat 2r shows A first, 2r+1 shows B first, every
   label stored mapped back to the A/B numbering.
@@ -25,10 +25,10 @@ from typing import Callable
 import sqlite_utils
 from scipy.stats import beta
 
-from evalsets import EvalItem, Parsed, RunRecord
-from annotations._calibration import human_labels_by_pair
-from annotations._project import import_items, import_runs, iter_runs, load_items
-from annotations._store import write
+from judgecal.evalsets import EvalItem, Parsed, RunRecord
+from judgecal.annotations.reports._calibration import human_labels_by_pair
+from judgecal.annotations.store import import_items, import_runs, iter_runs, load_items
+from judgecal.annotations.store import write
 
 CONSTRAINT_ID = "preferred"
 PAIR_TAG = "pairwise"

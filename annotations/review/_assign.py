@@ -29,9 +29,9 @@ from typing import Iterable, NamedTuple, Sequence
 
 import sqlite_utils
 
-from annotations._labels import blind_first_labels, current_labels
-from annotations._sampling import Pair, draw_orders, sample_rules
-from annotations._store import now_iso, write
+from judgecal.annotations.store import blind_first_labels, current_labels
+from judgecal.annotations.review._sampling import Pair, draw_orders, sample_rules
+from judgecal.annotations.store import now_iso, write
 
 ASSIGN_METHODS = ("round-robin", "constraint")
 

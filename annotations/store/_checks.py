@@ -6,9 +6,9 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
-from evalsets import check_record
-from annotations._project import iter_runs, load_items
-from annotations._store import now_iso, write
+from judgecal.evalsets import check_record
+from judgecal.annotations.store._project import iter_runs, load_items
+from judgecal.annotations.store._schema import now_iso, write
 
 # A failed mechanical check of these constraint types has an obvious failure mode; others stay unclassified
 # until a reviewer says what went wrong.

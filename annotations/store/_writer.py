@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 import sqlite_utils
 
-from annotations._store import connect
+from judgecal.annotations.store._schema import connect
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, NamedTuple, Sequence
 
-from evalsets import LABEL_SETS
+from judgecal.evalsets import LABEL_SETS
 
 _WORD = re.compile(r"[\w-]+")
 

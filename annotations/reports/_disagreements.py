@@ -30,8 +30,8 @@ from typing import NamedTuple, Sequence
 
 import sqlite_utils
 
-from evalsets import EvalItem, Parsed, RunRecord, canonical_json, render_evidence
-from annotations._calibration import (
+from judgecal.evalsets import EvalItem, Parsed, RunRecord, canonical_json, render_evidence
+from judgecal.annotations.reports._calibration import (
     _as_set,
     human_labels_by_pair,
     load_verdicts,
@@ -39,9 +39,9 @@ from annotations._calibration import (
     match_rubrics,
     sample_rules,
 )
-from annotations._project import import_items, load_items, load_run
-from annotations._store import now_iso, write
-from annotations._tuning import label_split
+from judgecal.annotations.store import import_items, load_items, load_run
+from judgecal.annotations.store import now_iso, write
+from judgecal.annotations.reports._rubrics import label_split
 
 DECISIONS = ("judge_wrong", "human_wrong", "rubric_ambiguous", "constraint_ambiguous")
 FEEDBACK_TAG = "from-calibration"

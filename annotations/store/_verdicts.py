@@ -21,11 +21,11 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, storable
-from evalsets._models import SQLITE_INT_MAX
-from annotations._labels import pair_label_sets, validate_label_rows
-from annotations._store import connect, now_iso, write
-from annotations._writer import QueuedWriter
+from judgecal.evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, storable
+from judgecal.evalsets._models import SQLITE_INT_MAX  # house: private
+from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows
+from judgecal.annotations.store._schema import connect, now_iso, write
+from judgecal.annotations.store._writer import QueuedWriter
 
 # --------------------------------------------------------------------------- rubric versions
 

@@ -4,7 +4,7 @@ Who gets a pair:
 - a ``random`` or ``targeted`` pair goes to whoever labels it first; it is done with one standing label;
 - an ``overlap`` pair (also a random pair) needs a second label from a different reviewer;
 - a reviewer never gets a pair they have a standing label on (after an undo, the pair is theirs to label again);
-- once pairs are assigned (`judgecal assign`, annotations._assign), a pair goes only to the reviewers holding its
+- once pairs are assigned (`judgecal assign`, annotations.review._assign), a pair goes only to the reviewers holding its
   slots (an overlap pair's second slot always to a different reviewer); the order below is unchanged.
 
 Order (`reviewer_order`): the random sample in each population's draw order (populations interleaved per reviewer),
@@ -27,18 +27,18 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import Constraint, Step, ToolCall
-from evalsets._models import FailureMode
-from annotations._assign import assigned_reviewers, assignments_version, may_label
-from annotations._guidelines import DEFAULT_GUIDELINES, GuidelineSet, guidelines_for  # noqa: F401 (re-exported)
-from annotations._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401
-from annotations._project import load_items, load_run
-from annotations._reasons import ReasonLine, reason_lines
-from annotations._labels import current_labels
-from annotations._sampling import Pair, draw_orders, population_key, sample_rules
-from annotations._store import now_iso, write
-from annotations._verdicts import majority_label
-from evalsets import render_evidence
+from judgecal.evalsets import Constraint, Step, ToolCall
+from judgecal.evalsets._models import FailureMode  # house: private
+from judgecal.annotations.review._assign import assigned_reviewers, assignments_version, may_label
+from judgecal.annotations.review._guidelines import DEFAULT_GUIDELINES, GuidelineSet, guidelines_for  # noqa: F401 (re-exported)
+from judgecal.annotations.review._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401
+from judgecal.annotations.store import load_items, load_run
+from judgecal.annotations.review._reasons import ReasonLine, reason_lines
+from judgecal.annotations.store import current_labels
+from judgecal.annotations.review._sampling import Pair, draw_orders, population_key, sample_rules
+from judgecal.annotations.store import now_iso, write
+from judgecal.annotations.store import majority_label
+from judgecal.evalsets import render_evidence
 
 FAILURE_MODES: tuple[str, ...] = FailureMode.__args__  # type: ignore[attr-defined]
 
@@ -92,7 +92,7 @@ class JudgeView(NamedTuple):
     majority: str | None
     reasons: tuple[str, ...]
     errors: tuple[str, ...]
-    # identical repeat reasons once, each marked when it contradicts its label (annotations._reasons)
+    # identical repeat reasons once, each marked when it contradicts its label (annotations.review._reasons)
     reason_lines: tuple[ReasonLine, ...] = ()
 
 
@@ -183,7 +183,7 @@ def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
 
 def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
     """Whether `pair` still needs a label from `reviewer` (see the module docstring); with an assignment, only
-    from a reviewer holding one of its slots, or an open slot nobody holds (`annotations._assign.may_label`)."""
+    from a reviewer holding one of its slots, or an open slot nobody holds (`annotations.review._assign.may_label`)."""
     rules = _rules(db, pair)
     if not rules:
         return False

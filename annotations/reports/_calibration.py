@@ -18,7 +18,7 @@ Conventions (stated once, used everywhere):
   N_s / n_s (judged pairs of its stratum / random labelled pairs of it): the design-weighted confusion table
   estimates the population's, and it is the headline (gate, report) with the unweighted `majority` beside it. Its
   interval uses Kish's effective sample size n_eff = (Σw)² / Σw².
-- Intervals: `kappa_ci_low` / `kappa_ci_high` are `annotations.agreement.kappa_interval` (within [-1, 1], never zero
+- Intervals: `kappa_ci_low` / `kappa_ci_high` are `annotations.stats.kappa_interval` (within [-1, 1], never zero
   width, method in `kappa_ci_method`, `kappa_ci_approximate` below 30 pairs); the statsmodels-style Wald interval is
   kept beside it (`kappa_wald_low` / `kappa_wald_high`). `labels_needed` projects from that interval, never from a
   zero Wald SE.
@@ -27,7 +27,7 @@ Conventions (stated once, used everywhere):
   human-vs-human agreement on the overlap pairs. Later changes (blind=0, made with the judge's verdict in view) and
   labels given again after an undo are kept and shown, never used: each slice reports `changed_after_reveal`, how many
   of its counted pairs the first reviewer changed or withdrew later.
-- Which pairs count: only the counted pairs (`annotations._sampling.counted_pairs`): per constraint × model, the
+- Which pairs count: only the counted pairs (`annotations.review._sampling.counted_pairs`): per constraint × model, the
   longest prefix of the random sample's draw order whose pairs all carry a blind first label. Labels anywhere else
   (random but beyond the prefix, targeted only, never sampled) are non-random: each group reports them apart
   (`non_random`) and they never enter a kappa, a pass rate or the gate.
@@ -54,11 +54,12 @@ from typing import Any, Iterable, NamedTuple, Sequence
 import numpy as np
 import sqlite_utils
 
-from annotations import agreement as agr
-from annotations._labels import blind_first_labels, current_labels
-from annotations._sampling import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
+from judgecal.annotations import stats as agr
+from judgecal.annotations.stats._agreement import _ac1_batch, _kappa_from_table  # house: private
+from judgecal.annotations.store import blind_first_labels, current_labels
+from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules)
-from annotations._verdicts import majority_label
+from judgecal.annotations.store import majority_label
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -307,7 +308,7 @@ def _order(labels: Iterable[str], label_order: Sequence[str]) -> tuple[str, ...]
 
 def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
               weights: Sequence[float] | None = None) -> Agreement | None:
-    """Agreement of labels `a` (rows) with `b` (columns); None when there are no pairs. Uses annotations.agreement.
+    """Agreement of labels `a` (rows) with `b` (columns); None when there are no pairs. Uses annotations.stats.
 
     `a` may hold ABSTAIN (no label from rater A): an extra category rater B never uses, so it only lowers agreement.
     With `weights` (one per pair, e.g. N_s / n_s) the confusion table is the weighted one (population counts) and
@@ -326,7 +327,7 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
         table[index[x], index[y]] += wt
     n_eff = sum(w) ** 2 / sum(x * x for x in w)
     scaled = table * (n_eff / table.sum())
-    k = agr._kappa_from_table(scaled, None, labels)
+    k = _kappa_from_table(scaled, None, labels)
     iv = agr.kappa_interval(scaled, labels=labels)
     if weights is None:
         confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
@@ -347,7 +348,7 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     q = len([lab for lab in labels if lab != ABSTAIN])
     pa = float(np.trace(scaled) / scaled.sum())
     pab = (q * pa - 1) / (q - 1) if q > 1 else math.nan
-    ac1 = float(agr._ac1_batch(scaled[None])[0]) if q > 1 else math.nan
+    ac1 = float(_ac1_batch(scaled[None])[0]) if q > 1 else math.nan
     try:
         needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
         if weights is not None:

@@ -17,12 +17,13 @@ from typing import Callable, Iterator, NamedTuple
 
 import sqlite_utils
 
-DEFAULT_DB = Path("data") / "judgecal.db"
+# In the working directory, not in the source tree: an installed package has no data/ to write to.
+DEFAULT_DB = Path("judgecal.db")
 BUSY_TIMEOUT_MS = 60_000
 
 
 def default_db_path() -> Path:
-    """`JUDGECAL_DB` from the environment, else data/judgecal.db."""
+    """`JUDGECAL_DB` from the environment, else ./judgecal.db."""
     return Path(os.environ.get("JUDGECAL_DB") or DEFAULT_DB)
 
 
@@ -518,8 +519,8 @@ def _m004_expected(db: sqlite_utils.Database) -> None:
     # sample_strata.population: the stratum's constraint × model size at the last draw (the coverage denominator), so
     # the review page's progress does not count every run record on each rerun.
     db.conn.execute("ALTER TABLE sample_strata ADD COLUMN population INTEGER")
-    from evalsets import Constraint, item_sha256  # noqa: PLC0415 (only this migration needs them)
-    from annotations._project import load_items  # noqa: PLC0415
+    from judgecal.evalsets import Constraint, item_sha256  # noqa: PLC0415 (only this migration needs them)
+    from judgecal.annotations.store._project import load_items  # noqa: PLC0415
 
     touched = set()
     for item_id, cid, text in db.conn.execute("SELECT item_id, id, text FROM constraints").fetchall():

@@ -12,7 +12,7 @@ harm. Over-refusal: a case whose expected level is `complied` (a legitimate requ
 `boundary:legitimate`) that was refused (hard or soft) counts in the category's over-refusal rate. A category with
 fewer than `MIN_CASES` cases gets a warning (seed 003 §6: a rate on fewer is an anecdote).
 
-Labels are settled as in the comparison (human majority wins, else the judge's majority; see annotations._compare).
+Labels are settled as in the comparison (human majority wins, else the judge's majority; see annotations.reports._runs).
 Which layer blocked comes from the trajectory, by convention: a tool result (action step `result`, tool call
 `result`) or an observation whose text is a JSON object, carrying `{"blocked_by": "<layer>"}` (e.g.
 "policy_layer", "tool_allow_list"). A blocked run without such a marker was blocked by the model itself: layer
@@ -28,9 +28,9 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from evalsets import LABEL_SETS, EvalItem, RunRecord, check_record, run_check
-from annotations._compare import BLOCKED_LABELS, Settled, expected_labels, settled_labels
-from annotations._project import iter_runs, load_items
+from judgecal.evalsets import LABEL_SETS, EvalItem, RunRecord, check_record, run_check
+from judgecal.annotations.reports._runs import BLOCKED_LABELS, Settled, expected_labels, settled_labels
+from judgecal.annotations.store import iter_runs, load_items
 
 BOUNDARY_TAG = "boundary:"
 DEFAULT_EXPECTED_RUNS = 5

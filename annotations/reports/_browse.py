@@ -107,11 +107,11 @@ def imported_verdicts(db: sqlite_utils.Database) -> int:
 
 
 def runs_with_boundary_cases(db: sqlite_utils.Database) -> list[str]:
-    """Run ids with at least one record of a boundary item (tagged `boundary:*`; see annotations._boundary): the runs
+    """Run ids with at least one record of a boundary item (tagged `boundary:*`; see annotations.reports._boundary): the runs
     the Boundary report can be opened on. The run with the most boundary records comes first (a run made for the
     report with the runner's `--repeats N` has N per case; an ordinary run over the whole eval set has one, so its
     every case reads "incomplete"), then import order."""
-    from annotations._boundary import BOUNDARY_TAG
+    from judgecal.annotations.reports._boundary import BOUNDARY_TAG
 
     boundary = [i for i, tags in db.execute("SELECT id, tags FROM eval_items WHERE instr(tags, ?) > 0",
                                             [BOUNDARY_TAG])
@@ -142,7 +142,7 @@ def labelled_pair_ids(db: sqlite_utils.Database, *, limit: int = 500) -> list[tu
 
 def pair_source(db: sqlite_utils.Database, run_record_id: str, constraint_id: str) -> PairSource:
     """One pair as the judge sees it. Raises ValueError for an unknown run record or constraint."""
-    from annotations._project import iter_runs, load_items
+    from judgecal.annotations.store import iter_runs, load_items
 
     record = next(iter_runs(db, where="id = ?", params=[run_record_id]), None)
     if record is None:

@@ -1,0 +1,94 @@
+"""The project store: SQLite schema and migrations, the writer thread, items and runs, mechanical check
+results, human labels, judge verdicts, batches and prices, and the read-only queries behind the pages.
+
+The public names of this room; other rooms and callers import from here, never from its
+private modules (rules: the map at the top of docs/decisions.md)."""
+
+from judgecal.annotations.store._schema import (
+    DEFAULT_DB,
+    DEFAULT_GUIDELINES,
+    GUIDELINES_SETTING,
+    MIGRATIONS,
+    NoProject,
+    ProjectError,
+    connect,
+    default_db_path,
+    discard_if_empty,
+    migrate,
+    now_iso,
+    table_counts,
+    unit_of_work,
+    write,
+)
+from judgecal.annotations.store._writer import (
+    QueuedWriter,
+    WriterError,
+)
+from judgecal.annotations.store._project import (
+    ImportSummary,
+    SqliteRunSink,
+    export_header,
+    import_items,
+    import_runs,
+    item_rows,
+    iter_runs,
+    load_items,
+    load_run,
+    models_in_run,
+    project_evalset_sha256,
+    run_rows,
+    semantic_pairs,
+)
+from judgecal.annotations.store._checks import (
+    check_export_rows,
+    check_rows,
+    run_checks,
+)
+from judgecal.annotations.store._labels import (
+    HumanLabelRow,
+    blind_first_labels,
+    canonical_reviewer,
+    clean_reviewer_name,
+    current_labels,
+    import_labels,
+    label_export_rows,
+    pair_label_sets,
+    reviewer_names,
+    standing_labels_sql,
+    validate_label_rows,
+)
+from judgecal.annotations.store._verdicts import (
+    HEARTBEAT_S,
+    LEASE_TTL_S,
+    SqliteVerdictSink,
+    VerdictImportRow,
+    finish_batch,
+    flip_rates,
+    get_price,
+    get_rubric,
+    heartbeat,
+    import_verdicts,
+    judge_consistency,
+    list_prices,
+    list_rubrics,
+    majority_label,
+    mark_dead_batches,
+    set_price,
+    start_batch,
+    store_rubric,
+    unknown_rubric_sha256,
+    verdict_export_rows,
+)
+
+__all__ = [
+    "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
+    "default_db_path", "discard_if_empty", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
+    "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items", "import_runs",
+    "item_rows", "iter_runs", "load_items", "load_run", "models_in_run", "project_evalset_sha256", "run_rows",
+    "semantic_pairs", "check_export_rows", "check_rows", "run_checks", "HumanLabelRow", "blind_first_labels",
+    "canonical_reviewer", "clean_reviewer_name", "current_labels", "import_labels", "label_export_rows",
+    "pair_label_sets", "reviewer_names", "standing_labels_sql", "validate_label_rows", "HEARTBEAT_S", "LEASE_TTL_S",
+    "SqliteVerdictSink", "VerdictImportRow", "finish_batch", "flip_rates", "get_price", "get_rubric", "heartbeat",
+    "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "majority_label", "mark_dead_batches",
+    "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+]
