@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgecal.annotations import stats as agr  # noqa: E402
-from judgecal.annotations.stats._agreement import _wilson  # house: private
+from judgecal.annotations.stats._two_rater import _wilson  # house: private
 
 
 def population(kind: str) -> np.ndarray:

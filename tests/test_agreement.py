@@ -638,7 +638,7 @@ def test_result_types_are_frozen():
     ],
 )
 def test_string_factorisation_matches_np_unique(arr):
-    from judgecal.annotations.stats._agreement import _factorize  # house: private
+    from judgecal.annotations.stats._common import _factorize  # house: private
 
     uniq, codes, is_sorted = _factorize(arr)
     ref_u, ref_c = np.unique(arr, return_inverse=True)

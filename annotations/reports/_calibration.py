@@ -55,7 +55,7 @@ import numpy as np
 import sqlite_utils
 
 from judgecal.annotations import stats as agr
-from judgecal.annotations.stats._agreement import _ac1_batch, _kappa_from_table  # house: private
+from judgecal.annotations.stats._two_rater import _ac1_batch, _kappa_from_table  # house: private
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules)

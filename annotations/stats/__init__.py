@@ -3,30 +3,39 @@
 The public names of this room; other rooms and callers import from here, never from its
 private modules (rules: the map at the top of docs/decisions.md)."""
 
-from judgecal.annotations.stats._agreement import (
-    MIN_N_INTERVAL,
+from judgecal.annotations.stats._common import (
     Z_95,
     AgreementResult,
-    BootstrapCI,
+    interpret_kappa,
+)
+from judgecal.annotations.stats._two_rater import (
+    MIN_N_INTERVAL,
     KappaInterval,
     KappaResult,
-    bootstrap_ci,
     cohen_kappa,
     cohen_kappa_table,
-    fleiss_kappa,
     gwet_ac1,
-    interpret_kappa,
     kappa_interval,
-    krippendorff_alpha,
-    labels_needed,
-    labels_needed_for_interval,
     mcnemar_exact,
     pabak,
+)
+from judgecal.annotations.stats._multi_rater import (
+    fleiss_kappa,
+    krippendorff_alpha,
     randolph_kappa,
+)
+from judgecal.annotations.stats._bootstrap import (
+    BootstrapCI,
+    bootstrap_ci,
+)
+from judgecal.annotations.stats._planning import (
+    labels_needed,
+    labels_needed_for_interval,
 )
 
 __all__ = [
-    "MIN_N_INTERVAL", "Z_95", "AgreementResult", "BootstrapCI", "KappaInterval", "KappaResult", "bootstrap_ci",
-    "cohen_kappa", "cohen_kappa_table", "fleiss_kappa", "gwet_ac1", "interpret_kappa", "kappa_interval",
-    "krippendorff_alpha", "labels_needed", "labels_needed_for_interval", "mcnemar_exact", "pabak", "randolph_kappa",
+    "Z_95", "AgreementResult", "interpret_kappa", "MIN_N_INTERVAL", "KappaInterval", "KappaResult", "cohen_kappa",
+    "cohen_kappa_table", "gwet_ac1", "kappa_interval", "mcnemar_exact", "pabak", "fleiss_kappa",
+    "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
+    "labels_needed_for_interval",
 ]
