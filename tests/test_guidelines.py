@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from judgecal import annotations as ann
 from judgecal.annotations.store import _schema as store  # house: private
+from judgecal.annotations.review._guidelines import MAX_GUIDELINE_CHARS  # house: private
 from conftest import seed_project
 from judgecal.evalsets import LABEL_SETS, EvalItem, RunRecord, label_definitions, parse_rows
 from judgecal.cli import main
@@ -69,7 +70,7 @@ def test_only_an_admin_saves_and_every_edit_is_a_new_row(project_db):
             ann.save_guideline(db, "grounded", "Quote the input.", author="mallory", admins=admins)
         with pytest.raises(ann.GuidelineError, match="only an admin"):
             ann.save_guideline(db, "grounded", "Quote the input.", author="alice", admins=frozenset())
-        for bad in ("", "   ", "x" * (ann._guidelines.MAX_GUIDELINE_CHARS + 1)):
+        for bad in ("", "   ", "x" * (MAX_GUIDELINE_CHARS + 1)):
             with pytest.raises(ann.GuidelineError):
                 ann.save_guideline(db, None, bad, author="alice", admins=admins)
         assert store.table_counts(db)["guidelines"] == before  # nothing written by a refused edit

@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from judgecal import annotations as ann
-from judgecal.annotations import review as _sampling
+from judgecal.annotations.review import _sampling  # house: private (patched: the memo is read where it lives)
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
