@@ -57,6 +57,7 @@ from judgecal.annotations.store._labels import (
     standing_labels_sql,
     validate_label_rows,
 )
+from judgecal.annotations.stats import majority_label  # one rule, defined in stats
 from judgecal.annotations.store._verdicts import (
     HEARTBEAT_S,
     LEASE_TTL_S,
@@ -71,7 +72,6 @@ from judgecal.annotations.store._verdicts import (
     judge_consistency,
     list_prices,
     list_rubrics,
-    majority_label,
     mark_dead_batches,
     set_price,
     start_batch,

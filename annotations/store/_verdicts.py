@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgecal.evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, storable
 from judgecal.evalsets._models import SQLITE_INT_MAX  # house: private
+from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows
 from judgecal.annotations.store._schema import connect, now_iso, write
 from judgecal.annotations.store._writer import QueuedWriter
@@ -498,14 +499,6 @@ class ConsistencyRow(NamedTuple):
     tie: bool
     flip_rate: float
     labels: tuple[str, ...]
-
-
-def majority_label(labels: Iterable[str]) -> str | None:
-    """The strictly most frequent label; None on a tie or with no labels. The one majority rule of the project."""
-    counts = Counter(labels).most_common(2)
-    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
-        return None
-    return counts[0][0]
 
 
 def judge_consistency(db: sqlite_utils.Database, rubric_sha256: str | None = None,
