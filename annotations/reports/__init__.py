@@ -38,6 +38,7 @@ from judgecal.annotations.reports._calibration import (
     ppi_pass_rate,
 )
 from judgecal.annotations.reports._text import (
+    format_comparison,
     confusion_rows,
     format_report,
     kappa_rows,
@@ -88,7 +89,6 @@ from judgecal.annotations.reports._runs import (
     constraint_passed,
     decide,
     expected_labels,
-    format_comparison,
     list_runs,
     pair_labels,
     parse_thresholds,

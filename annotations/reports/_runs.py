@@ -14,20 +14,20 @@ How a constraint is settled, everywhere here (and in the boundary report):
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record, load_json
+from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record
 from judgecal.annotations.store import iter_runs, load_items
-from judgecal.annotations.reports._calibration import ppi_pass_rate, ppi_prediction
-from judgecal.annotations.stats import Z_95
+from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, RateDifference, Reason, decide,
+                                                   parse_thresholds, rate_difference, read_thresholds)
+from judgecal.annotations.stats import (CorrectedRate, corrected_rate as _corrected_rate, percentile as _percentile,
+                                        ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
 from judgecal.annotations.store import blind_first_labels, current_labels, standing_labels_sql
 from judgecal.annotations.review import counted_pairs
@@ -166,20 +166,6 @@ def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settle
 # --------------------------------------------------------------------------- per-run metrics
 
 
-def _percentile(values: list[float], q: float) -> float | None:
-    """Linear interpolation between order statistics (numpy's default); None for no values."""
-    if not values:
-        return None
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
-def _rate(num: int, den: int) -> float | None:
-    return num / den if den else None
-
-
 def error_cause(error: str | None) -> str | None:
     """The cause part of a record's error ("timeout: no answer within 5 s" -> "timeout"), as the runner writes it."""
     if error is None:
@@ -189,40 +175,6 @@ def error_cause(error: str | None) -> str | None:
 
 def is_tool_parse_failure(error: str | None) -> bool:
     return error is not None and error.startswith("parse_failure")
-
-
-class CorrectedRate(NamedTuple):
-    """A run's judge-corrected pass rate over all its checked constraints, with its 95% CI (clipped to [0, 1]
-    together with the estimate) and the prediction-powered estimate it rests on."""
-
-    estimate: float
-    se: float
-    low: float
-    high: float
-    method: str
-
-
-def _corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
-                    human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> CorrectedRate | None:
-    """The calibration report's prediction-powered estimate (ppi_pass_rate, PPI++ from 30 labels) for a whole run.
-
-    The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
-    judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
-    checks need no correction and are added back by count: (mech passed + PPI x S) / (mech checked + S), S the
-    semantic pairs, so the SE is the PPI SE x S / (mech checked + S). None without random-sample human labels."""
-    if not human_lab or not judge_all:
-        return None
-    pr = ppi_pass_rate("run", judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
-    if math.isnan(pr.ppi_estimate):
-        return None
-    passed, checked = mechanical
-    total, sem = checked + len(judge_all), len(judge_all)
-
-    def whole(x: float) -> float:
-        return (passed + x * sem) / total
-
-    return CorrectedRate(whole(pr.ppi_estimate), pr.ppi_se * sem / total, whole(pr.ppi_ci_low),
-                         whole(pr.ppi_ci_high), pr.method)
 
 
 def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
@@ -532,142 +484,6 @@ def list_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     return [{"run_id": r["run_id"], "models": r["models"], "records": r["records"]} for r in db.query(sql)]
 
 
-# --------------------------------------------------------------------------- thresholds and the decision
-
-THRESHOLD_KEYS = {
-    "max_completion_drop_points": "B's task completion rate may be at most this many points below A's",
-    "max_constraint_drop_points": "B's constraint pass rate (judge-corrected when known) at most this many points below A's",
-    "max_tool_parse_failure_rate": "share of B's tool calls whose arguments are not valid JSON",
-    "max_p95_latency_ms": "B's P95 task latency",
-    "max_cost_ratio": "B's cost / A's cost (token totals when prices are not set for both)",
-}
-
-
-def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
-    """Validate a thresholds object: known keys only, each a number >= 0. Raises ValueError naming the key."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{source}: expected a JSON object of thresholds, got {type(data).__name__}")
-    out = {}
-    for key, value in data.items():
-        if key not in THRESHOLD_KEYS:
-            raise ValueError(f"{source}: unknown threshold {key!r}; known: {', '.join(THRESHOLD_KEYS)}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
-            raise ValueError(f"{source}: threshold {key!r} must be a number >= 0, got {value!r}")
-        out[key] = float(value)
-    return out
-
-
-def read_thresholds(path: str | Path) -> dict[str, float]:
-    path = Path(path)
-    try:
-        data = load_json(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    return parse_thresholds(data, str(path))
-
-
-class Reason(NamedTuple):
-    threshold: str
-    limit: float
-    value: float | None
-    ok: bool
-    detail: str
-    status: str = ""  # ok | fail | undecided (the CI straddles the limit) | unknown (cannot be evaluated)
-    ci_low: float | None = None  # the value's 95% CI where it has one (the pass-rate drop)
-    ci_high: float | None = None
-
-
-class Decision(NamedTuple):
-    """Switch from A to B when every threshold holds. A threshold that cannot be evaluated does not hold; a
-    threshold whose CI straddles the limit is `undecided` and does not hold either (collect more labels)."""
-
-    switch: bool
-    reasons: tuple[Reason, ...]
-    status: str = ""  # switch | don't switch | undecided
-
-
-class RateDifference(NamedTuple):
-    """A's pass rate minus B's (the drop), in points, with its 95% CI. Both rates of the same kind: judge-corrected
-    for both runs when both have one, else the plain constraint pass rate for both (never one of each). The runs'
-    records are different pairs, so the variances add (this ignores a positive correlation through shared items,
-    which would narrow the interval: conservative)."""
-
-    kind: str  # "judge-corrected" | "uncorrected"
-    a: float
-    b: float
-    drop_points: float
-    low: float
-    high: float
-
-
-def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
-    """The constraint pass-rate drop from A to B with its CI, like with like; None when either rate is unknown."""
-    if (a.judge_corrected_pass_rate is not None and b.judge_corrected_pass_rate is not None
-            and a.judge_corrected_se is not None and b.judge_corrected_se is not None):
-        ra, rb = a.judge_corrected_pass_rate, b.judge_corrected_pass_rate
-        se = math.hypot(a.judge_corrected_se, b.judge_corrected_se)
-        kind = "judge-corrected"
-    elif a.constraint_pass_rate is not None and b.constraint_pass_rate is not None:
-        ra, rb = a.constraint_pass_rate, b.constraint_pass_rate
-        # binomial SE of each settled rate (the judge's errors are not in it: it is the uncorrected rate)
-        se = math.sqrt(ra * (1 - ra) / a.constraints_settled + rb * (1 - rb) / b.constraints_settled)
-        kind = "uncorrected"
-    else:
-        return None
-    d = 100 * (ra - rb)
-    half = 100 * Z_95 * se
-    return RateDifference(kind, ra, rb, d, d - half, d + half)
-
-
-def _pp(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
-def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
-    reasons: list[Reason] = []
-    for key, limit in thresholds.items():
-        value: float | None = None
-        if key == "max_completion_drop_points":
-            if a.completion_rate is not None and b.completion_rate is not None:
-                value = 100 * (a.completion_rate - b.completion_rate)
-            detail = f"completion {_pp(a.completion_rate)} -> {_pp(b.completion_rate)}"
-        elif key == "max_constraint_drop_points":
-            diff = rate_difference(a, b)
-            if diff is None:
-                detail = f"constraint pass rate {_pp(a.constraint_pass_rate)} -> {_pp(b.constraint_pass_rate)}"
-            else:
-                value = diff.drop_points
-                status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
-                detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
-                          f"[{diff.low:.2f}, {diff.high:.2f}]")
-                verdict = {"ok": "the whole CI is within the limit", "fail": "the whole CI is beyond the limit",
-                           "undecided": "UNDECIDED, the CI straddles the limit (label more pairs)"}[status]
-                reasons.append(Reason(key, limit, value, status == "ok", f"{detail} vs limit {limit:g}: {verdict}",
-                                      status, diff.low, diff.high))
-                continue
-        elif key == "max_tool_parse_failure_rate":
-            value = b.tool_parse_failure_rate if b.tool_calls else 0.0
-            detail = f"{b.tool_parse_failures} of {b.tool_calls} tool calls unparsable"
-        elif key == "max_p95_latency_ms":
-            value = b.p95_latency_ms
-            detail = "B's P95 latency " + ("unknown" if value is None else f"{value:.0f} ms")
-        else:  # max_cost_ratio
-            if a.cost is not None and b.cost is not None and a.cost > 0:
-                value, detail = b.cost / a.cost, f"cost {a.cost:.4f} -> {b.cost:.4f}"
-            else:
-                ta, tb = a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens
-                value = tb / ta if ta else None
-                detail = f"tokens only (no prices set for both): {ta} -> {tb}"
-        ok = value is not None and value <= limit + 1e-12
-        shown = "cannot be evaluated" if value is None else f"{value:.4g}"
-        reasons.append(Reason(key, limit, value, ok, f"{detail}; {key} {shown} vs limit {limit:g}",
-                              "unknown" if value is None else ("ok" if ok else "fail")))
-    switch = all(r.ok for r in reasons)
-    status = ("switch" if switch else "undecided" if not any(r.status in ("fail", "unknown") for r in reasons)
-              else "don't switch")
-    return Decision(switch, tuple(reasons), status)
-
-
 # --------------------------------------------------------------------------- the comparison
 
 BUCKETS = ("both_fail", "only_a", "only_b", "both_pass", "not_comparable")
@@ -739,25 +555,6 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
     return Comparison(da.stats, dbb.stats, tuple(outcomes), decision, warnings)
 
 
-def _ci(s: RunStats) -> str:
-    if s.judge_corrected_pass_rate is None:
-        return "-"
-    if s.judge_corrected_ci_low is None:
-        return _pp(s.judge_corrected_pass_rate)
-    return f"{_pp(s.judge_corrected_pass_rate)} [{_pp(s.judge_corrected_ci_low)}, {_pp(s.judge_corrected_ci_high)}]"
-
-
-def _share(t: tuple[int, int] | None) -> str:
-    return "-" if t is None else f"{_pp(_rate(t[0], t[1]))} of {t[1]}"
-
-
-def _spread(s: RunStats, key: str) -> str:
-    if key not in s.repeat_spread:
-        return "-"
-    mean, sd = s.repeat_spread[key]
-    return f"{100 * mean:.1f}% ± {100 * sd:.1f} (SD, {s.repeats} repeats)"
-
-
 class Comparability(NamedTuple):
     """A reason the two runs may not be like with like. `refuses`: a switch verdict is refused over it."""
 
@@ -789,94 +586,10 @@ def comparability(a: RunStats, b: RunStats, *, allow_prompt_change: bool = False
     return out
 
 
-def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
-    return "-" if x is None else f"{x:{spec}}{suffix}"
-
-
-def format_comparison(c: Comparison) -> str:
-    a, b = c.a, c.b
-    rows = [
-        ("run", a.run_id, b.run_id),
-        ("model", ", ".join(a.models), ", ".join(b.models)),
-        ("tasks", str(a.tasks), str(b.tasks)),
-        ("task completion (no error)", _pp(a.completion_rate), _pp(b.completion_rate)),
-        ("tool-call parse rate", f"{_pp(a.tool_parse_rate)} of {a.tool_calls}", f"{_pp(b.tool_parse_rate)} of {b.tool_calls}"),
-        ("structured-output pass rate", f"{_pp(a.structured_pass_rate)} of {a.structured_checked}",
-         f"{_pp(b.structured_pass_rate)} of {b.structured_checked}"),
-        ("constraint pass rate", f"{_pp(a.constraint_pass_rate)} of {a.constraints_settled}",
-         f"{_pp(b.constraint_pass_rate)} of {b.constraints_settled}"),
-        ("  per-task mean", _pp(a.per_task_pass_rate), _pp(b.per_task_pass_rate)),
-        ("  unjudged semantic constraints", str(a.constraints_unjudged), str(b.constraints_unjudged)),
-        ("  settled by human labels", str(a.human_settled), str(b.human_settled)),
-        ("judge-corrected pass rate", _ci(a), _ci(b)),
-        ("mean rounds", _fmt(a.mean_rounds, ".2f"), _fmt(b.mean_rounds, ".2f")),
-        ("input tokens (total)", str(a.input_tokens), str(b.input_tokens)),
-        ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
-        ("tokens per task (mean)", _fmt(a.mean_tokens_per_task, ".0f"), _fmt(b.mean_tokens_per_task, ".0f")),
-        ("  token outliers (Tukey)", str(len(a.token_outliers)), str(len(b.token_outliers))),
-        ("truncated (finish_reason length)", str(a.truncated), str(b.truncated)),
-        ("mean latency", _fmt(a.mean_latency_ms, ".0f", " ms"), _fmt(b.mean_latency_ms, ".0f", " ms")),
-        ("P50 latency", _fmt(a.p50_latency_ms, ".0f", " ms"), _fmt(b.p50_latency_ms, ".0f", " ms")),
-        ("P95 latency", _fmt(a.p95_latency_ms, ".0f", " ms"), _fmt(b.p95_latency_ms, ".0f", " ms")),
-        ("cost", _fmt(a.cost, ".4f") if a.cost is not None else "no price set",
-         _fmt(b.cost, ".4f") if b.cost is not None else "no price set"),
-        ("cost per task", _fmt(a.cost_per_task, ".5f"), _fmt(b.cost_per_task, ".5f")),
-    ]
-    for title, attr in (("pass rate by type", "by_type"), ("pass rate settled by", "by_source")):
-        for key in sorted(set(getattr(a, attr)) | set(getattr(b, attr))):
-            rows.append((f"{title}: {key}", _share(getattr(a, attr).get(key)), _share(getattr(b, attr).get(key))))
-    spread_keys = sorted(set(a.repeat_spread) | set(b.repeat_spread))
-    for key in spread_keys:
-        rows.append((f"over repeats: {key.replace('_', ' ')}", _spread(a, key), _spread(b, key)))
-    diff = rate_difference(a, b)
-    if diff is not None:
-        rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
-                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI"))
-    for cause in sorted(set(a.errors) | set(b.errors)):
-        rows.append((f"error rate: {cause}", _pp(a.error_rates.get(cause, 0.0)), _pp(b.error_rates.get(cause, 0.0))))
-    w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
-    lines = [f"{r[0]:<{w0}}  {r[1]:<{w1}}  {r[2]}" for r in rows]
-    lines.append("")
-    counts = Counter(o.bucket for o in c.items)
-    lines.append("items: " + ", ".join(f"{name.replace('_', ' ')} {counts.get(name, 0)}" for name in BUCKETS))
-    for name, title in (("both_fail", "both fail (check the item first: it may be broken)"),
-                        ("only_a", "only A passes"), ("only_b", "only B passes")):
-        group = c.bucket(name)
-        if group:
-            lines.append(f"{title}:")
-            for o in group:
-                lines.append(f"  {o.item_id}  A failed: {', '.join(o.a_failed) or '-'}  B failed: {', '.join(o.b_failed) or '-'}")
-    scenarios = sorted(set(a.by_scenario) | set(b.by_scenario))
-    if len(scenarios) > 1:
-        lines.append("by scenario (constraint pass rate, A -> B):")
-        w = max(len(k) for k in scenarios)
-        lines += [f"  {k:<{w}}  {_share(a.by_scenario.get(k))} -> {_share(b.by_scenario.get(k))}" for k in scenarios]
-    modes = sorted(set(a.failure_modes) | set(b.failure_modes))
-    if modes:
-        lines.append("failure modes (reviewers' tags on failing pairs): " + "; ".join(
-            f"{k} {a.failure_modes.get(k, 0)} -> {b.failure_modes.get(k, 0)}" for k in modes))
-    for s in (a, b):
-        if s.flipping_items:
-            lines.append(f"{s.run_id}: items whose outcome flips between repeats: {', '.join(s.flipping_items)}")
-        if s.token_outliers:
-            lines.append(f"{s.run_id}: token outliers: {', '.join(s.token_outliers)}")
-    lines += [f"warning: {w.text}" for w in c.warnings]
-    if c.decision is not None:
-        lines.append("")
-        lines.append("verdict: " + {"switch": "SWITCH to B", "undecided": "UNDECIDED (DON'T SWITCH yet)"}.get(
-            c.decision.status, "DON'T SWITCH"))
-        for r in c.decision.reasons:
-            lines.append(f"  [{'ok' if r.ok else ('UNDECIDED' if r.status == 'undecided' else 'FAIL')}] {r.detail}")
-    src = a.judge_corrected_source or b.judge_corrected_source
-    if src:
-        lines.append(f"judge-corrected rates rest on one judge × rubric version for both runs: {src}")
-    return "\n".join(lines)
-
-
 __all__ = [
     "BLOCKED_LABELS", "BUCKETS", "MIN_REPEATS_FOR_SPREAD", "THRESHOLD_KEYS", "Comparability", "Comparison",
     "comparability", "Decision", "ItemOutcome", "Reason", "RunStats",
-    "PairLabels", "Settled", "CorrectedRate", "RateDifference", "rate_difference", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", "format_comparison",
+    "PairLabels", "Settled", "CorrectedRate", "RateDifference", "rate_difference", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", 
     "is_tool_parse_failure", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
     "require_run", "run_stats", "settled_labels",
 ]

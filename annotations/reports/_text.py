@@ -1,4 +1,4 @@
-"""The calibration report as text, Markdown or HTML (for the terminal and for sharing).
+"""The calibration report as text, Markdown or HTML (for the terminal and for sharing); the run comparison as text.
 
 One layout (headings, paragraphs, tables) rendered three ways. HTML escapes every value; Markdown escapes the
 characters that would break a table cell or inject markup.
@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import html
 import math
+from collections import Counter
 from typing import Any, Sequence
 
 from judgecal.annotations.reports._calibration import Agreement, CalibrationReport, SliceStats
+from judgecal.annotations.reports._decision import _pp, rate_difference
+from judgecal.annotations.reports._runs import BUCKETS, Comparison, RunStats
+from judgecal.annotations.stats import ratio as _rate
 
 Block = tuple  # ("h", level, text) | ("p", text) | ("table", headers, rows)
 
@@ -245,5 +249,110 @@ def format_report(report: CalibrationReport, fmt: str = "text", comparison: Any 
         return _html(blocks)
     raise ValueError(f"unknown format {fmt!r}: text, md or html")
 
+# --------------------------------------------------------------------------- run comparison
 
-__all__ = ["confusion_rows", "format_report", "kappa_rows", "report_blocks", "slice_table"]
+
+def _ci(s: RunStats) -> str:
+    if s.judge_corrected_pass_rate is None:
+        return "-"
+    if s.judge_corrected_ci_low is None:
+        return _pp(s.judge_corrected_pass_rate)
+    return f"{_pp(s.judge_corrected_pass_rate)} [{_pp(s.judge_corrected_ci_low)}, {_pp(s.judge_corrected_ci_high)}]"
+
+
+def _share(t: tuple[int, int] | None) -> str:
+    return "-" if t is None else f"{_pp(_rate(t[0], t[1]))} of {t[1]}"
+
+
+def _spread(s: RunStats, key: str) -> str:
+    if key not in s.repeat_spread:
+        return "-"
+    mean, sd = s.repeat_spread[key]
+    return f"{100 * mean:.1f}% ± {100 * sd:.1f} (SD, {s.repeats} repeats)"
+
+
+def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
+    return "-" if x is None else f"{x:{spec}}{suffix}"
+
+
+def format_comparison(c: Comparison) -> str:
+    a, b = c.a, c.b
+    rows = [
+        ("run", a.run_id, b.run_id),
+        ("model", ", ".join(a.models), ", ".join(b.models)),
+        ("tasks", str(a.tasks), str(b.tasks)),
+        ("task completion (no error)", _pp(a.completion_rate), _pp(b.completion_rate)),
+        ("tool-call parse rate", f"{_pp(a.tool_parse_rate)} of {a.tool_calls}", f"{_pp(b.tool_parse_rate)} of {b.tool_calls}"),
+        ("structured-output pass rate", f"{_pp(a.structured_pass_rate)} of {a.structured_checked}",
+         f"{_pp(b.structured_pass_rate)} of {b.structured_checked}"),
+        ("constraint pass rate", f"{_pp(a.constraint_pass_rate)} of {a.constraints_settled}",
+         f"{_pp(b.constraint_pass_rate)} of {b.constraints_settled}"),
+        ("  per-task mean", _pp(a.per_task_pass_rate), _pp(b.per_task_pass_rate)),
+        ("  unjudged semantic constraints", str(a.constraints_unjudged), str(b.constraints_unjudged)),
+        ("  settled by human labels", str(a.human_settled), str(b.human_settled)),
+        ("judge-corrected pass rate", _ci(a), _ci(b)),
+        ("mean rounds", _fmt(a.mean_rounds, ".2f"), _fmt(b.mean_rounds, ".2f")),
+        ("input tokens (total)", str(a.input_tokens), str(b.input_tokens)),
+        ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
+        ("tokens per task (mean)", _fmt(a.mean_tokens_per_task, ".0f"), _fmt(b.mean_tokens_per_task, ".0f")),
+        ("  token outliers (Tukey)", str(len(a.token_outliers)), str(len(b.token_outliers))),
+        ("truncated (finish_reason length)", str(a.truncated), str(b.truncated)),
+        ("mean latency", _fmt(a.mean_latency_ms, ".0f", " ms"), _fmt(b.mean_latency_ms, ".0f", " ms")),
+        ("P50 latency", _fmt(a.p50_latency_ms, ".0f", " ms"), _fmt(b.p50_latency_ms, ".0f", " ms")),
+        ("P95 latency", _fmt(a.p95_latency_ms, ".0f", " ms"), _fmt(b.p95_latency_ms, ".0f", " ms")),
+        ("cost", _fmt(a.cost, ".4f") if a.cost is not None else "no price set",
+         _fmt(b.cost, ".4f") if b.cost is not None else "no price set"),
+        ("cost per task", _fmt(a.cost_per_task, ".5f"), _fmt(b.cost_per_task, ".5f")),
+    ]
+    for title, attr in (("pass rate by type", "by_type"), ("pass rate settled by", "by_source")):
+        for key in sorted(set(getattr(a, attr)) | set(getattr(b, attr))):
+            rows.append((f"{title}: {key}", _share(getattr(a, attr).get(key)), _share(getattr(b, attr).get(key))))
+    spread_keys = sorted(set(a.repeat_spread) | set(b.repeat_spread))
+    for key in spread_keys:
+        rows.append((f"over repeats: {key.replace('_', ' ')}", _spread(a, key), _spread(b, key)))
+    diff = rate_difference(a, b)
+    if diff is not None:
+        rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
+                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI"))
+    for cause in sorted(set(a.errors) | set(b.errors)):
+        rows.append((f"error rate: {cause}", _pp(a.error_rates.get(cause, 0.0)), _pp(b.error_rates.get(cause, 0.0))))
+    w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
+    lines = [f"{r[0]:<{w0}}  {r[1]:<{w1}}  {r[2]}" for r in rows]
+    lines.append("")
+    counts = Counter(o.bucket for o in c.items)
+    lines.append("items: " + ", ".join(f"{name.replace('_', ' ')} {counts.get(name, 0)}" for name in BUCKETS))
+    for name, title in (("both_fail", "both fail (check the item first: it may be broken)"),
+                        ("only_a", "only A passes"), ("only_b", "only B passes")):
+        group = c.bucket(name)
+        if group:
+            lines.append(f"{title}:")
+            for o in group:
+                lines.append(f"  {o.item_id}  A failed: {', '.join(o.a_failed) or '-'}  B failed: {', '.join(o.b_failed) or '-'}")
+    scenarios = sorted(set(a.by_scenario) | set(b.by_scenario))
+    if len(scenarios) > 1:
+        lines.append("by scenario (constraint pass rate, A -> B):")
+        w = max(len(k) for k in scenarios)
+        lines += [f"  {k:<{w}}  {_share(a.by_scenario.get(k))} -> {_share(b.by_scenario.get(k))}" for k in scenarios]
+    modes = sorted(set(a.failure_modes) | set(b.failure_modes))
+    if modes:
+        lines.append("failure modes (reviewers' tags on failing pairs): " + "; ".join(
+            f"{k} {a.failure_modes.get(k, 0)} -> {b.failure_modes.get(k, 0)}" for k in modes))
+    for s in (a, b):
+        if s.flipping_items:
+            lines.append(f"{s.run_id}: items whose outcome flips between repeats: {', '.join(s.flipping_items)}")
+        if s.token_outliers:
+            lines.append(f"{s.run_id}: token outliers: {', '.join(s.token_outliers)}")
+    lines += [f"warning: {w.text}" for w in c.warnings]
+    if c.decision is not None:
+        lines.append("")
+        lines.append("verdict: " + {"switch": "SWITCH to B", "undecided": "UNDECIDED (DON'T SWITCH yet)"}.get(
+            c.decision.status, "DON'T SWITCH"))
+        for r in c.decision.reasons:
+            lines.append(f"  [{'ok' if r.ok else ('UNDECIDED' if r.status == 'undecided' else 'FAIL')}] {r.detail}")
+    src = a.judge_corrected_source or b.judge_corrected_source
+    if src:
+        lines.append(f"judge-corrected rates rest on one judge × rubric version for both runs: {src}")
+    return "\n".join(lines)
+
+
+__all__ = ["confusion_rows", "format_comparison", "format_report", "kappa_rows", "report_blocks", "slice_table"]

@@ -1,4 +1,4 @@
-"""Pure statistics: agreement (two-rater, multi-rater, bootstrap, planning). No sqlite, no project.
+"""Pure statistics: agreement (two-rater, multi-rater, bootstrap, planning), majority, PPI, run rates. No sqlite, no project.
 
 The public names of this room; other rooms and callers import from here, never from its
 private modules (rules: the map at the top of docs/decisions.md)."""
@@ -12,9 +12,11 @@ from judgecal.annotations.stats._two_rater import (
     MIN_N_INTERVAL,
     KappaInterval,
     KappaResult,
+    ac1_batch,
     cohen_kappa,
     cohen_kappa_table,
     gwet_ac1,
+    kappa_from_table,
     kappa_interval,
     mcnemar_exact,
     pabak,
@@ -28,6 +30,22 @@ from judgecal.annotations.stats._bootstrap import (
     BootstrapCI,
     bootstrap_ci,
 )
+from judgecal.annotations.stats._majority import (
+    majority_label,
+)
+from judgecal.annotations.stats._ppi import (
+    PPI_TUNE_MIN_N,
+    PassRate,
+    design_weights,
+    ppi_pass_rate,
+    ppi_prediction,
+)
+from judgecal.annotations.stats._rates import (
+    CorrectedRate,
+    corrected_rate,
+    percentile,
+    ratio,
+)
 from judgecal.annotations.stats._planning import (
     labels_needed,
     labels_needed_for_interval,
@@ -37,5 +55,6 @@ __all__ = [
     "Z_95", "AgreementResult", "interpret_kappa", "MIN_N_INTERVAL", "KappaInterval", "KappaResult", "cohen_kappa",
     "cohen_kappa_table", "gwet_ac1", "kappa_interval", "mcnemar_exact", "pabak", "fleiss_kappa",
     "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
-    "labels_needed_for_interval",
+    "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
+    "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
 ]

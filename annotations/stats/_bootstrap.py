@@ -13,7 +13,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from judgecal.annotations.stats._two_rater import (
-    _ac1_batch, _agreement_weights, _kappa_batch, _pabak_batch, _two_rater_table,
+    ac1_batch, _agreement_weights, _kappa_batch, _pabak_batch, _two_rater_table,
 )
 
 
@@ -49,7 +49,7 @@ def _batch_statistic(statistic: str | Callable, weights: str | None) -> Callable
     if weights is not None:
         raise ValueError("weights only apply to statistic='kappa'")
     if statistic == "gwet_ac1":
-        return _ac1_batch
+        return ac1_batch
     if statistic == "pabak":
         return _pabak_batch
     raise ValueError(

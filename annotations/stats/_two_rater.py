@@ -162,7 +162,7 @@ def _kappa_batch(tables: np.ndarray, w: np.ndarray) -> np.ndarray:
     return kap
 
 
-def _kappa_from_table(t: np.ndarray, weights: str | None, labels: tuple) -> KappaResult:
+def kappa_from_table(t: np.ndarray, weights: str | None, labels: tuple) -> KappaResult:
     k = t.shape[0]
     w = _agreement_weights(k, weights)
     n = float(t.sum())
@@ -247,7 +247,7 @@ def cohen_kappa(
     """
     ca, cb, cats = _pair_codes(a, b, labels)
     t = _confusion(ca, cb, len(cats)).astype(float)
-    return _kappa_from_table(t, weights, cats)
+    return kappa_from_table(t, weights, cats)
 
 
 def cohen_kappa_table(table: Any, *, weights: str | None = None) -> KappaResult:
@@ -258,10 +258,10 @@ def cohen_kappa_table(table: Any, *, weights: str | None = None) -> KappaResult:
     Empty or non-square tables raise ``ValueError``.
     """
     t = _validate_table(table)
-    return _kappa_from_table(t, weights, tuple(range(t.shape[0])))
+    return kappa_from_table(t, weights, tuple(range(t.shape[0])))
 
 
-def _ac1_batch(tables: np.ndarray) -> np.ndarray:
+def ac1_batch(tables: np.ndarray) -> np.ndarray:
     q = tables.shape[1]
     n = tables.sum(axis=(1, 2))
     p = tables / n[:, None, None]
@@ -410,7 +410,7 @@ def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence |
     malformed tables raise ``ValueError``. ``labels`` only name the categories in ``reason``.
     """
     t = _validate_table(table)
-    res = _kappa_from_table(t, weights, tuple(labels) if labels is not None else tuple(range(t.shape[0])))
+    res = kappa_from_table(t, weights, tuple(labels) if labels is not None else tuple(range(t.shape[0])))
     n = float(t.sum())
     approximate = n < MIN_N_INTERVAL
     if not math.isfinite(res.kappa) or not math.isfinite(res.se):

@@ -57,25 +57,31 @@ from judgecal.annotations.store._labels import (
     standing_labels_sql,
     validate_label_rows,
 )
-from judgecal.annotations.store._verdicts import (
+from judgecal.annotations.stats import majority_label  # one rule, defined in stats
+from judgecal.annotations.store._rubrics import (
+    get_rubric,
+    list_rubrics,
+    store_rubric,
+)
+from judgecal.annotations.store._batches import (
     HEARTBEAT_S,
     LEASE_TTL_S,
+    finish_batch,
+    heartbeat,
+    mark_dead_batches,
+    start_batch,
+)
+from judgecal.annotations.store._prices import (
+    get_price,
+    list_prices,
+    set_price,
+)
+from judgecal.annotations.store._verdicts import (
     SqliteVerdictSink,
     VerdictImportRow,
-    finish_batch,
     flip_rates,
-    get_price,
-    get_rubric,
-    heartbeat,
     import_verdicts,
     judge_consistency,
-    list_prices,
-    list_rubrics,
-    majority_label,
-    mark_dead_batches,
-    set_price,
-    start_batch,
-    store_rubric,
     unknown_rubric_sha256,
     verdict_export_rows,
 )

@@ -1,5 +1,5 @@
-"""Judge verdicts in the project store: rubric versions, the SQLite verdict sink of the batch runner, import/export,
-batch records, model prices and self-consistency.
+"""Judge verdicts in the project store: the SQLite verdict sink of the batch runner, import/export and
+self-consistency (rubric versions: _rubrics; batch records and leases: _batches; model prices: _prices).
 
 This module does not import `judge` (dependencies point one way); the sink accepts any object with the verdict
 fields (judge.Verdict is one).
@@ -10,67 +10,21 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import socket
-import time
-import uuid
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgecal.evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, storable
 from judgecal.evalsets._models import SQLITE_INT_MAX  # house: private
+from judgecal.annotations.stats import majority_label
+from judgecal.annotations.store._batches import claim_leases
 from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows
+from judgecal.annotations.store._rubrics import RubricRow, list_rubrics, store_rubric
 from judgecal.annotations.store._schema import connect, now_iso, write
 from judgecal.annotations.store._writer import QueuedWriter
-
-# --------------------------------------------------------------------------- rubric versions
-
-
-class RubricRow(NamedTuple):
-    sha256: str
-    name: str
-    version: int
-    template: str
-    parent_sha256: str | None
-    note: str | None
-    created_at: str
-
-
-def store_rubric(db: sqlite_utils.Database, name: str, template: str, sha256: str,
-                 note: str | None = None) -> RubricRow:
-    """The stored version of a rubric, creating it on first use: version = next for `name`, parent = the latest
-    version of that name. A rubric is immutable: the same sha256 always returns the stored row."""
-    with write(db):
-        row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [sha256]).fetchone()
-        if row is None:
-            parent = db.execute(
-                "SELECT sha256, version FROM rubrics WHERE name = ? ORDER BY version DESC LIMIT 1", [name]
-            ).fetchone()
-            version = parent[1] + 1 if parent else 1
-            db.execute("INSERT INTO rubrics VALUES (?,?,?,?,?,?,?)",
-                       [sha256, name, version, template, parent[0] if parent else None, note, now_iso()])
-            row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [sha256]).fetchone()
-    return RubricRow(*row)
-
-
-def get_rubric(db: sqlite_utils.Database, name_or_sha: str) -> RubricRow | None:
-    """A stored rubric by sha256 (or a unique prefix of 8+ characters), else the latest version of that name."""
-    row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [name_or_sha]).fetchone()
-    if row is None and len(name_or_sha) >= 8:
-        rows = db.execute("SELECT * FROM rubrics WHERE sha256 LIKE ?", [name_or_sha + "%"]).fetchall()
-        row = rows[0] if len(rows) == 1 else None
-    if row is None:
-        row = db.execute("SELECT * FROM rubrics WHERE name = ? ORDER BY version DESC LIMIT 1", [name_or_sha]).fetchone()
-    return RubricRow(*row) if row else None
-
-
-def list_rubrics(db: sqlite_utils.Database) -> list[RubricRow]:
-    return [RubricRow(*r) for r in db.execute("SELECT * FROM rubrics ORDER BY name, version")]
-
 
 # --------------------------------------------------------------------------- the verdict sink
 
@@ -205,151 +159,6 @@ class SqliteVerdictSink(QueuedWriter[Any]):
         stamp = now_iso()
         with write(db):
             db.conn.executemany(_UPSERT, [self._row(v, stamp) for v in rows])
-
-
-# --------------------------------------------------------------------------- batches and prices
-
-
-BATCH_STATUSES = ("running", "done", "failed", "interrupted", "dead")
-# A running batch refreshes its heartbeat (and its leases) every HEARTBEAT_S; a lease or a heartbeat older than
-# LEASE_TTL_S belongs to a batch that is gone (killed, or its machine lost), so its pairs are free again.
-HEARTBEAT_S = 10.0
-LEASE_TTL_S = 60.0
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process holds that pid: alive, as far as we can tell
-        return True
-    return True
-
-
-def mark_dead_batches(db: sqlite_utils.Database, now: float | None = None) -> list[str]:
-    """Mark `dead` every `running` batch whose process is gone (same host, pid not alive) or whose heartbeat is older
-    than LEASE_TTL_S, and free its leases. Batches from before heartbeats existed (no pid) are left alone."""
-    now = time.time() if now is None else now
-    host = socket.gethostname()
-    dead = []
-    with write(db):
-        for batch_id, pid, bhost, beat in db.execute(
-                "SELECT id, pid, host, heartbeat_at FROM batches WHERE status = 'running' AND pid IS NOT NULL").fetchall():
-            if (bhost == host and not _pid_alive(pid)) or (beat is not None and now - beat > LEASE_TTL_S):
-                dead.append(batch_id)
-        for batch_id in dead:
-            db.execute("UPDATE batches SET status = 'dead', finished_at = ? WHERE id = ?", [now_iso(), batch_id])
-            db.execute("DELETE FROM leases WHERE batch_id = ?", [batch_id])
-    return dead
-
-
-def start_batch(db: sqlite_utils.Database, settings: dict[str, Any], kind: str = "judge") -> str:
-    """Record a batch as running (with this process's pid and host, for `mark_dead_batches`), after marking dead the
-    batches whose process is gone. `settings` must not contain secrets (it is stored as given, minus any key-like
-    entries, which are dropped as a second line of defence)."""
-    clean = {k: v for k, v in settings.items() if "key" not in k.lower() and "secret" not in k.lower()}
-    batch_id = f"{kind}-{now_iso()}-{uuid.uuid4().hex[:6]}"
-    with write(db):
-        mark_dead_batches(db)
-        db.execute("INSERT INTO batches (id, kind, settings, status, started_at, pid, host, heartbeat_at)"
-                   " VALUES (?,?,?,?,?,?,?,?)",
-                   [batch_id, kind, json.dumps(clean, sort_keys=True), "running", now_iso(), os.getpid(),
-                    socket.gethostname(), time.time()])
-    return batch_id
-
-
-def heartbeat(db: sqlite_utils.Database, batch_id: str) -> None:
-    """The batch is alive: refresh its heartbeat and push its leases' expiry forward."""
-    now = time.time()
-    with write(db):
-        db.execute("UPDATE batches SET heartbeat_at = ? WHERE id = ?", [now, batch_id])
-        db.execute("UPDATE leases SET expires_at = ? WHERE batch_id = ?", [now + LEASE_TTL_S, batch_id])
-
-
-def finish_batch(db: sqlite_utils.Database, batch_id: str, status: str, summary: dict[str, Any]) -> None:
-    """Record how a batch ended and free its leases."""
-    if status not in BATCH_STATUSES or status == "running":
-        raise ValueError(f"unknown batch status {status!r}")
-    with write(db):
-        db.execute("UPDATE batches SET status = ?, finished_at = ?, summary = ? WHERE id = ?",
-                   [status, now_iso(), json.dumps(summary, sort_keys=True), batch_id])
-        db.execute("DELETE FROM leases WHERE batch_id = ?", [batch_id])
-
-
-def claim_leases(db: sqlite_utils.Database, batch_id: str, keys: Iterable[str],
-                 is_done: Callable[[sqlite_utils.Database, str], bool]) -> "Claim":
-    """Take a lease on each key that is not done and that no live batch holds, in one IMMEDIATE transaction (so two
-    batches never both get a key). A lease of a batch that is no longer running, or that expired, is taken over.
-    `is_done(db, key)` is asked inside the transaction, so a key another batch finished meanwhile is not sent again."""
-    now = time.time()
-    mine: list[str] = []
-    done = elsewhere = 0
-    live: dict[str, bool] = {}
-    with write(db):
-        for key in keys:
-            if is_done(db, key):
-                done += 1
-                continue
-            row = db.execute("SELECT batch_id, expires_at FROM leases WHERE key = ?", [key]).fetchone()
-            if row is not None and row[0] != batch_id and row[1] > now:
-                if row[0] not in live:
-                    status = db.execute("SELECT status FROM batches WHERE id = ?", [row[0]]).fetchone()
-                    live[row[0]] = status is not None and status[0] == "running"
-                if live[row[0]]:
-                    elsewhere += 1
-                    continue
-            db.execute("INSERT INTO leases (key, batch_id, expires_at) VALUES (?,?,?) ON CONFLICT (key) DO UPDATE"
-                       " SET batch_id = excluded.batch_id, expires_at = excluded.expires_at",
-                       [key, batch_id, now + LEASE_TTL_S])
-            mine.append(key)
-    return Claim(mine, done, elsewhere)
-
-
-class Claim(NamedTuple):
-    """What a batch got from `claim_leases`: the keys it may ask for, and how many were done or held elsewhere."""
-
-    keys: list[str]
-    done: int
-    elsewhere: int
-
-
-class Price(NamedTuple):
-    input_per_million: float
-    output_per_million: float
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """USD for these token counts."""
-        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1_000_000
-
-
-def set_price(db: sqlite_utils.Database, model: str, input_per_million: float, output_per_million: float) -> None:
-    """Store the price of a judge model (settings key `price:<model>`)."""
-    if not (0 <= input_per_million < math.inf and 0 <= output_per_million < math.inf):  # NaN fails too
-        raise ValueError("prices must be finite and not negative")
-    value = json.dumps({"input_per_million": input_per_million, "output_per_million": output_per_million})
-    with write(db):
-        db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                   [f"price:{model}", value])
-
-
-def _price(value: str) -> Price:
-    data = json.loads(value)
-    return Price(float(data["input_per_million"]), float(data["output_per_million"]))
-
-
-def get_price(db: sqlite_utils.Database, model: str) -> Price | None:
-    row = db.execute("SELECT value FROM settings WHERE key = ?", [f"price:{model}"]).fetchone()
-    if row is None:
-        return None
-    return _price(row[0])
-
-
-def list_prices(db: sqlite_utils.Database) -> dict[str, Price]:
-    out = {}
-    for key, value in db.execute("SELECT key, value FROM settings WHERE key LIKE 'price:%' ORDER BY key"):
-        out[key[len("price:"):]] = _price(value)
-    return out
 
 
 # --------------------------------------------------------------------------- import / export
@@ -500,14 +309,6 @@ class ConsistencyRow(NamedTuple):
     labels: tuple[str, ...]
 
 
-def majority_label(labels: Iterable[str]) -> str | None:
-    """The strictly most frequent label; None on a tie or with no labels. The one majority rule of the project."""
-    counts = Counter(labels).most_common(2)
-    if not counts or (len(counts) == 2 and counts[0][1] == counts[1][1]):
-        return None
-    return counts[0][0]
-
-
 def judge_consistency(db: sqlite_utils.Database, rubric_sha256: str | None = None,
                       judge_model: str | None = None) -> list[ConsistencyRow]:
     """One row per (pair, rubric version, judge model): the majority label over the repeats (a tie gives no
@@ -558,10 +359,9 @@ def flip_rates(rows: Iterable[ConsistencyRow]) -> list[ConstraintFlipRate]:
 
 
 __all__ = [
-    "BATCH_STATUSES", "Claim", "HEARTBEAT_S", "LEASE_TTL_S", "claim_leases", "heartbeat", "mark_dead_batches",
     "verdict_lease_key",
-    "ConsistencyRow", "ConstraintFlipRate", "EXPORT_FIELDS", "Price", "RubricRow", "SqliteVerdictSink",
-    "VerdictImportRow", "done_verdict_keys", "finish_batch", "flip_rates", "get_price", "get_rubric",
-    "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "set_price", "start_batch",
-    "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+    "ConsistencyRow", "ConstraintFlipRate", "EXPORT_FIELDS", "SqliteVerdictSink",
+    "VerdictImportRow", "done_verdict_keys", "flip_rates",
+    "import_verdicts", "judge_consistency",
+    "unknown_rubric_sha256", "verdict_export_rows",
 ]

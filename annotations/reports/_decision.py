@@ -1,0 +1,149 @@
+"""Switch from run A to run B? The thresholds file and the decision against it (used by `compare_runs`)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from judgecal.evalsets import load_json
+from judgecal.annotations.stats import Z_95
+
+if TYPE_CHECKING:  # annotations only: _runs imports this module
+    from judgecal.annotations.reports._runs import RunStats
+
+# --------------------------------------------------------------------------- thresholds and the decision
+
+THRESHOLD_KEYS = {
+    "max_completion_drop_points": "B's task completion rate may be at most this many points below A's",
+    "max_constraint_drop_points": "B's constraint pass rate (judge-corrected when known) at most this many points below A's",
+    "max_tool_parse_failure_rate": "share of B's tool calls whose arguments are not valid JSON",
+    "max_p95_latency_ms": "B's P95 task latency",
+    "max_cost_ratio": "B's cost / A's cost (token totals when prices are not set for both)",
+}
+
+
+def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
+    """Validate a thresholds object: known keys only, each a number >= 0. Raises ValueError naming the key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected a JSON object of thresholds, got {type(data).__name__}")
+    out = {}
+    for key, value in data.items():
+        if key not in THRESHOLD_KEYS:
+            raise ValueError(f"{source}: unknown threshold {key!r}; known: {', '.join(THRESHOLD_KEYS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
+            raise ValueError(f"{source}: threshold {key!r} must be a number >= 0, got {value!r}")
+        out[key] = float(value)
+    return out
+
+
+def read_thresholds(path: str | Path) -> dict[str, float]:
+    path = Path(path)
+    try:
+        data = load_json(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    return parse_thresholds(data, str(path))
+
+
+class Reason(NamedTuple):
+    threshold: str
+    limit: float
+    value: float | None
+    ok: bool
+    detail: str
+    status: str = ""  # ok | fail | undecided (the CI straddles the limit) | unknown (cannot be evaluated)
+    ci_low: float | None = None  # the value's 95% CI where it has one (the pass-rate drop)
+    ci_high: float | None = None
+
+
+class Decision(NamedTuple):
+    """Switch from A to B when every threshold holds. A threshold that cannot be evaluated does not hold; a
+    threshold whose CI straddles the limit is `undecided` and does not hold either (collect more labels)."""
+
+    switch: bool
+    reasons: tuple[Reason, ...]
+    status: str = ""  # switch | don't switch | undecided
+
+
+class RateDifference(NamedTuple):
+    """A's pass rate minus B's (the drop), in points, with its 95% CI. Both rates of the same kind: judge-corrected
+    for both runs when both have one, else the plain constraint pass rate for both (never one of each). The runs'
+    records are different pairs, so the variances add (this ignores a positive correlation through shared items,
+    which would narrow the interval: conservative)."""
+
+    kind: str  # "judge-corrected" | "uncorrected"
+    a: float
+    b: float
+    drop_points: float
+    low: float
+    high: float
+
+
+def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
+    """The constraint pass-rate drop from A to B with its CI, like with like; None when either rate is unknown."""
+    if (a.judge_corrected_pass_rate is not None and b.judge_corrected_pass_rate is not None
+            and a.judge_corrected_se is not None and b.judge_corrected_se is not None):
+        ra, rb = a.judge_corrected_pass_rate, b.judge_corrected_pass_rate
+        se = math.hypot(a.judge_corrected_se, b.judge_corrected_se)
+        kind = "judge-corrected"
+    elif a.constraint_pass_rate is not None and b.constraint_pass_rate is not None:
+        ra, rb = a.constraint_pass_rate, b.constraint_pass_rate
+        # binomial SE of each settled rate (the judge's errors are not in it: it is the uncorrected rate)
+        se = math.sqrt(ra * (1 - ra) / a.constraints_settled + rb * (1 - rb) / b.constraints_settled)
+        kind = "uncorrected"
+    else:
+        return None
+    d = 100 * (ra - rb)
+    half = 100 * Z_95 * se
+    return RateDifference(kind, ra, rb, d, d - half, d + half)
+
+
+def _pp(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
+    reasons: list[Reason] = []
+    for key, limit in thresholds.items():
+        value: float | None = None
+        if key == "max_completion_drop_points":
+            if a.completion_rate is not None and b.completion_rate is not None:
+                value = 100 * (a.completion_rate - b.completion_rate)
+            detail = f"completion {_pp(a.completion_rate)} -> {_pp(b.completion_rate)}"
+        elif key == "max_constraint_drop_points":
+            diff = rate_difference(a, b)
+            if diff is None:
+                detail = f"constraint pass rate {_pp(a.constraint_pass_rate)} -> {_pp(b.constraint_pass_rate)}"
+            else:
+                value = diff.drop_points
+                status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
+                detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
+                          f"[{diff.low:.2f}, {diff.high:.2f}]")
+                verdict = {"ok": "the whole CI is within the limit", "fail": "the whole CI is beyond the limit",
+                           "undecided": "UNDECIDED, the CI straddles the limit (label more pairs)"}[status]
+                reasons.append(Reason(key, limit, value, status == "ok", f"{detail} vs limit {limit:g}: {verdict}",
+                                      status, diff.low, diff.high))
+                continue
+        elif key == "max_tool_parse_failure_rate":
+            value = b.tool_parse_failure_rate if b.tool_calls else 0.0
+            detail = f"{b.tool_parse_failures} of {b.tool_calls} tool calls unparsable"
+        elif key == "max_p95_latency_ms":
+            value = b.p95_latency_ms
+            detail = "B's P95 latency " + ("unknown" if value is None else f"{value:.0f} ms")
+        else:  # max_cost_ratio
+            if a.cost is not None and b.cost is not None and a.cost > 0:
+                value, detail = b.cost / a.cost, f"cost {a.cost:.4f} -> {b.cost:.4f}"
+            else:
+                ta, tb = a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens
+                value = tb / ta if ta else None
+                detail = f"tokens only (no prices set for both): {ta} -> {tb}"
+        ok = value is not None and value <= limit + 1e-12
+        shown = "cannot be evaluated" if value is None else f"{value:.4g}"
+        reasons.append(Reason(key, limit, value, ok, f"{detail}; {key} {shown} vs limit {limit:g}",
+                              "unknown" if value is None else ("ok" if ok else "fail")))
+    switch = all(r.ok for r in reasons)
+    status = ("switch" if switch else "undecided" if not any(r.status in ("fail", "unknown") for r in reasons)
+              else "don't switch")
+    return Decision(switch, tuple(reasons), status)

@@ -1,0 +1,57 @@
+"""Rate arithmetic of a run: percentiles, shares, and the judge-corrected pass rate of a whole run (PPI on the
+semantic pairs, mechanical checks added back by count). Pure: the reports gather the numbers."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from judgecal.annotations.stats._ppi import ppi_pass_rate
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear interpolation between order statistics (numpy's default); None for no values."""
+    if not values:
+        return None
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def ratio(num: int, den: int) -> float | None:
+    return num / den if den else None
+
+
+class CorrectedRate(NamedTuple):
+    """A run's judge-corrected pass rate over all its checked constraints, with its 95% CI (clipped to [0, 1]
+    together with the estimate) and the prediction-powered estimate it rests on."""
+
+    estimate: float
+    se: float
+    low: float
+    high: float
+    method: str
+
+
+def corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
+                    human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> CorrectedRate | None:
+    """The calibration report's prediction-powered estimate (ppi_pass_rate, PPI++ from 30 labels) for a whole run.
+
+    The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
+    judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
+    checks need no correction and are added back by count: (mech passed + PPI x S) / (mech checked + S), S the
+    semantic pairs, so the SE is the PPI SE x S / (mech checked + S). None without random-sample human labels."""
+    if not human_lab or not judge_all:
+        return None
+    pr = ppi_pass_rate("run", judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
+    if math.isnan(pr.ppi_estimate):
+        return None
+    passed, checked = mechanical
+    total, sem = checked + len(judge_all), len(judge_all)
+
+    def whole(x: float) -> float:
+        return (passed + x * sem) / total
+
+    return CorrectedRate(whole(pr.ppi_estimate), pr.ppi_se * sem / total, whole(pr.ppi_ci_low),
+                         whole(pr.ppi_ci_high), pr.method)
