@@ -15,6 +15,7 @@ from judgecal.evalsets._models import (
     check_transcript,
     evalset_sha256,
     item_sha256,
+    VerdictRow,
 )
 from judgecal.evalsets._registry import (
     BUILTIN_SOURCE,
@@ -73,4 +74,5 @@ __all__ = [
     "InputError", "Parsed", "Problem", "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
     "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
     "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",
+    "VerdictRow",
 ]

@@ -10,7 +10,7 @@ import hashlib
 import re
 import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -350,3 +350,23 @@ def evalset_sha256(items: list[EvalItem] | tuple[EvalItem, ...]) -> str:
         h.update(canonical_json(_hashed(item)).encode())
         h.update(b"\n")
     return h.hexdigest()
+
+
+class VerdictRow(NamedTuple):
+    """One judge verdict (or error row) as stored: the judge builds it (judge.Verdict adds its key and constructor)
+    and the store writes it. Defined once here because neither package may import the other. `label` and `error` are
+    never both set."""
+
+    run_record_id: str
+    constraint_id: str
+    rubric_sha256: str
+    judge_model: str
+    repeat: int
+    label: str | None
+    reason: str | None
+    error: str | None
+    error_detail: str | None
+    raw: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_ms: float | None

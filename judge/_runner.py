@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterable, Iterator, NamedTuple, Protocol, Sequence
 
-from judgecal.evalsets import Constraint, EvalItem, RunRecord
+from judgecal.evalsets import Constraint, EvalItem, RunRecord, VerdictRow
 
 from judgecal.judge._pool import CLAIM_CHUNK, run_pool
 from judgecal.judge._backend import Answer, Backend, FatalBackendError, verdict_key_header
@@ -35,22 +35,10 @@ class VerdictKey(NamedTuple):
     repeat: int
 
 
-class Verdict(NamedTuple):
-    """One judge verdict (or error) as the sink stores it. `label` and `error` are never both set."""
+class Verdict(VerdictRow):
+    """One judge verdict (or error) as the sink stores it: evalsets.VerdictRow with its key and constructor."""
 
-    run_record_id: str
-    constraint_id: str
-    rubric_sha256: str
-    judge_model: str
-    repeat: int
-    label: str | None
-    reason: str | None
-    error: str | None
-    error_detail: str | None
-    raw: str | None
-    input_tokens: int | None
-    output_tokens: int | None
-    latency_ms: float | None
+    __slots__ = ()
 
     @property
     def key(self) -> VerdictKey:

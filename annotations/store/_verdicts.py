@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgecal.evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, storable
+from judgecal.evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, VerdictRow, storable
 from judgecal.evalsets._models import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
@@ -72,22 +72,8 @@ def _verdict_done(db: sqlite_utils.Database, lease_key: str) -> bool:
         " AND repeat = ? AND error IS NULL", [rid, cid, sha, model, rep]).fetchone() is not None
 
 
-class StoredVerdict(NamedTuple):
-    """The verdict fields the sink stores (judge.Verdict has the same); the sink builds one for an error row."""
-
-    run_record_id: str
-    constraint_id: str
-    rubric_sha256: str
-    judge_model: str
-    repeat: int
-    label: str | None
-    reason: str | None
-    error: str | None
-    error_detail: str | None
-    raw: str | None
-    input_tokens: int | None
-    output_tokens: int | None
-    latency_ms: float | None
+# The verdict fields the sink stores, the same type judge.Verdict extends; the sink builds one for an error row.
+StoredVerdict = VerdictRow
 
 
 def storable_verdict_row(values: tuple[Any, ...]) -> tuple[Any, ...]:
