@@ -20,33 +20,44 @@ class Transfer(NamedTuple):
     run: Callable[[Path, Path], str]
 
 
+# The row imports stream: a file is read, validated and inserted in chunks inside one write transaction, so memory
+# is bounded by the chunk and a bad row anywhere still leaves the project untouched (the transaction rolls back).
 def import_evalset(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_evalset(file)
     with ann.unit_of_work(db_path) as db:
-        s = ann.import_items(db, parsed)
+        s = ann.import_items(db, evalsets.stream_evalset(file))
     return f"eval items: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
 def import_runs(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_runs(file)
     with ann.unit_of_work(db_path) as db:
-        s = ann.import_runs(db, parsed)
+        s = ann.import_runs(db, evalsets.stream_runs(file))
     return f"run records: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
 def import_react(db_path: Path, file: Path) -> str:
-    # Every log is parsed before the project is opened: one malformed step and nothing is imported.
-    parsed = evalsets.react_runs(evalsets.read_runs(file))
+    # One malformed step anywhere and nothing is imported: the problems of each chunk's logs join the file's.
     with ann.unit_of_work(db_path) as db:
-        s = ann.import_runs(db, parsed)
+        s = ann.import_runs(db, map(evalsets.react_chunk, evalsets.stream_runs(file)))
     return f"run records from ReAct logs: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
 def import_labels(db_path: Path, file: Path) -> str:
-    parsed = read_rows(file, ann.HumanLabelRow, id_field=None)
+    stream = _Counted(evalsets.stream_rows(file, ann.HumanLabelRow, id_field=None))
     with ann.unit_of_work(db_path) as db:
-        n = ann.import_labels(db, parsed)
-    return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
+        n = ann.import_labels(db, stream)
+    return f"human labels: {n} imported, {stream.rows - n} already present ({file})"
+
+
+class _Counted:
+    """A stream of chunks that counts the rows it passed on."""
+
+    def __init__(self, chunks):
+        self._chunks, self.rows = chunks, 0
+
+    def __iter__(self):
+        for chunk in self._chunks:
+            self.rows += len(chunk.rows)
+            yield chunk
 
 
 def import_samples(db_path: Path, file: Path) -> str:
