@@ -50,6 +50,7 @@ from judgecal.annotations.stats._planning import (
     labels_needed,
     labels_needed_for_interval,
 )
+from judgecal.annotations.stats._lazy import beta_ppf, binom_cdf, ndtr, ndtri
 
 __all__ = [
     "Z_95", "AgreementResult", "interpret_kappa", "MIN_N_INTERVAL", "KappaInterval", "KappaResult", "cohen_kappa",
@@ -57,4 +58,5 @@ __all__ = [
     "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
     "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
+    "beta_ppf", "binom_cdf", "ndtr", "ndtri",
 ]
