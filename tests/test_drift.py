@@ -428,3 +428,57 @@ def test_paired_kappa_change_refuses_misaligned_or_empty_input() -> None:
         paired_kappa_change(["pass"], ["pass", "fail"], ["pass"])
     with pytest.raises(ValueError):
         paired_kappa_change([], [], [])
+
+
+# --------------------------------------------------------------------------- the app's Drift screen
+
+
+def _open_page(db: Path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "alice"
+    at.run()
+    at.switch_page("app_pages/drift.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_drift_screen_shows_the_history_per_judge_and_rubric(project: Path, monkeypatch) -> None:
+    at = _open_page(project, monkeypatch)
+    assert "No anchor frozen yet" in at.info[0].value and "anchor freeze" in at.code[0].value
+    assert main(["--db", str(project), "anchor", "freeze", "--name", "weekly"]) == 0
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url) == 0
+        assert _cli(project, "drift", "--model", "judge-new", "--base-url", server.url, "--quiet") == 0
+    at = _open_page(project, monkeypatch)
+    [group] = at.selectbox
+    assert group.options == ["judge-new · strict v1", "judge-x · strict v1"]
+    group.set_value("judge-x · strict v1").run()
+    assert not at.exception
+    anchors, runs = at.dataframe
+    assert list(anchors.value["anchor"]) == ["weekly"]
+    table = runs.value
+    assert list(table["flips"]) == ["6", "0"]  # newest first
+    assert list(table["flip rate"]) == ["20.0%", "0.0%"]
+    assert list(table["kappa now"]) == ["0.444", "0.889"]
+    assert at.metric[0].value == "20.0%"
+
+
+def test_drift_screen_is_fast_on_a_long_history(project: Path, monkeypatch) -> None:
+    # The page reads the stored results only: 500 history rows must not make it recompute anything.
+    assert main(["--db", str(project), "anchor", "freeze", "--name", "weekly"]) == 0
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with ann.unit_of_work(project) as db, ann.write(db):
+        row = db.execute("SELECT * FROM drift_runs").fetchone()
+        for i in range(500):
+            db.execute("INSERT INTO drift_runs VALUES (?,?,?,?,?,?,?,?,?,?)", [f"drift-copy-{i}", *row[1:]])
+        db.execute("DELETE FROM drift_verdicts")  # a recomputation would now show 30 unanswered flips
+    start = time.monotonic()
+    at = _open_page(project, monkeypatch)
+    assert time.monotonic() - start < 20
+    assert len(at.dataframe[1].value) == 501 and set(at.dataframe[1].value["flips"]) == {"0"}
