@@ -192,7 +192,7 @@ def test_unchanged_judge_is_asked_again_and_shows_no_drift(project: Path, capsys
     with ann.unit_of_work(project) as db:
         verdicts_before = db.execute("SELECT count(*) FROM verdicts").fetchone()[0]
     with StubServer(verdicts(baseline_judge)) as server:
-        rc = _drift(project, server.url, "--max-flip-rate", "0.2", "--max-kappa-drop", "0.1", "--json")
+        rc = _drift(project, server.url, "--max-flip-rate", "0.2", "--max-kappa-drop", "0.2", "--json")
         asked = server.count
     assert rc == 0
     out = _json_out(capsys)
@@ -202,6 +202,8 @@ def test_unchanged_judge_is_asked_again_and_shows_no_drift(project: Path, capsys
     # Exact 95% upper bound for 0/30: 1 - 0.025^(1/30) = 0.1157 (Clopper-Pearson).
     assert d["flip_rate"]["ci_high"] == pytest.approx(1 - 0.025 ** (1 / 30), abs=1e-9)
     assert d["kappa_change"]["change"] == 0 and d["finished"] is True and out["passed"] is True
+    # No flip on 30 pairs does not prove no drift: the drop's upper bound stays above 0 (0.157 here).
+    assert 0.05 < d["kappa_drop"]["ci_high"] < 0.2
     with ann.unit_of_work(project) as db:  # drift answers never enter the calibration report's verdicts
         assert db.execute("SELECT count(*) FROM verdicts").fetchone()[0] == verdicts_before
 
@@ -421,6 +423,14 @@ def test_paired_change_is_tighter_than_two_independent_intervals() -> None:
     k = paired_kappa_change(h, b, a)
     assert k.after.high > k.before.low  # the two intervals overlap
     assert k.high < 0  # the paired change does not
+
+
+def test_no_flip_on_a_small_anchor_is_not_proof_of_no_drift() -> None:
+    # The attack: a small anchor on which no pair happened to flip. A percentile bootstrap says the change is
+    # [0, 0] and any --max-kappa-drop passes; the interval here keeps room for the flips 30 pairs cannot rule out.
+    h = ["pass"] * 21 + ["fail"] * 9
+    k = paired_kappa_change(h, h, h)
+    assert k.change == 0 and k.low < -0.05 and k.high > 0
 
 
 def test_paired_kappa_change_refuses_misaligned_or_empty_input() -> None:

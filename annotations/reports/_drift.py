@@ -135,7 +135,7 @@ class DriftReport:
         if self.kappa is None:
             return (math.nan, math.nan, math.nan)
         k = self.kappa
-        return (-k.change, -k.high, -k.low)
+        return (0.0 - k.change, 0.0 - k.high, 0.0 - k.low)  # 0.0 - x: never a printed -0.000
 
     def as_dict(self) -> dict[str, Any]:
         def prop(p: Proportion) -> dict[str, Any]:

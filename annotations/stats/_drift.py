@@ -33,7 +33,8 @@ class KappaPoint:
 class KappaChange:
     """Kappa of judge `before` and judge `after` against the same human labels on the same pairs, and the change
     after − before with a paired percentile bootstrap interval (pairs resampled together, so the shared human labels
-    and pairs cancel out of the change's uncertainty). `low`/`high` are NaN when either kappa is undefined."""
+    and pairs cancel out of the change's uncertainty; never zero width). `low`/`high` are NaN when either kappa is
+    undefined."""
 
     before: KappaPoint
     after: KappaPoint
@@ -42,7 +43,7 @@ class KappaChange:
     high: float
     n_resamples: int
     n_invalid: int
-    method: str = "paired percentile bootstrap over pairs"
+    method: str = "paired Bayesian bootstrap (Dirichlet, one pseudo-pair)"
 
 
 def _point(table: np.ndarray, labels: tuple[str, ...]) -> KappaPoint:
@@ -55,13 +56,16 @@ def paired_kappa_change(human: Sequence[str], before: Sequence[str], after: Sequ
                         n_resamples: int = DRIFT_BOOTSTRAP_RESAMPLES,
                         seed: int = DRIFT_BOOTSTRAP_SEED) -> KappaChange:
     """Unweighted (nominal) Cohen's kappa of `before` vs `human` and of `after` vs `human`, pair by pair (the three
-    sequences are aligned), with the change's paired bootstrap CI.
+    sequences are aligned), with the change's paired interval.
 
-    Resampling n pairs with replacement is drawing the human × before × after count cube from
-    Multinomial(n, observed cell shares), so each resample costs O(k³), not O(n). A resample where either kappa is
-    undefined is dropped and counted in `n_invalid`. When before and after agree on every pair the change is 0 in
-    every resample and the interval is [0, 0]: on the anchor nothing moved (how far that generalises is the flip
-    rate's interval, which is never zero width). Empty or misaligned input raises ValueError."""
+    The interval is a Bayesian bootstrap (Rubin 1981) of the human × before × after cell shares: each resample draws
+    the shares from Dirichlet(cell counts + 1/k³), one pseudo-pair spread over all k³ cells, and computes both kappas
+    on them; the 2.5% and 97.5% quantiles of after − before, widened to contain the point estimate. The pseudo-pair
+    is what keeps the interval honest where few pairs flipped: the plain percentile bootstrap gives [0, 0] whenever
+    no pair of the anchor flipped, which on 30 pairs from a judge flipping 5% of pairs (true change −0.087) happened
+    in a fifth of anchors and covered 0.71; this interval covers 0.94–0.96 at n = 30–300 and flip shares 0–15%
+    (bench/drift_kappa_change_coverage.py). A resample where either kappa is undefined is dropped and counted in
+    `n_invalid`. Empty or misaligned input raises ValueError."""
     if not (len(human) == len(before) == len(after)):
         raise ValueError("human, before and after must be aligned (same length)")
     if not human:
@@ -79,9 +83,8 @@ def paired_kappa_change(human: Sequence[str], before: Sequence[str], after: Sequ
     change = p_after.kappa - p_before.kappa
     if not math.isfinite(change):
         return KappaChange(p_before, p_after, math.nan, math.nan, math.nan, n_resamples, n_resamples)
-    n = len(human)
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n, (cube / n).ravel(), size=n_resamples).reshape(n_resamples, k, k, k).astype(float)
+    draws = rng.dirichlet(cube.ravel() + 1.0 / cube.size, size=n_resamples).reshape(n_resamples, k, k, k)
     w = _agreement_weights(k, None)
     kb = _kappa_batch(np.swapaxes(draws.sum(axis=3), 1, 2), w)
     ka = _kappa_batch(np.swapaxes(draws.sum(axis=2), 1, 2), w)
@@ -90,6 +93,6 @@ def paired_kappa_change(human: Sequence[str], before: Sequence[str], after: Sequ
     if not ok.any():
         return KappaChange(p_before, p_after, change, math.nan, math.nan, n_resamples, n_resamples)
     low, high = np.quantile(diff[ok], [0.025, 0.975])
-    # The percentile interval can miss the point estimate when most resamples are degenerate; keep it inside.
+    # The posterior quantiles can miss the observed change (the pseudo-pair pulls toward no change); keep it inside.
     return KappaChange(p_before, p_after, change, float(min(low, change)), float(max(high, change)), n_resamples,
                        int((~ok).sum()))
