@@ -63,7 +63,7 @@ def paired_kappa_change(human: Sequence[str], before: Sequence[str], after: Sequ
     on them; the 2.5% and 97.5% quantiles of after − before, widened to contain the point estimate. The pseudo-pair
     is what keeps the interval honest where few pairs flipped: the plain percentile bootstrap gives [0, 0] whenever
     no pair of the anchor flipped, which on 30 pairs from a judge flipping 5% of pairs (true change −0.087) happened
-    in a fifth of anchors and covered 0.71; this interval covers 0.94–0.96 at n = 30–300 and flip shares 0–15%
+    in a fifth of anchors and covered 0.71; this interval covers 0.93–0.97 at n = 30–300 and flip shares 0–15%
     (bench/drift_kappa_change_coverage.py). A resample where either kappa is undefined is dropped and counted in
     `n_invalid`. Empty or misaligned input raises ValueError."""
     if not (len(human) == len(before) == len(after)):
