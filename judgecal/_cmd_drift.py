@@ -21,6 +21,17 @@ def _num(x: float | None, fmt: str = ".3f") -> str:
     return "-" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, fmt)
 
 
+def _finite(x):
+    """JSON has no NaN: an undefined number is null."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
 def cmd_anchor(args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.size is not None or args.seed is not None or args.name is not None:
@@ -69,7 +80,7 @@ def _history(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     if args.json:
-        say(json.dumps([r.__dict__ for r in rows], indent=2))
+        say(json.dumps(_finite([r.__dict__ for r in rows]), indent=2, allow_nan=False))
         return 0
     if not rows:
         say("no finished drift run yet")
@@ -112,10 +123,9 @@ def cmd_drift(args: argparse.Namespace) -> int:
         checks.append(ann.DriftCheck("finished", math.nan, math.nan, math.nan, False,
                                      "the drift run is not finished: re-run to resume"))
     if args.json:
-        say(json.dumps({"batch": result.summary.as_dict(), "resumed": result.resumed, "drift": report.as_dict(),
-                        "checks": [c.__dict__ for c in checks] if limits else None,
-                        "passed": all(c.ok for c in checks) if limits else None}, indent=2,
-                       default=lambda x: None))
+        say(json.dumps(_finite({"batch": result.summary.as_dict(), "resumed": result.resumed,
+                                "drift": report.as_dict(), "checks": [c.__dict__ for c in checks] if limits else None,
+                                "passed": all(c.ok for c in checks) if limits else None}), indent=2, allow_nan=False))
     else:
         say(result.summary.format())
         say("")

@@ -155,6 +155,16 @@ def test_pairs_that_do_not_count_never_enter_an_anchor(project: Path) -> None:
         assert {(p.run_record_id, p.constraint_id) for p in ann.anchor_pairs(db, anchor.id)} == set(counted)
 
 
+def test_pairwise_pair_records_are_not_anchor_material(project: Path) -> None:
+    # `judge --pairwise` records are judged in both orders by their own batch; a plain re-judge would ask one order.
+    with ann.unit_of_work(project) as db:
+        with ann.write(db):
+            db.execute("UPDATE run_records SET run_id = 'pairwise:r1' WHERE id = 'run-1-0'")
+        anchor = ann.freeze_anchor(db, "no-pairwise")
+        ids = {p.run_record_id for p in ann.anchor_pairs(db, anchor.id)}
+    assert "run-1-0" not in ids and len(ids) == N_ITEMS - 1
+
+
 def test_freeze_without_labels_exits_2_and_writes_nothing(tmp_path: Path, capsys) -> None:
     db = _labelled_project(tmp_path / "nolabels.db", label_all=False)
     with ann.unit_of_work(db) as conn:
@@ -320,8 +330,12 @@ def test_endpoint_down_is_not_a_drift_result(project: Path, capsys) -> None:
     from openai_stub import always
 
     assert _cli(project, "anchor", "freeze") == 0
+    capsys.readouterr()
     with StubServer(always(500)) as server:
-        assert _drift(project, server.url, "--max-flip-rate", "1") == 3
+        assert _drift(project, server.url, "--max-flip-rate", "0.5", "--json") == 3
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    assert out["passed"] is False and out["drift"]["finished"] is False
+    assert {c["name"]: c["ok"] for c in out["checks"]} == {"max_flip_rate": False, "finished": False}
     with ann.unit_of_work(project) as db:  # not finished: the next call resumes the same run
         assert db.execute("SELECT count(*) FROM drift_runs WHERE finished_at IS NULL").fetchone()[0] == 1
     with StubServer(verdicts(baseline_judge)) as server:

@@ -3,7 +3,8 @@
 Rules (docs/decisions.md "Drift (issue 15.6)"):
 
 - An anchor is a seeded random subset of the counted pairs (`counted_pairs`: random sample, blind first labels, the
-  labelled prefix of the committed draw order): a pair's rank is sha256(seed | run record | constraint), a function
+  labelled prefix of the committed draw order; `judge --pairwise` pair records left out, they are judged in both
+  orders by their own batch): a pair's rank is sha256(seed | run record | constraint), a function
   of nothing a user controls but the seed. Without `size` the anchor is every counted pair (no choice at all). The
   seed is recorded, and whether it was given or drawn at random.
 - The human label of an anchor pair is the blind first label of the reviewer who labelled it first (as in the
@@ -32,7 +33,7 @@ from typing import Any, Sequence
 import sqlite_utils
 
 from judgecal.annotations.reports._calibration import ABSTAIN, human_labels_by_pair
-from judgecal.annotations.reports._pairwise import Proportion, clopper_pearson
+from judgecal.annotations.reports._pairwise import PAIR_RUN_PREFIX, Proportion, clopper_pearson
 from judgecal.annotations.review import counted_pairs
 from judgecal.annotations.stats import KappaChange, paired_kappa_change
 from judgecal.annotations.store import (AnchorPair, AnchorRow, anchor_pairs, anchor_verdicts, drift_verdicts,
@@ -52,7 +53,10 @@ def freeze_anchor(db: sqlite_utils.Database, name: str | None = None, *, size: i
     """Freeze a new anchor: `size` counted pairs drawn by `seed` (all counted pairs when `size` is None; a random
     seed when `seed` is None), with their human labels and every judge verdict row they have now.
     ValueError (nothing written) when there are no counted pairs, `size` exceeds them, or the name is taken."""
-    counted = sorted(counted_pairs(db).pairs)
+    # `judge --pairwise` pair records are judged in both orders by their own batch (repeat 2r shown A first, 2r+1 B
+    # first); a plain re-judge would ask one order only, so they are not anchor material.
+    pairwise = {r for (r,) in db.execute("SELECT id FROM run_records WHERE run_id LIKE ?", [PAIR_RUN_PREFIX + "%"])}
+    counted = sorted(p for p in counted_pairs(db).pairs if p[0] not in pairwise)
     if not counted:
         raise ValueError("no counted pairs to freeze: an anchor is drawn from the random review sample's pairs with "
                          "a blind first label (judgecal sample, then label them in the app); none are labelled yet")
