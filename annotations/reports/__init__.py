@@ -141,3 +141,22 @@ __all__ = [
     "boundary_report", "forbidden_calls", "format_boundary", "PAIR_RUN_PREFIX", "PAIR_SOURCE", "ReviewOrder",
     "clopper_pearson", "pair_record_id", "pairwise_report", "review_order", "store_pairs",
 ]
+from judgecal.annotations.reports._drift import (  # noqa: E402  (issue 15.6: anchors and drift)
+    Baseline,
+    DriftCheck,
+    DriftHistoryRow,
+    DriftReport,
+    FlippedPair,
+    UNANSWERED,
+    anchor_baselines,
+    anchor_rank,
+    drift_checks,
+    drift_history,
+    drift_report,
+    freeze_anchor,
+)
+
+__all__ += [
+    "Baseline", "DriftCheck", "DriftHistoryRow", "DriftReport", "FlippedPair", "UNANSWERED", "anchor_baselines",
+    "anchor_rank", "drift_checks", "drift_history", "drift_report", "freeze_anchor",
+]

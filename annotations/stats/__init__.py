@@ -46,6 +46,11 @@ from judgecal.annotations.stats._rates import (
     percentile,
     ratio,
 )
+from judgecal.annotations.stats._drift import (
+    KappaChange,
+    KappaPoint,
+    paired_kappa_change,
+)
 from judgecal.annotations.stats._planning import (
     labels_needed,
     labels_needed_for_interval,
@@ -60,3 +65,4 @@ __all__ = [
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
     "beta_ppf", "binom_cdf", "ndtr", "ndtri",
 ]
+__all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)
