@@ -86,6 +86,8 @@ from judgecal.annotations.store._verdicts import (
     verdict_export_rows,
 )
 
+from judgecal.annotations.store._probes import ProbeVerdict, SqliteProbeSink, probe_verdicts
+
 __all__ = [
     "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
     "default_db_path", "discard_if_empty", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
@@ -97,4 +99,5 @@ __all__ = [
     "SqliteVerdictSink", "VerdictImportRow", "finish_batch", "flip_rates", "get_price", "get_rubric", "heartbeat",
     "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "majority_label", "mark_dead_batches",
     "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+    "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
 ]
