@@ -8,6 +8,13 @@ LLMBar FairEval figure."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +25,7 @@ from judgecal.cli import main
 from judgecal.judge import INJECTIONS, PADDING
 from openai_stub import Reply, StubServer, always, by_position, error_body, prefers, verdicts
 
+REPO = Path(__file__).resolve().parents[1]
 N = 30  # items: even = a GOOD output humans passed, odd = a BAD output humans failed
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "llmbar"
 
@@ -27,15 +35,15 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
     return path
 
 
-def pass_fail_project(tmp_path: Path) -> Path:
+def pass_fail_project(tmp_path: Path, n_items: int = N) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     db = tmp_path / "p.db"
     items = [{"id": f"it-{n}", "instruction": f"Answer question {n}.",
-              "constraints": [{"id": "correct", "text": "The answer is correct.", "type": "content"}]} for n in range(N)]
+              "constraints": [{"id": "correct", "text": "The answer is correct.", "type": "content"}]} for n in range(n_items)]
     runs = [{"id": f"r-{n}", "item_id": f"it-{n}", "model": "model-a", "run_id": "ra",
-             "output": f"{'GOOD' if n % 2 == 0 else 'BAD'} answer {n}"} for n in range(N)]
+             "output": f"{'GOOD' if n % 2 == 0 else 'BAD'} answer {n}"} for n in range(n_items)]
     labels = [{"run_record_id": f"r-{n}", "constraint_id": "correct", "reviewer": "ann",
-               "label": "pass" if n % 2 == 0 else "fail", "blind": True} for n in range(N)]
+               "label": "pass" if n % 2 == 0 else "fail", "blind": True} for n in range(n_items)]
     assert main(["--db", str(db), "import", "evalset", str(_jsonl(tmp_path / "i.jsonl", items))]) == 0
     assert main(["--db", str(db), "import", "runs", str(_jsonl(tmp_path / "r.jsonl", runs))]) == 0
     assert main(["--db", str(db), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
@@ -300,3 +308,77 @@ def test_faireval_first_position_rate_matches_truescore(tmp_path, capsys):
     # Gated from the stored verdicts (no probe run needed): [0.533, 0.704] is not within [0.45, 0.55].
     code, checks = gate_probe_checks(db, capsys, "--rubric", "gpt4_vanilla_norules", "--max-position-bias", "0.55")
     assert [c["ok"] for c in checks] == [False] and "stored pairwise verdicts" in checks[0]["reason"]
+
+
+def test_a_probe_killed_midway_resumes_with_nothing_lost_or_asked_twice(tmp_path):
+    """Like `judge` (tests/test_judge_crash.py): SIGKILL the probe batch, run it again; every answer committed before
+    the kill is kept and never asked again, the rest is asked exactly once."""
+    db = pass_fail_project(tmp_path, n_items=200)  # verbosity: 200 pairs x 2 variants = 400 requests
+    log = tmp_path / "requests.log"
+    env = dict(os.environ, PYTHONPATH=str(REPO), OPENAI_API_KEY="sk-test")
+    server = subprocess.Popen([sys.executable, str(REPO / "tests" / "openai_stub.py"), "--latency", "0.05",
+                               "--log", str(log), "--answer", "fail"], stdout=subprocess.PIPE, text=True, env=env)
+
+    def stored() -> set[tuple[str, str]]:
+        conn = sqlite3.connect(db)
+        try:
+            return set(conn.execute("SELECT run_record_id, variant FROM probe_verdicts WHERE error IS NULL"))
+        finally:
+            conn.close()
+
+    try:
+        url = server.stdout.readline().strip()
+        cmd = [sys.executable, "-m", "judgecal", "--db", str(db), "probe", "verbosity", "--model", "judge-x",
+               "--base-url", url, "--concurrency", "8", "--max-retries", "0", "--quiet"]
+        first = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(stored()) < 80:
+            time.sleep(0.05)
+        assert first.poll() is None, "the probe finished before it could be killed"
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        time.sleep(0.3)
+        committed = stored()
+        seen_before_kill = len(log.read_text().splitlines())
+        assert 80 <= len(committed) < 400
+        rerun = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert rerun.returncode == 0, rerun.stderr
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait()
+    variants = ("baseline", "padded")
+    every = {(f"r-{n}", v) for n in range(200) for v in variants}
+    assert stored() == every
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT count(*) FROM probe_verdicts").fetchone()[0] == 400
+    assert [r[0] for r in conn.execute("SELECT status FROM batches ORDER BY started_at")] == ["dead", "done"]
+    conn.close()
+    second = [(rid, variants[int(rep)]) for rid, _cid, rep in
+              (line.strip().split("|") for line in log.read_text().splitlines()[seen_before_kill:])]
+    assert not committed & set(second), "an answer committed before the kill was asked again"
+    assert set(second) == every - committed and max(Counter(second).values()) == 1
+
+
+def test_position_probe_swaps_judge_pairwise_records_from_their_recorded_orders(tmp_path, capsys):
+    from test_pairwise import judge as judge_pairwise, project as two_runs
+
+    db = two_runs(tmp_path)
+    with StubServer(prefers("GOOD")) as s:
+        assert judge_pairwise(db, s.url) == 0
+    assert main(["--db", str(db), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db) as d:
+        pair_ids = [r[0] for r in d.execute("SELECT run_record_id FROM pairwise_outputs ORDER BY 1")]
+    labels = [{"run_record_id": rid, "constraint_id": "preferred", "reviewer": "ann", "label": "output_1",
+               "blind": True} for rid in pair_ids]
+    assert main(["--db", str(db), "import", "labels", str(_jsonl(tmp_path / "pl.jsonl", labels))]) == 0
+    with ann.unit_of_work(db) as d:
+        targets = ann.probe_targets(d, "position")
+        shown_ba = dict(d.execute("SELECT run_record_id, shown_ba FROM pairwise_outputs").fetchall())
+    assert [t.record.id for t in targets] == pair_ids and len(targets) == 10
+    assert all(t.swapped_output == shown_ba[t.record.id] for t in targets)
+    assert all(t.swapped_output.index("weak answer") < t.swapped_output.index("GOOD answer") for t in targets)
+    with StubServer(prefers("GOOD")) as s:
+        assert probe(db, s.url, "position") == 0
+    with ann.unit_of_work(db) as d:
+        (r,) = probe_results(d)
+    assert (r.position.compared, r.position.first_both.n, r.position.first_position.k) == (10, 0, 10)

@@ -66,9 +66,20 @@ class SqliteProbeSink(QueuedWriter[Any]):
             " AND rubric_sha256 = ? AND judge_model = ? AND error IS NULL", self._where(key)).fetchone() is not None
 
     def done(self, keys: Iterable[tuple[str, str, str, str, int]]) -> set[tuple[str, str, str, str, int]]:
+        """The keys among `keys` with an answer stored (error rows do not count: they are asked again); one query
+        per rubric version × judge model, as the verdict sink."""
+        wanted = {tuple(k) for k in keys}
+        index = {v: i for i, v in enumerate(self.variants)}
         db = connect(self.db_path)
         try:
-            return {tuple(k) for k in keys if self._is_done(db, k)}
+            found = set()
+            for sha, model in {(k[2], k[3]) for k in wanted}:
+                for rid, cid, variant in db.execute(
+                        "SELECT run_record_id, constraint_id, variant FROM probe_verdicts WHERE probe = ? AND"
+                        " rubric_sha256 = ? AND judge_model = ? AND error IS NULL", [self.probe, sha, model]):
+                    if variant in index:
+                        found.add((rid, cid, sha, model, index[variant]))
+            return found & wanted
         finally:
             db.close()
 
