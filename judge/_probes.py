@@ -131,13 +131,15 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {"strict": (_STRICT_PARAPHRASE_1, _STR
 
 
 class ProbePair(NamedTuple):
-    """One pair a probe perturbs. `swapped_output`: a pairwise record's two outputs shown the other way round
-    (position probe only)."""
+    """One pair a probe perturbs. Position probe only: `swapped_output`, a pairwise record's two outputs shown the
+    other way round, and `swapped_item`, the item as shown with them (an LLMBar item quotes both outputs in its
+    input too: a swap that left the input in the original order would show the judge both orders at once)."""
 
     record: RunRecord
     item: EvalItem
     constraint: Constraint
     swapped_output: str | None = None
+    swapped_item: EvalItem | None = None
 
 
 def paraphrases_of(rubric: Rubric) -> list[Rubric]:
@@ -186,7 +188,7 @@ def plan_probe(kind: str, pairs: Sequence[ProbePair], rubric: Rubric, model: str
                                  "with both orders")
             swapped = p.record.model_copy(update={"output": p.swapped_output, "trajectory": None, "messages": None})
             shown = [(rubric.render(p.record, p.item, p.constraint), False),
-                     (rubric.render(swapped, p.item, p.constraint), True)]
+                     (rubric.render(swapped, p.swapped_item or p.item, p.constraint), True)]
         elif kind in ("verbosity", "injection"):
             if INJECTION_TARGET not in labels:
                 raise ValueError(f"{p.record.id}/{p.constraint.id}: the {kind} probe needs a pass/fail constraint")

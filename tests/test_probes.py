@@ -153,10 +153,20 @@ def test_position_probe_flags_a_first_position_judge_and_not_a_fair_one(tmp_path
     with StubServer(by_position("output_1")) as s:
         assert probe(db, s.url, "position") == 0
         assert s.count == 2 * 24
+        prompts = [r.prompt for r in s.requests if "Answer 0." in r.prompt]
+    # The swap reaches every place the pair is quoted: LLMBar items carry both outputs in their input too.
+    assert len(prompts) == 2
+    for prompt in prompts:
+        quoted_input = prompt[prompt.index("<input jc-"):prompt.index("</input jc-")]
+        quoted_output = _output(type("R", (), {"prompt": prompt})())
+        first_in_input = quoted_input.index("GOOD 0") < quoted_input.index("weak 0")
+        assert first_in_input == (quoted_output.index("GOOD 0") < quoted_output.index("weak 0"))
+    assert sorted(p.index("GOOD 0") < p.index("weak 0") for p in prompts) == [False, True]
     with ann.unit_of_work(db) as d:
         (r,) = probe_results(d)
     assert (r.position.compared, r.position.first_position.k, r.position.first_both.k) == (24, 48, 24)
     assert r.position.p_value < 1e-10 and len(r.flipped) == 24
+    assert "flipped: pw-0#pair/preferred, pw-1#pair/preferred" in r.format()
     code, checks = gate_probe_checks(db, capsys, "--max-position-bias", "0.55")
     assert [c["ok"] for c in checks] == [False] and code == 1
 

@@ -142,13 +142,14 @@ class ProbeResult:
     def format(self) -> str:
         head = f"{self.probe:<11} {self.judge_model} · {self.rubric}: "
         if self.position is not None:
-            return head + self.position.format()
-        lines = [head + f"{self.measures} {self.rate.format()}"
-                 + (f"; {self.excluded} excluded (baseline already pass)" if self.excluded else "")
-                 + (f"; {self.incomplete} incomplete (an error row or a variant missing; the gate counts them as "
-                    "flipped)" if self.incomplete else "")]
-        for name, p in self.by_variant.items():
-            lines.append(f"    {name}: {p.format()}")
+            lines = [head + self.position.format()]
+        else:
+            lines = [head + f"{self.measures} {self.rate.format()}"
+                     + (f"; {self.excluded} excluded (baseline already pass)" if self.excluded else "")
+                     + (f"; {self.incomplete} incomplete (an error row or a variant missing; the gate counts them "
+                        "as flipped)" if self.incomplete else "")]
+            for name, p in self.by_variant.items():
+                lines.append(f"    {name}: {p.format()}")
         if self.flipped:
             shown = ", ".join(self.flipped[:10]) + (f" (+{len(self.flipped) - 10} more)" if len(self.flipped) > 10
                                                      else "")
@@ -288,15 +289,19 @@ class ProbeTarget(NamedTuple):
     item: EvalItem
     constraint: Constraint
     swapped_output: str | None  # position: the two outputs shown the other way round
+    swapped_item: EvalItem | None = None  # position: the item as shown with them (LLMBar quotes them in its input)
 
 
-def _swapped(db: sqlite_utils.Database, record: RunRecord, item: EvalItem) -> str | None:
+def _swapped(db: sqlite_utils.Database, record: RunRecord, item: EvalItem) -> tuple[str, EvalItem] | None:
     row = db.execute("SELECT shown_ba FROM pairwise_outputs WHERE run_record_id = ?", [record.id]).fetchone()
     if row is not None:
-        return row[0]  # `judge --pairwise` pairs: recorded when the pair was made
+        return row[0], item  # `judge --pairwise` pairs: recorded when the pair was made; the item quotes neither
     value = item.input
     if isinstance(value, dict) and set(value) == set(PAIR_SWAP) and all(isinstance(v, str) for v in value.values()):
-        return run_output(value["output_2"], value["output_1"])  # an LLMBar pair (review/_llmbar.py)
+        # An LLMBar pair (review/_llmbar.py): both outputs are in the item's input as well as in the record's output.
+        swapped_input = {"output_1": value["output_2"], "output_2": value["output_1"]}
+        return (run_output(value["output_2"], value["output_1"]),
+                item.model_copy(update={"input": swapped_input}))
     return None
 
 
@@ -316,15 +321,16 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
     for record, item, c in semantic_pairs(db, constraint_id=constraint):
         if (record.id, c.id) not in counted:
             continue
-        swapped = None
+        swapped = (None, None)
         if kind == "position":
-            if set(c.labels) != set(PAIR_SWAP) or (swapped := _swapped(db, record, item)) is None:
+            if set(c.labels) != set(PAIR_SWAP) or (found := _swapped(db, record, item)) is None:
                 continue
+            swapped = found
         elif kind in ("verbosity", "injection") and PASS not in c.labels:
             continue
         if kind == "injection" and labels.get((record.id, c.id)) != {"fail"}:
             continue
-        targets.append(ProbeTarget(record, item, c, swapped))
+        targets.append(ProbeTarget(record, item, c, *swapped))
     if not targets:
         need = {"position": "counted pairwise pairs (labels output_1/output_2: `import llmbar`, `judge --pairwise`)",
                 "verbosity": "counted pass/fail pairs", "injection": "counted pass/fail pairs humans labelled fail",
