@@ -392,3 +392,16 @@ def test_position_probe_swaps_judge_pairwise_records_from_their_recorded_orders(
     with ann.unit_of_work(db) as d:
         (r,) = probe_results(d)
     assert (r.position.compared, r.position.first_both.n, r.position.first_position.k) == (10, 0, 10)
+
+
+def test_a_judge_that_passes_everything_has_nothing_to_flip_and_cannot_pass_the_gate(tmp_path, capsys):
+    """The attack on the flip rate's denominator: a judge that already passes every output never flips toward pass.
+    Its pairs are excluded (baseline already pass), the rate has n = 0, and the limit cannot be shown to hold."""
+    db = pass_fail_project(tmp_path)
+    with StubServer(verdicts(lambda req: "pass")) as s:
+        assert probe(db, s.url, "verbosity") == 0
+    with ann.unit_of_work(db) as d:
+        (r,) = probe_results(d)
+    assert (r.rate.n, r.excluded, r.incomplete) == (0, 30, 0)
+    _, checks = gate_probe_checks(db, capsys, "--max-verbosity-flip", "0.5")
+    assert [c["ok"] for c in checks] == [False] and "nothing measured (n = 0)" in checks[0]["reason"]
