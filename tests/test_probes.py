@@ -405,3 +405,16 @@ def test_a_judge_that_passes_everything_has_nothing_to_flip_and_cannot_pass_the_
     assert (r.rate.n, r.excluded, r.incomplete) == (0, 30, 0)
     _, checks = gate_probe_checks(db, capsys, "--max-verbosity-flip", "0.5")
     assert [c["ok"] for c in checks] == [False] and "nothing measured (n = 0)" in checks[0]["reason"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--min-kappa", "0", "--max-position-bias", "0.45"], "a first-position rate limit is at least 0.5"),
+    (["--run", "ra", "--max-injection-flip", "0.02"], "--max-injection-flip belong(s) to the judge gate"),
+], ids=["position-limit-below-half", "probe-limit-on-the-run-gate"])
+def test_bad_gate_probe_limits_are_exit_2(tmp_path, capsys, argv, message):
+    db = pass_fail_project(tmp_path)
+    capsys.readouterr()
+    assert main(["--db", str(db), "gate", *argv]) == 2
+    assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # not a share: argparse refuses it
+        main(["--db", str(db), "gate", "--min-kappa", "0", "--max-inconsistency", "1.5"])

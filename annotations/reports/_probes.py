@@ -373,6 +373,9 @@ def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None]
     unknown = set(wanted) - set(PROBE_LIMITS)
     if unknown:
         raise ValueError(f"unknown probe limit(s): {', '.join(sorted(unknown))}")
+    if wanted.get("max_position_bias", 1.0) < 0.5:
+        raise ValueError(f"--max-position-bias {wanted['max_position_bias']:g}: a first-position rate limit is at "
+                         "least 0.5 (the interval must lie within [1 − limit, limit]; 0.55 allows 5 points either way)")
     if not wanted:
         return []
     results = {(r.probe, r.rubric_sha256, r.judge_model): r for r in probe_results(db, rubric=rubric, model=model)}
