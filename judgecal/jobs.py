@@ -42,7 +42,7 @@ from judgecal.runner import RunSettings, RunSummary, run_models
 __all__ = [
     "Batch", "BatchStopped", "JobError", "JudgeResult", "PairwiseResult", "RunResult", "batch", "judge_pairs",
     "judge_pairwise", "resolve_rubric",
-    "run_evalset", "ProbeRun", "run_probe",
+    "run_evalset",
 ]
 
 
@@ -334,6 +334,8 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
 
 
 # --------------------------------------------------------------------------- bias probes (issue 15.3)
+
+__all__ += ["ProbeRun", "run_probe"]
 
 
 class ProbeRun(NamedTuple):
