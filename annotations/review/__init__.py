@@ -66,6 +66,7 @@ from judgecal.annotations.review._llmbar import (
     import_llmbar,
     parse_llmbar,
     rubric_sha,
+    run_output,
 )
 from judgecal.annotations.review._assign import (
     ASSIGN_METHODS,
@@ -112,4 +113,5 @@ __all__ = [
     "standing_assignments", "ReasonLine", "label_set_for", "reason_conclusion", "reason_contradicts",
     "reason_lines", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
     "guidelines_for", "is_admin", "parse_admins", "save_guideline",
+    "run_output",
 ]

@@ -105,6 +105,8 @@ from judgecal.annotations.store._anchors import (
     open_drift_run,
 )
 
+from judgecal.annotations.store._probes import ProbeVerdict, SqliteProbeSink, probe_verdicts
+
 __all__ = [
     "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
     "default_db_path", "discard_if_empty", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
@@ -116,6 +118,7 @@ __all__ = [
     "SqliteVerdictSink", "VerdictImportRow", "finish_batch", "flip_rates", "get_price", "get_rubric", "heartbeat",
     "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "majority_label", "mark_dead_batches",
     "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+    "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
 ]
 __all__ += [  # frozen anchors and drift runs (issue 15.6)
     "AnchorPair", "AnchorRow", "DriftRunRow", "DriftVerdict", "FrozenVerdict", "OpenedDriftRun", "SqliteDriftSink",

@@ -657,6 +657,38 @@ def _m010_pairwise(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("010_pairwise", _m010_pairwise),)
 
 
+def _m011_probes(db: sqlite_utils.Database) -> None:
+    # Bias probes (issue 15.3): the judge's answers to perturbed prompts, per probe kind and variant, kept apart from
+    # `verdicts` so no agreement number, pass rate or cache of `judge` ever reads a perturbed answer. Keyed like a
+    # verdict, the variant in place of the repeat; an error row is replaced by a later answer, a label never.
+    _execute_script(db,
+        """
+        CREATE TABLE probe_verdicts (
+            probe TEXT NOT NULL,            -- position | verbosity | injection | consistency
+            variant TEXT NOT NULL,          -- baseline | swapped | padded | injection:<style> | paraphrase:<sha>
+            run_record_id TEXT NOT NULL REFERENCES run_records(id),
+            constraint_id TEXT NOT NULL,
+            rubric_sha256 TEXT NOT NULL,    -- the probed rubric version (a paraphrase is a variant of it)
+            judge_model TEXT NOT NULL,
+            label TEXT,                     -- position: mapped back to the original numbering
+            reason TEXT,
+            error TEXT,
+            error_detail TEXT,
+            raw TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            latency_ms REAL,
+            batch_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (probe, rubric_sha256, judge_model, run_record_id, constraint_id, variant)
+        );
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("011_probes", _m011_probes),)
+
+
 def _m012_drift(db: sqlite_utils.Database) -> None:
     # Drift (issue 15.6). anchors: a frozen, seeded random subset of the counted pairs, immutable once written;
     # anchor_pairs: its pairs with the blind first label that counted at freeze time; anchor_verdicts: every judge
