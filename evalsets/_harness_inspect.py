@@ -77,10 +77,18 @@ def read_inspect(path: str | Path) -> HarnessImport:
         if isinstance(model, str):
             scorer_models[scorer.name] = model
     run = log.eval.run_id
+    # A scorer is a pass/fail judge only if every value it gave in the log maps to pass/fail; otherwise its results
+    # are counted as not imported, and it is no constraint (a constraint nobody judged would sit unjudged).
+    judges: dict[str, bool] = {}
+    for sample in log.samples:
+        for name, score in (sample.scores or {}).items():
+            judges[name] = judges.get(name, True) and grade_label(score.value)[0] is not None
     for n, sample in enumerate(log.samples, start=1):
         # A .eval log has no lines: the n-th sample is "line" n, named in every problem as samples[n-1].
         where = f"samples[{n - 1}]"
-        scores = sample.scores or {}
+        scores = {name: score for name, score in (sample.scores or {}).items() if judges[name]}
+        for name in set(sample.scores or {}) - set(scores):
+            b.skip(f"scores of {name} (not pass/fail throughout the log)")
         graders = [GraderSpec(name, f"Inspect AI scorer {name}: the answer meets the target") for name in scores]
         if not graders:
             b.skip("samples without scores")
@@ -101,9 +109,6 @@ def read_inspect(path: str | Path) -> HarnessImport:
             continue
         for name, score in scores.items():
             label, rule = grade_label(score.value)
-            if label is None:
-                b.skip(f"scores of {name} that are not pass/fail ({type(score.value).__name__})")
-                continue
             b.verdict(n, HarnessVerdict(run_id, name, f"inspect:{name}", _grader_model(score, scorer_models, name),
                                         0, label, scored_reason(KIND, score.value, rule, text_of(score.explanation))))
     return b.result()

@@ -69,6 +69,13 @@ def read_langfuse(path: str | Path) -> HarnessImport:
                     scores[obj["id"]].append((line, f"{where}.scores[{k}]", {"traceId": obj["id"], **s}))
         else:
             b.problem(line, where, "neither a Langfuse trace (id with input/output) nor a score (traceId, name)")
+    # A score name is a pass/fail judge only if every evaluator score of that name in the file maps to pass/fail:
+    # a NUMERIC helpfulness that happens to be 1 once is still a score, never a "pass" verdict.
+    judges: dict[str, bool] = {}
+    for found in scores.values():
+        for _, _, s in found:
+            if s.get("source") != "ANNOTATION":
+                judges[str(s["name"])] = judges.get(str(s["name"]), True) and score_label(s)[0] is not None
     known = {t["id"] for _, _, t in traces}
     for trace_id, found in scores.items():
         if trace_id not in known:
@@ -79,6 +86,10 @@ def read_langfuse(path: str | Path) -> HarnessImport:
         humans = len(scores.get(trace["id"], [])) - len(mine)
         if humans:
             b.skip("human annotation scores (source ANNOTATION: import them as labels)")
+        for _, _, s in mine:
+            if not judges[str(s["name"])]:
+                b.skip(f"scores of {s['name']} (not pass/fail throughout the file)")
+        mine = [(ln, w, s) for ln, w, s in mine if judges[str(s["name"])]]
         names = sorted({str(s["name"]) for _, _, s in mine})
         if not names:
             b.skip("traces without an evaluator score")
@@ -99,9 +110,6 @@ def read_langfuse(path: str | Path) -> HarnessImport:
         repeats: dict[str, int] = defaultdict(int)
         for ln, w, s in mine:
             label, raw, rule = score_label(s)
-            if label is None:
-                b.skip(f"scores of {s['name']} that are not pass/fail")
-                continue
             smeta = s.get("metadata") if isinstance(s.get("metadata"), dict) else {}
             judge = str(smeta.get("model") or f"langfuse:{s.get('source') or 'API'}:{s['name']}")
             # Two scores of one name on one trace are two repeats of that judge, in file order.

@@ -48,6 +48,12 @@ def _output(row: dict[str, Any]) -> str | None:
     return None
 
 
+def _metric_names(row: dict[str, Any]) -> list[str]:
+    if isinstance(row.get("metrics"), list):
+        return [str(n) for n in row["metrics"] if n in row]
+    return [k for k, v in row.items() if k not in BOOKKEEPING and isinstance(v, (int, float, bool))]
+
+
 def read_lmeval(path: str | Path) -> HarnessImport:
     path = Path(path)
     text, rows = read_json_or_jsonl(path)
@@ -57,6 +63,13 @@ def read_lmeval(path: str | Path) -> HarnessImport:
     # lm-eval writes its samples under <output_path>/<model name, "/" as "__">/; the samples carry no model.
     model = path.parent.name.replace("__", "/") if m and path.parent.name else "unknown"
     run_key = f"{task}:{m.group('date') if m else 'file-' + file_sha8(text)}"
+    # A metric is a pass/fail judge only if every value it has in the file is 0/1 (exact_match, acc); a bleu that
+    # happens to be 0 on one sample is still a score, never a "fail" verdict.
+    binary: dict[str, bool] = {}
+    for _, row in rows:
+        if isinstance(row, dict):
+            for n in _metric_names(row):
+                binary[n] = binary.get(n, True) and pass_fail(row.get(n)) is not None and not isinstance(row.get(n), str)
     for line, row in rows:
         if not isinstance(row, dict) or "doc_id" not in row:
             b.problem(line, "doc_id", "expected an lm-eval sample (an object with doc_id)")
@@ -65,8 +78,10 @@ def read_lmeval(path: str | Path) -> HarnessImport:
         if output is None:
             b.skip("samples whose responses are log-likelihoods, not generated text")
             continue
-        names = row["metrics"] if isinstance(row.get("metrics"), list) else [
-            k for k, v in row.items() if k not in BOOKKEEPING and isinstance(v, (int, float, bool))]
+        names = [n for n in _metric_names(row) if binary.get(n)]
+        for n in _metric_names(row):
+            if not binary.get(n):
+                b.skip(f"values of {n} (not 0/1 throughout the file: a score without a pass mark)")
         flt = row.get("filter")
         suffix = f",{flt}" if isinstance(flt, str) and flt != "none" else ""
         graders = [GraderSpec(f"{n}{suffix}", f"lm-evaluation-harness metric {n}{suffix} on {task}") for n in names]
@@ -88,9 +103,6 @@ def read_lmeval(path: str | Path) -> HarnessImport:
         for n in names:
             value = row.get(n)
             label = pass_fail(value)
-            if label is None:
-                b.skip(f"values of {n} that are not 0/1 (a score without a pass mark)")
-                continue
             b.verdict(line, HarnessVerdict(run_id, f"{n}{suffix}", f"lmeval:{task}:{n}{suffix}", f"lm-eval:{n}", 0,
                                            label, scored_reason(KIND, value, "1 = pass, 0 = fail",
                                                                 text_of(row.get("filtered_resps")))))

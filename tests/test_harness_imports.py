@@ -103,3 +103,114 @@ def test_inspect_without_the_extra_says_which_extra_to_install(tmp_path, capsys,
     err = capsys.readouterr().err
     assert "pip install 'judgecal-calibrate[inspect]'" in err
     assert not db.exists()  # the project the import created is gone again: nothing changed
+
+
+# --------------------------------------------------------------------------- promptfoo, lm-eval, Langfuse
+
+LMEVAL = FIXTURES / "lmeval" / "stub-org__capital-model" / "samples_capitals_gen_2026-11-30T19-00-00.000000.jsonl"
+
+
+def test_promptfoo_result_calibrates_llm_rubric_and_g_eval(tmp_path, capsys) -> None:
+    # promptfoo_capitals.json (real promptfoo 0.120.0, make_promptfoo.py): the llm-rubric grader fails "Tokyo." and
+    # passes "Sydney." (both wrong); g-eval scores 0.9, 0.9, 0.3 against its threshold 0.7 (all right).
+    assert calibrate(tmp_path, "promptfoo", FIXTURES / "promptfoo_capitals.json", capsys) == {
+        "promptfoo:llm-rubric": (1, 3), "promptfoo:g-eval": (3, 3)}
+
+
+def test_promptfoo_keeps_the_raw_score_and_the_threshold(tmp_path) -> None:
+    h = HARNESSES["promptfoo"].read(FIXTURES / "promptfoo_capitals.json")
+    geval = sorted(v.reason for v in h.verdicts.rows if v.constraint_id == "g-eval")
+    assert geval[0].startswith("[promptfoo score 0.3; label from the file's pass field (threshold 0.7)]")
+    assert {v.judge_model for v in h.verdicts.rows} == {"openai:chat:stub-grader"}
+    assert {r.model for r in h.runs.rows} == {"openai:chat:stub-model"}
+
+
+def test_lmeval_samples_calibrate_exact_match_and_skip_bleu(tmp_path, capsys) -> None:
+    # exact_match is 0 for " The capital of France is Paris." (a human passes it), 1 for Tokyo, 0 for Sydney: 2 of 3.
+    # bleu is a score without a pass mark: not a constraint, not a verdict.
+    assert calibrate(tmp_path, "lmeval", LMEVAL, capsys) == {"lmeval:capitals_gen:exact_match": (2, 3)}
+    h = HARNESSES["lmeval"].read(LMEVAL)
+    assert {c.id for i in h.items.rows for c in i.constraints} == {"exact_match"}
+    assert {r.model for r in h.runs.rows} == {"stub-org/capital-model"}  # from lm-eval's output folder name
+
+
+def test_langfuse_export_calibrates_evaluator_scores_not_human_ones(tmp_path, capsys) -> None:
+    # correctness (BOOLEAN, EVAL) passes Sydney: 2 of 3; verdict (CATEGORICAL correct/incorrect) is right on all 3.
+    # helpfulness (NUMERIC 0.7) has no pass mark and ANNOTATION scores are humans': neither becomes a verdict.
+    assert calibrate(tmp_path, "langfuse", FIXTURES / "langfuse_capitals.jsonl", capsys) == {
+        "langfuse:correctness": (2, 3), "langfuse:verdict": (3, 3)}
+    h = HARNESSES["langfuse"].read(FIXTURES / "langfuse_capitals.jsonl")
+    assert h.skipped == {"human annotation scores (source ANNOTATION: import them as labels)": 3,
+                         "scores of helpfulness (not pass/fail throughout the file)": 3}
+
+
+def test_a_numeric_score_that_is_once_1_is_not_a_pass(tmp_path) -> None:
+    # The attack: helpfulness 1.0 on one trace would read as "pass" if each score were mapped alone.
+    rows = [json.loads(line) for line in (FIXTURES / "langfuse_capitals.jsonl").read_text().splitlines()]
+    for r in rows:
+        if r.get("id") == "score-fr-3":
+            r["value"] = 1
+    f = tmp_path / "lf.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    h = HARNESSES["langfuse"].read(f)
+    assert "helpfulness" not in {v.constraint_id for v in h.verdicts.rows}
+
+
+@pytest.mark.parametrize("kind,edit,where", [
+    # (kind, how the fixture is broken, what the error must name)
+    ("promptfoo", lambda d: d["results"]["results"][1]["prompt"].pop("raw"), ":1: results.results[1].prompt.raw"),
+    ("promptfoo", lambda d: d["results"]["results"][2]["gradingResult"]["componentResults"][0].__setitem__("pass", "yes"),
+     "results.results[2].gradingResult.componentResults.pass"),
+])
+def test_bad_promptfoo_file_names_file_line_and_field_and_changes_nothing(tmp_path, capsys, kind, edit, where) -> None:
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "lmeval", str(LMEVAL)]) == 0
+    before = counts(db)
+    doc = json.loads((FIXTURES / "promptfoo_capitals.json").read_text(encoding="utf-8"))
+    edit(doc)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--db", str(db), "import", kind, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.json" in err and where in err and "nothing was imported" in err
+    assert counts(db) == before
+
+
+def test_bad_line_in_jsonl_is_named_by_its_line(tmp_path, capsys) -> None:
+    lines = LMEVAL.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[2])
+    row["arguments"] = {"gen_args_0": {}}
+    folder = tmp_path / "org__m"
+    folder.mkdir()
+    bad = folder / LMEVAL.name
+    bad.write_text("\n".join(lines[:2] + [json.dumps(row)]) + "\n", encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "lmeval", str(bad)]) == 2
+    assert f"{bad}:3: arguments: no prompt found" in capsys.readouterr().err
+    assert not db.exists()
+    (folder / "x.jsonl").write_text('{"doc_id": 0}\n{not json\n', encoding="utf-8")
+    assert main(["--db", str(db), "import", "lmeval", str(folder / "x.jsonl")]) == 2
+    assert "x.jsonl:2: (json): invalid JSON" in capsys.readouterr().err
+
+
+def test_a_harness_import_is_one_transaction(tmp_path, capsys) -> None:
+    # The second file adds a new trace (item, run record, verdicts: all valid) and changes the stored verdict of an
+    # old one; the store refuses the change only after the new item and run record are written in the transaction.
+    # All of it must roll back: the new trace must not stay behind.
+    rows = [json.loads(line) for line in (FIXTURES / "langfuse_capitals.jsonl").read_text().splitlines()]
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "langfuse", str(FIXTURES / "langfuse_capitals.jsonl")]) == 0
+    before = counts(db)
+    new_trace = dict(rows[0], id="trace-de", input={"question": "What is the capital of Germany?"}, output="Berlin.")
+    new_score = dict(rows[3], id="score-de-1", traceId="trace-de")
+    for r in rows:
+        if r.get("id") == "score-fr-1":
+            r["comment"] = "a different reason"
+    f = tmp_path / "lf.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in [new_trace, new_score, *rows]), encoding="utf-8")
+    assert main(["--db", str(db), "import", "langfuse", str(f)]) == 2
+    assert "a different verdict for this pair" in capsys.readouterr().err
+    assert counts(db) == before
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM run_records WHERE id = 'langfuse:trace-de'").fetchone()[0] == 0
