@@ -140,7 +140,9 @@ def _check(sig: Signature, fields: set[str]) -> tuple[list[str], list[str]]:
     found, missing = [], []
     for req in sig.required:
         hit = [a for a in req.split("|") if a in fields]
-        (found.extend(hit) if hit else missing.append(req.replace("|", " or ")))
+        if not hit:
+            missing.append(req.replace("|", " or "))
+        found += [a for a in hit if a not in found]
     found += [h for h in sig.hints if h in fields and h not in found]
     return found, missing
 

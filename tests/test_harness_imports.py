@@ -214,3 +214,53 @@ def test_a_harness_import_is_one_transaction(tmp_path, capsys) -> None:
     assert counts(db) == before
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM run_records WHERE id = 'langfuse:trace-de'").fetchone()[0] == 0
+
+
+# --------------------------------------------------------------------------- DeepEval
+
+
+def test_deepeval_run_calibrates_its_metrics_and_a_metric_error_is_an_error_row(tmp_path, capsys) -> None:
+    # deepeval_capitals.json (real deepeval 4.3.1, make_deepeval.py): Correctness [GEval] scores Tokyo 0.3 and Sydney
+    # 0.9 against threshold 0.5 (both wrong): 1 of 3. Directness fails Tokyo (wrong) and errored on Sydney: the error
+    # is an error row, never a label, so that pair has no valid repeat and counts as a disagreement: 1 of 3.
+    assert calibrate(tmp_path, "deepeval", FIXTURES / "deepeval_capitals.json", capsys) == {
+        "deepeval:Correctness [GEval]": (1, 3), "deepeval:Directness [GEval]": (1, 3)}
+    with sqlite3.connect(tmp_path / "p.db") as conn:
+        rows = conn.execute("SELECT label, error, error_detail, judge_model FROM verdicts WHERE error IS NOT NULL"
+                            ).fetchall()
+    assert rows == [(None, "harness_error", "the judge endpoint timed out", "stub-judge-2")]
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+@pytest.mark.parametrize("file,kind", [
+    ("inspect_capitals.eval", "inspect"), ("promptfoo_capitals.json", "promptfoo"),
+    ("deepeval_capitals.json", "deepeval"), ("langfuse_capitals.jsonl", "langfuse"), (str(LMEVAL), "lmeval"),
+    ("../../../data/demo_evalset.jsonl", "evalset"), ("../../../data/demo_runs.jsonl", "runs"),
+    ("../../../data/demo_labels.jsonl", "labels"), ("../../../data/demo_verdicts.jsonl", "verdicts"),
+])
+def test_doctor_names_the_import_that_fits(capsys, file, kind) -> None:
+    path = FIXTURES / file
+    assert main(["doctor", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"import with: judgecal import {kind} {path}" in out
+    from judgecal.cli import IMPORTERS
+    assert kind in IMPORTERS
+
+
+def test_doctor_says_what_the_closest_format_lacks_and_exits_2(tmp_path, capsys) -> None:
+    f = tmp_path / "half.jsonl"
+    f.write_text('{"run_record_id": "r1", "constraint_id": "c1", "rule": "random"}\n'
+                 '{"doc_id": 0, "target": "x"}\n', encoding="utf-8")
+    assert main(["doctor", str(f)]) == 0  # the sample rows fit `import samples`
+    assert "import samples" in capsys.readouterr().out
+    f.write_text('{"doc_id": 0, "target": "Paris"}\n', encoding="utf-8")
+    assert main(["doctor", str(f)]) == 2
+    captured = capsys.readouterr()
+    assert "lm-evaluation-harness" in captured.out and "needs resps or filtered_resps, arguments" in captured.out
+    assert "no import fits this file" in captured.err
+    csv = tmp_path / "x.csv"
+    csv.write_text("question,answer\nq,a\n", encoding="utf-8")
+    assert main(["doctor", str(csv)]) == 2
+    assert not (tmp_path / "judgecal.db").exists()
