@@ -40,6 +40,8 @@ def read_deepeval(path: str | Path) -> HarnessImport:
     run_key = run.get("identifier") or f"file-{file_sha8(text)}"
     hyper = run.get("hyperparameters") if isinstance(run.get("hyperparameters"), dict) else {}
     model = str(hyper.get("model") or hyper.get("Model") or "unknown")
+    for _ in run.get("conversationalTestCases") or ():
+        b.skip("conversational test cases (not imported yet)")
     for i, case in enumerate(run["testCases"]):
         where = f"testCases[{i}]"
         if not isinstance(case, dict):

@@ -264,3 +264,40 @@ def test_doctor_says_what_the_closest_format_lacks_and_exits_2(tmp_path, capsys)
     csv.write_text("question,answer\nq,a\n", encoding="utf-8")
     assert main(["doctor", str(csv)]) == 2
     assert not (tmp_path / "judgecal.db").exists()
+
+
+def test_promptfoo_jsonl_output_imports_the_same_rows(tmp_path) -> None:
+    # `promptfoo eval -o out.jsonl` writes one result per line; the same results give the same verdicts.
+    doc = json.loads((FIXTURES / "promptfoo_capitals.json").read_text(encoding="utf-8"))
+    f = tmp_path / "out.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in doc["results"]["results"]), encoding="utf-8")
+    a, b = HARNESSES["promptfoo"].read(FIXTURES / "promptfoo_capitals.json"), HARNESSES["promptfoo"].read(f)
+    assert [i.id for i in a.items.rows] == [i.id for i in b.items.rows]
+    assert [(v.constraint_id, v.label, v.reason) for v in a.verdicts.rows] == \
+        [(v.constraint_id, v.label, v.reason) for v in b.verdicts.rows]
+    assert b.verdicts.lines == [1, 1, 2, 2, 3, 3]
+
+
+def test_the_review_app_serves_and_reveals_harness_rows(tmp_path, capsys, monkeypatch) -> None:
+    # The app needs nothing new for harness rows: the review card shows the harness's prompt and output, a label is
+    # stored against the harness's run record, and the reveal shows the harness judge's label with its raw score.
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "promptfoo", str(FIXTURES / "promptfoo_capitals.json")]) == 0
+    assert main(["--db", str(db), "sample", "--rate", "1"]) == 0
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    monkeypatch.delenv("JUDGECAL_REVIEWER", raising=False)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "ann"
+    at.run()
+    assert not at.exception
+    shown = "\n".join([t.value for t in at.text] + [c.value for c in at.code] + [m.value for m in at.markdown])
+    assert "What is the capital of" in shown
+    at.button(key="label_1").click().run()
+    assert not at.exception
+    with sqlite3.connect(db) as conn:
+        [(rid, label)] = conn.execute("SELECT run_record_id, label FROM human_labels").fetchall()
+    assert rid.startswith("promptfoo:") and label == "pass"
+    revealed = "\n".join([t.value for t in at.text] + [m.value for m in at.markdown])
+    assert "Judge:" in revealed and "[promptfoo score" in revealed
