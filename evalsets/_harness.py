@@ -67,8 +67,8 @@ class MissingExtra(RuntimeError):
 
 
 # Scores a harness writes for "the grader said yes / no". Anything else is a score, mapped by a threshold.
-_PASS = {"pass", "passed", "true", "yes", "correct", "c", "1", "y"}
-_FAIL = {"fail", "failed", "false", "no", "incorrect", "i", "0", "n"}
+_PASS = {"pass", "passed", "true", "yes", "correct", "1"}
+_FAIL = {"fail", "failed", "false", "no", "incorrect", "0"}
 
 
 def pass_fail(value: Any) -> str | None:

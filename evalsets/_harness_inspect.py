@@ -46,11 +46,12 @@ def grade_label(value: Any) -> tuple[str | None, str]:
     """Our label for an Inspect score value and the rule that made it (the rule is stored with the raw value)."""
     if isinstance(value, str) and value in _GRADE_VALUES:
         return ("pass" if _GRADE_VALUES[value] == 1.0 else "fail"), "C = pass; P, I, N = fail (full credit only)"
-    label = pass_fail(value)
-    if label is not None:
-        return label, "1/true = pass, 0/false = fail"
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
-        return ("pass" if value == 1 else "fail"), "1 = pass, below 1 = fail (full credit only)"
+    # Only values that are pass/fail by nature: a continuous 0.8 has no pass mark in the log, and inventing one
+    # (below 1 = fail) would be our threshold, not the harness's.
+    if isinstance(value, (bool, int, float)):
+        label = pass_fail(value)
+        if label is not None:
+            return label, "1/true = pass, 0/false = fail"
     return None, ""
 
 

@@ -93,7 +93,9 @@ def read_promptfoo(path: str | Path) -> HarnessImport:
         response = r.get("response") if isinstance(r.get("response"), dict) else {}
         graded = _graded(r)
         if not graded:
-            b.skip("results without a model-graded assertion")
+            failed = r.get("failureReason") == 2 or response.get("output") is None
+            b.skip("results whose provider failed before grading" if failed
+                   else "results without a model-graded assertion")
             continue
         test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
         graders = [GraderSpec(cid, text_of(c["assertion"].get("value")) or c["assertion"]["type"]) for cid, c in graded]

@@ -301,3 +301,19 @@ def test_the_review_app_serves_and_reveals_harness_rows(tmp_path, capsys, monkey
     assert rid.startswith("promptfoo:") and label == "pass"
     revealed = "\n".join([t.value for t in at.text] + [m.value for m in at.markdown])
     assert "Judge:" in revealed and "[promptfoo score" in revealed
+
+
+@needs_inspect
+def test_an_inspect_scorer_with_a_continuous_value_is_not_a_judge(tmp_path) -> None:
+    # The attack: one 0.8 among C/I grades. Reading 0.8 as "fail" would be a threshold we invented; the scorer is
+    # left out whole (no constraint, no verdicts) and the message counts its results.
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(FIXTURES / "inspect_capitals.eval"))
+    log.samples[0].scores["model_graded_fact"].value = 0.8
+    out = tmp_path / "edited.eval"
+    write_eval_log(log, str(out))
+    h = HARNESSES["inspect"].read(out)
+    assert {c.id for i in h.items.rows for c in i.constraints} == {"model_graded_qa"}
+    assert {v.constraint_id for v in h.verdicts.rows} == {"model_graded_qa"}
+    assert h.skipped == {"scores of model_graded_fact (not pass/fail throughout the log)": 3}
