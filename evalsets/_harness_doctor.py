@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import zipfile
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
@@ -86,6 +85,8 @@ class Diagnosis(NamedTuple):
 def _fields(path: Path) -> tuple[str, set[str]]:
     """(what the file is, the field names of its first rows: top-level keys, plus `a.b` for a single document's
     nested objects)."""
+    import zipfile  # here, not at the top: only doctor needs it, and `judgecal --help` should not pay for it
+
     if path.suffix.lower() == ".eval" or (path.is_file() and zipfile.is_zipfile(path)):
         try:
             with zipfile.ZipFile(path) as z:
