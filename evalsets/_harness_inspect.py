@@ -55,6 +55,15 @@ def grade_label(value: Any) -> tuple[str | None, str]:
     return None, ""
 
 
+def _input(value: Any) -> Any:
+    """A sample's input: text, or chat messages as {role, content} dicts (pydantic objects would be stored as their
+    repr)."""
+    if isinstance(value, list):
+        return [{"role": getattr(m, "role", None), "content": getattr(m, "text", None) or str(getattr(m, "content", ""))}
+                for m in value]
+    return value
+
+
 def _grader_model(score: Any, scorer_models: dict[str, str], name: str) -> str:
     grading = (score.metadata or {}).get("grading") if isinstance(score.metadata, dict) else None
     if isinstance(grading, list):
@@ -94,7 +103,7 @@ def read_inspect(path: str | Path) -> HarnessImport:
         if not graders:
             b.skip("samples without scores")
             continue
-        item_id = b.item(n, f"{log.eval.task}:{sample.id}", sample.input, graders, reference=sample.target,
+        item_id = b.item(n, f"{log.eval.task}:{sample.id}", _input(sample.input), graders, reference=sample.target,
                          where=f"{where}.input")
         if item_id is None:
             continue

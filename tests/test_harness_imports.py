@@ -317,3 +317,29 @@ def test_an_inspect_scorer_with_a_continuous_value_is_not_a_judge(tmp_path) -> N
     assert {c.id for i in h.items.rows for c in i.constraints} == {"model_graded_qa"}
     assert {v.constraint_id for v in h.verdicts.rows} == {"model_graded_qa"}
     assert h.skipped == {"scores of model_graded_fact (not pass/fail throughout the log)": 3}
+
+
+@needs_inspect
+def test_an_inspect_json_log_imports_the_same_rows_as_the_eval_log(tmp_path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    out = tmp_path / "capitals.json"
+    write_eval_log(read_eval_log(str(FIXTURES / "inspect_capitals.eval")), str(out))
+    a, b = HARNESSES["inspect"].read(FIXTURES / "inspect_capitals.eval"), HARNESSES["inspect"].read(out)
+    assert [r.id for r in a.runs.rows] == [r.id for r in b.runs.rows]
+    assert a.verdicts.rows == b.verdicts.rows
+
+
+@needs_inspect
+def test_an_inspect_chat_input_is_stored_as_role_and_content(tmp_path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+
+    log = read_eval_log(str(FIXTURES / "inspect_capitals.eval"))
+    log.samples[0].input = [ChatMessageSystem(content="Answer briefly."), ChatMessageUser(content="Capital of Peru?")]
+    out = tmp_path / "chat.eval"
+    write_eval_log(log, str(out))
+    h = HARNESSES["inspect"].read(out)
+    chat = [i for i in h.items.rows if "Peru" in i.instruction]
+    assert json.loads(chat[0].instruction) == [{"role": "system", "content": "Answer briefly."},
+                                              {"role": "user", "content": "Capital of Peru?"}]
