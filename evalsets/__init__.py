@@ -63,6 +63,9 @@ from judgecal.evalsets._evidence import (  # noqa: E402  (the one renderer of a 
     render_trajectory,
 )
 
+from judgecal.evalsets._harness import HarnessImport, HarnessVerdict, MissingExtra  # noqa: E402
+from judgecal.evalsets._harness_doctor import HARNESSES, Diagnosis, Harness, diagnose  # noqa: E402
+
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
     "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
@@ -77,4 +80,5 @@ __all__ = [
     "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
     "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",
     "VerdictRow",
+    "HARNESSES", "Diagnosis", "Harness", "HarnessImport", "HarnessVerdict", "MissingExtra", "diagnose",
 ]

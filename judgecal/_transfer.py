@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple
 from judgecal import annotations as ann
 from judgecal import evalsets
 from judgecal.evalsets import Parsed, read_rows, write_jsonl
-from judgecal import _cmd_calibration, _cmd_judge
+from judgecal import _cmd_calibration, _cmd_harness, _cmd_judge
 
 
 class Transfer(NamedTuple):
@@ -96,6 +96,18 @@ IMPORTERS: dict[str, Transfer] = {
     "llmbar": Transfer("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts",
                        _cmd_calibration._import_llmbar),
     "samples": Transfer("the review sample (rules, strata, seeds: the pre-committed draw order)", import_samples),
+    # Other harnesses' files (docs/importers.md): their samples as items and run records, their graders' results
+    # as verdicts, in one transaction.
+    "inspect": Transfer("an Inspect AI eval log (.eval/.json; needs the [inspect] extra): samples, model-graded "
+                        "scores as verdicts", _cmd_harness.harness_importer("inspect")),
+    "promptfoo": Transfer("a promptfoo result file (-o .json/.jsonl): llm-rubric, g-eval and other model-graded "
+                          "assertions as verdicts", _cmd_harness.harness_importer("promptfoo")),
+    "deepeval": Transfer("a DeepEval test run (.deepeval/.latest_test_run.json): metrics as verdicts",
+                         _cmd_harness.harness_importer("deepeval")),
+    "lmeval": Transfer("lm-evaluation-harness --log_samples samples_<task>_<date>.jsonl: 0/1 metrics as verdicts",
+                       _cmd_harness.harness_importer("lmeval")),
+    "langfuse": Transfer("a Langfuse export (traces with their scores, JSON/JSONL): evaluator scores as verdicts",
+                         _cmd_harness.harness_importer("langfuse")),
 }
 
 EXPORTERS: dict[str, Transfer] = {

@@ -45,6 +45,7 @@ PROJECT_ACCESS: dict[str, str | Callable[[argparse.Namespace], str]] = {
     "demo": CREATE, "import": CREATE,
     "anchor": lambda a: UPDATE if a.action == "freeze" else READ,
     "drift": lambda a: READ if a.history else UPDATE,
+    "doctor": None,  # reads a file, never a project
 }
 
 
@@ -69,7 +70,7 @@ def _command_modules() -> list:
     modules = [_cmd_project]
     # Commands of packages that are present; each module registers what it owns.
     for name in ("_cmd_judge", "_cmd_review", "_cmd_calibration", "_cmd_runner", "_cmd_feedback", "_cmd_drift",
-                 "_cmd_probe"):
+                 "_cmd_probe", "_cmd_harness"):
         try:
             modules.append(__import__(f"judgecal.{name}", fromlist=["register"]))
         except ModuleNotFoundError as exc:
