@@ -36,7 +36,9 @@ from judgecal.annotations.stats._majority import (
 from judgecal.annotations.stats._ppi import (
     PPI_TUNE_MIN_N,
     PassRate,
+    PPIMean,
     design_weights,
+    ppi_mean,
     ppi_pass_rate,
     ppi_prediction,
 )
@@ -47,8 +49,20 @@ from judgecal.annotations.stats._rates import (
     ratio,
 )
 from judgecal.annotations.stats._planning import (
+    Z_POWER_80,
+    LabelPlan,
+    VarianceParts,
     labels_needed,
     labels_needed_for_interval,
+    min_detectable_difference,
+    plan_labels,
+)
+from judgecal.annotations.stats._corrected import (
+    LabelShare,
+    PairedDifference,
+    label_prediction,
+    label_shares,
+    ppi_difference,
 )
 
 __all__ = [
@@ -57,4 +71,6 @@ __all__ = [
     "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
     "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
+    "PPIMean", "ppi_mean", "Z_POWER_80", "LabelPlan", "VarianceParts", "min_detectable_difference", "plan_labels",
+    "LabelShare", "PairedDifference", "label_prediction", "label_shares", "ppi_difference",
 ]

@@ -1,4 +1,5 @@
-"""Planning: how many labels a kappa interval of a given width needs.
+"""Planning: how many labels a kappa interval or a corrected rate (one run, or the difference of two) of a given
+width needs, and the smallest difference the labels at hand can detect.
 
 Conventions: judgecal.annotations.stats._common."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from judgecal.annotations.stats._common import Z_95
 from judgecal.annotations.stats._two_rater import KappaInterval, cohen_kappa
@@ -55,3 +57,88 @@ def labels_needed_for_interval(interval: KappaInterval, target_half_width: float
     if hw <= target_half_width:
         return 0
     return max(math.ceil(interval.n * (hw / target_half_width) ** 2 - 1e-9) - math.ceil(interval.n - 1e-9), 1)
+
+
+# --------------------------------------------------------------------------- planning a corrected rate (issue 15.4)
+
+#: Φ⁻¹(0.8): the power of the minimum detectable difference (80%, two-sided 5% test), the usual convention.
+Z_POWER_80 = 0.841621
+
+
+class VarianceParts(NamedTuple):
+    """What a prediction-powered variance is made of (`stats.PPIMean`): λ² var_pred / n_all + var_rect / n_lab.
+    Projected forward with the current λ and variances: only n_lab grows with labels."""
+
+    var_pred: float
+    var_rect: float
+    n_all: int
+    lam: float
+    n_lab: int
+
+    def variance(self, more: int = 0) -> float:
+        return self.lam ** 2 * self.var_pred / self.n_all + self.var_rect / (self.n_lab + more)
+
+    @property
+    def defined(self) -> bool:
+        return (self.n_all >= 2 and self.n_lab >= 2 and math.isfinite(self.var_pred)
+                and math.isfinite(self.var_rect))
+
+
+class LabelPlan(NamedTuple):
+    """Labels for a 95% CI half-width: `more` labels (per part: per run for two runs, labelled items for a paired
+    difference) on top of what each part has. `more` is None with `reason` when no number of labels reaches the
+    target (the judge-only term λ² var(f)/N already exceeds it) or nothing can be projected (fewer than two labels);
+    when the projection exceeds the judged pairs, `more` is all of the unlabelled ones, with the reason."""
+
+    target_half_width: float
+    half_width: float  # now
+    more: int | None
+    reason: str | None = None
+
+
+def _check_target(target: float) -> None:
+    if not (target > 0 and math.isfinite(target)):
+        raise ValueError(f"target half-width must be a positive number, got {target}")
+
+
+def plan_labels(parts: Sequence[VarianceParts], target_half_width: float) -> LabelPlan:
+    """More labels (the same number added to every part) for the half-width Z_95 × sqrt(Σ variance) to fall to the
+    target. One part: a corrected pass rate; two: the unpaired difference of two runs (variances add); the paired
+    difference is one part whose labelled units are items labelled in both runs. Assumes the current λ, var(f) and
+    rectifier variance hold for new labels (the rectifier variance is floored: `ppi_mean`)."""
+    _check_target(target_half_width)
+    if not parts or not all(p.defined for p in parts):
+        return LabelPlan(target_half_width, math.nan, None, "at least two judged and two labelled pairs are needed "
+                                                              "to project")
+    half = Z_95 * math.sqrt(sum(p.variance() for p in parts))
+    if half <= target_half_width + 1e-12:
+        return LabelPlan(target_half_width, half, 0)
+    budget = (target_half_width / Z_95) ** 2 - sum(p.lam ** 2 * p.var_pred / p.n_all for p in parts)
+    if budget <= 0:
+        return LabelPlan(target_half_width, half, None, "the judge's own variance over the judged pairs already "
+                                                         "exceeds the target: more labels cannot reach it")
+    cap = max(p.n_all - p.n_lab for p in parts)
+
+    def fits(m: int) -> bool:
+        return Z_95 * math.sqrt(sum(p.variance(m) for p in parts)) <= target_half_width + 1e-12
+
+    census = LabelPlan(target_half_width, half, cap, "the projection needs more labels than there are judged "
+                                                     "pairs: label every one of them (then nothing is left to "
+                                                     "estimate)")
+    lo, hi = 0, 1
+    while not fits(hi):
+        if hi > cap:
+            return census
+        hi *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    if hi > cap:
+        return census
+    return LabelPlan(target_half_width, half, hi)
+
+
+def min_detectable_difference(se: float, *, z_power: float = Z_POWER_80) -> float:
+    """The smallest true difference a two-sided 5% test detects with 80% power given the difference's SE:
+    (Z_95 + Φ⁻¹(0.8)) × SE (NaN for an undefined SE)."""
+    return (Z_95 + z_power) * se if math.isfinite(se) else math.nan
