@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any, Sequence
 
 from judgecal.annotations.reports._calibration import Agreement, CalibrationReport, SliceStats
-from judgecal.annotations.reports._decision import _pp, rate_difference
+from judgecal.annotations.reports._decision import _pp
 from judgecal.annotations.reports._runs import BUCKETS, Comparison, RunStats
 from judgecal.annotations.stats import ratio as _rate
 
@@ -310,10 +310,20 @@ def format_comparison(c: Comparison) -> str:
     spread_keys = sorted(set(a.repeat_spread) | set(b.repeat_spread))
     for key in spread_keys:
         rows.append((f"over repeats: {key.replace('_', ' ')}", _spread(a, key), _spread(b, key)))
-    diff = rate_difference(a, b)
+    diff = c.difference
     if diff is not None:
         rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
-                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI"))
+                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI" + (
+                         f", p = {diff.p_value:.2g}" if diff.p_value is not None else "")))
+        if diff.mdd_points is not None and not math.isnan(diff.mdd_points):
+            rows.append(("  smallest drop these labels detect", f"{diff.mdd_points:.2f} points",
+                         "80% power, two-sided 5%"))
+    p = c.paired
+    if p is not None:
+        rows.append(("paired corrected difference A - B", f"{100 * p.estimate:+.2f} points" if p.defined else "n/a",
+                     (f"[{100 * p.low:+.2f}, {100 * p.high:+.2f}] 95% CI, p = {p.p_value:.2g}; {p.n_labelled} of "
+                      f"{p.n_units} items labelled in both runs; {p.method}; judge alone {100 * p.judge_difference:+.2f}"
+                      if p.defined else (p.reason or ""))))
     for cause in sorted(set(a.errors) | set(b.errors)):
         rows.append((f"error rate: {cause}", _pp(a.error_rates.get(cause, 0.0)), _pp(b.error_rates.get(cause, 0.0))))
     w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
@@ -343,6 +353,8 @@ def format_comparison(c: Comparison) -> str:
         if s.token_outliers:
             lines.append(f"{s.run_id}: token outliers: {', '.join(s.token_outliers)}")
     lines += [f"warning: {w.text}" for w in c.warnings]
+    if c.paired_note:
+        lines.append(f"note: {c.paired_note}")
     if c.decision is not None:
         lines.append("")
         lines.append("verdict: " + {"switch": "SWITCH to B", "undecided": "UNDECIDED (DON'T SWITCH yet)"}.get(
