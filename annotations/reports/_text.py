@@ -128,6 +128,22 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                       [[p.model, str(p.n_judged), _pct(p.judge_pass_rate), str(p.n_labelled), _pct(p.human_pass_rate),
                         f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}] {p.method}"
                         + (f" ({p.reason})" if p.reason else "")] for p in g.pass_rates]))
+        if g.label_rates:
+            b.append(("table", ["model under test", "label set", "label", "judge share", "labelled", "human share",
+                                "corrected (PPI) [95% CI]"],
+                      [[x.model, x.label_set, x.label, _pct(x.rate.judge_pass_rate), str(x.rate.n_labelled),
+                        _pct(x.rate.human_pass_rate),
+                        f"{_pct(x.rate.ppi_estimate)} [{_pct(x.rate.ppi_ci_low)}, {_pct(x.rate.ppi_ci_high)}] "
+                        f"{x.rate.method}" + (f" ({x.rate.reason})" if x.rate.reason else "")]
+                       for x in g.label_rates]))
+        if g.plans:
+            b.append(("table", ["label planning", "labelled", "95% half-width now",
+                                f"more labels for ±{100 * g.plans[0].target_half_width:g} points",
+                                "more labels per run, difference of two runs", "smallest detectable difference"],
+                      [[p.model + (f" · {p.label.rsplit(': ', 1)[-1]}" if p.label else ""), str(p.n_labelled),
+                        _points(p.half_width),
+                        _more(p.more_labels, p.reason), _more(p.more_labels_difference, p.difference_reason),
+                        _points(p.mdd, "")] for p in g.plans]))
     b.append(("h", 2, "Human vs human (overlap pairs: the ceiling)"))
     if report.human_human:
         b.append(("table", ["slice", "pairs", "agree", "kappa [95% CI]", "reading"],
@@ -273,6 +289,17 @@ def _spread(s: RunStats, key: str) -> str:
 
 def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
     return "-" if x is None else f"{x:{spec}}{suffix}"
+
+
+def _points(x: float | None, sign: str = "±") -> str:
+    return "–" if x is None or math.isnan(x) else f"{sign}{100 * x:.1f} points"
+
+
+def _more(n: int | None, reason: str | None) -> str:
+    if n is None:
+        return "– (label 2 pairs first)" if reason and reason.startswith("at least two") else (
+            f"– ({reason})" if reason else "–")
+    return str(n) + (" (all the unlabelled pairs)" if reason else "")
 
 
 def format_comparison(c: Comparison) -> str:

@@ -49,13 +49,16 @@ from judgecal.annotations.stats._rates import (
     ratio,
 )
 from judgecal.annotations.stats._planning import (
+    PLAN_HALF_WIDTH,
     Z_POWER_80,
     LabelPlan,
+    RatePlan,
     VarianceParts,
     labels_needed,
     labels_needed_for_interval,
     min_detectable_difference,
     plan_labels,
+    rate_plan,
 )
 from judgecal.annotations.stats._corrected import (
     LabelShare,
@@ -72,5 +75,6 @@ __all__ = [
     "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
     "PPIMean", "ppi_mean", "Z_POWER_80", "LabelPlan", "VarianceParts", "min_detectable_difference", "plan_labels",
+    "PLAN_HALF_WIDTH", "RatePlan", "rate_plan",
     "LabelShare", "PairedDifference", "label_prediction", "label_shares", "ppi_difference",
 ]

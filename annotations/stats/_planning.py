@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from judgecal.annotations.stats._common import Z_95
+from judgecal.annotations.stats._ppi import PassRate
 from judgecal.annotations.stats._two_rater import KappaInterval, cohen_kappa
 
 
@@ -142,3 +144,41 @@ def min_detectable_difference(se: float, *, z_power: float = Z_POWER_80) -> floa
     """The smallest true difference a two-sided 5% test detects with 80% power given the difference's SE:
     (Z_95 + Φ⁻¹(0.8)) × SE (NaN for an undefined SE)."""
     return (Z_95 + z_power) * se if math.isfinite(se) else math.nan
+
+
+#: The default target 95% half-width of a corrected rate and of a difference between two runs: ±3 points.
+PLAN_HALF_WIDTH = 0.03
+
+
+@dataclass(frozen=True)
+class RatePlan:
+    """Label planning for one corrected rate (issue 15.4), shown beside the review quota. `more_labels`: more
+    random-sample labels for its 95% CI half-width to reach `target_half_width`; `more_labels_difference`: more
+    labels per run for the difference between two runs like this one, labelled alike and unpaired (a paired sample,
+    `sample --paired`, needs fewer when the runs' errors are correlated), to reach the same half-width;
+    `mdd`: the smallest difference between two such runs the labels at hand detect (80% power, two-sided 5%).
+    None with the reason where nothing can be projected. Assumes the current λ, judge variance and rectifier
+    variance hold for new labels."""
+
+    model: str
+    label: str | None  # None for the pass rate; the label for a label share
+    n_labelled: int
+    half_width: float | None
+    target_half_width: float
+    more_labels: int | None
+    reason: str | None
+    more_labels_difference: int | None
+    difference_reason: str | None
+    mdd: float | None
+
+
+def rate_plan(rate: PassRate, target_half_width: float = PLAN_HALF_WIDTH, *, label: str | None = None) -> RatePlan:
+    """The `RatePlan` of a corrected pass rate or label share (a `PassRate` from `ppi_pass_rate`)."""
+    _check_target(target_half_width)
+    parts = VarianceParts(rate.var_pred, rate.var_rect, rate.n_judged, rate.lam, rate.n_labelled)
+    one = plan_labels([parts], target_half_width)
+    two = plan_labels([parts, parts], target_half_width)
+    se = math.sqrt(2 * parts.variance()) if parts.defined else math.nan
+    mdd = min_detectable_difference(se)
+    return RatePlan(rate.model, label, rate.n_labelled, None if math.isnan(one.half_width) else one.half_width,
+                    target_half_width, one.more, one.reason, two.more, two.reason, None if math.isnan(mdd) else mdd)
