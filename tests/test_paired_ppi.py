@@ -165,3 +165,19 @@ def test_ppi_mean_lambda_rule():
     below = ppi_mean(f_a.tolist(), f_a[:29].tolist(), y_a[:29].tolist())
     at = ppi_mean(f_a.tolist(), f_a[:30].tolist(), y_a[:30].tolist())
     assert below.lam == 1.0 and at.method.startswith("PPI++")
+
+
+def test_plan_projects_the_lambda_rule():
+    # 10 labels: λ = 1 now. A judge whose predictions carry var 0.25 over only 200 pairs: with λ = 1 its own term
+    # 0.25/200 already exceeds (0.03/1.96)², so the current-λ projection says "cannot"; the rule tunes λ from 30
+    # labels, and with the labelled moments the projection follows it (towards λ = 0 for a useless judge)
+    useless = VarianceParts(0.25, 0.5, 200, 1.0, 10, var_y=0.25, cov_yf=0.0, var_f_lab=0.25)
+    assert plan_labels([useless._replace(var_y=math.nan)], 0.03).more is None
+    plan = plan_labels([useless], 0.03)
+    assert plan.more is not None and plan.more + 10 >= 30
+    # a useless judge's λ → 0: the variance at n is the humans' own var(y)/n
+    assert useless.variance(90) == pytest.approx(0.25 / 100)
+    # below 30 labels the projection keeps λ = 1
+    assert useless.variance(5) == pytest.approx(0.25 / 200 + (0.25 + 0.25) / 15)
+    everything = plan_labels([VarianceParts(0.25, 0.2, 100, 1.0, 100)], 0.01)
+    assert everything.more is None and "every judged pair is labelled" in everything.reason

@@ -59,7 +59,7 @@ from judgecal.annotations.stats import (PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelSh
                                         rate_plan)
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
-                                   sample_rules)
+                                   sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 
 PASS_FAIL = ("pass", "fail")
@@ -462,6 +462,9 @@ class NonRandomLabels:
     targeted: int
     unsampled: int
     majority: Agreement | None
+    # pairs only in a paired sample of two runs (`sample --paired`): a random draw of items, counted by `compare`'s
+    # paired difference, not by this report's agreement (another draw order); neither targeted nor unsampled
+    paired: int = 0
 
 
 def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans: dict[Pair, str],
@@ -474,10 +477,11 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
         if m is not None:
             j.append(m)
             h.append(humans[p])
-    kinds = Counter("beyond" if "random" in raw_rules.get(p, ()) else "targeted" if raw_rules.get(p) else "none"
+    kinds = Counter("beyond" if "random" in raw_rules.get(p, ()) else "targeted" if "targeted" in raw_rules.get(p, ())
+                    else "paired" if PAIRED in raw_rules.get(p, ()) else "targeted" if raw_rules.get(p) else "none"
                     for p in rest)
     return NonRandomLabels(len(rest), kinds["beyond"], kinds["targeted"], kinds["none"],
-                           agreement(j, h, _label_order(info[p].labels for p in rest)))
+                           agreement(j, h, _label_order(info[p].labels for p in rest)), kinds["paired"])
 
 
 # --------------------------------------------------------------------------- the report

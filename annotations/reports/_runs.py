@@ -651,8 +651,8 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
                           dbb.stats.judge_corrected_pass_rate,  # type: ignore[arg-type]
                           100 * centre, 100 * (centre - Z_95 * se), 100 * (centre + Z_95 * se),
                           100 * se, paired.p_value, paired.n_labelled, 100 * min_detectable_difference(se))
-    parts = [VarianceParts(paired.var_pred * share ** 2, paired.var_rect * share ** 2, paired.n_units, paired.lam,
-                           paired.n_labelled)]
+    parts = [VarianceParts(paired.var_pred, paired.var_rect, paired.n_units, paired.lam, paired.n_labelled,
+                           paired.var_y, paired.cov_yf, paired.var_f_lab).scaled(share)]
     return paired, drop, parts, None
 
 

@@ -90,9 +90,11 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         nr = g.non_random
         if nr is not None and nr.n:
             b.append(("p", f"{nr.n} labels on pairs that do not count ({nr.beyond_prefix} beyond the labelled prefix "
-                           f"of the draw order, {nr.targeted} targeted, {nr.unsampled} never sampled); judge agrees on "
+                           f"of the draw order, {nr.targeted} targeted, {nr.unsampled} never sampled"
+                           + (f", {nr.paired} only in a paired sample of two runs" if nr.paired else "")
+                           + "); judge agrees on "
                            + (f"{nr.majority.agree} of {nr.majority.n}" if nr.majority else "none")
-                           + ". Not used in any number."))
+                           + (". Not used in any number here." if nr.paired else ". Not used in any number.")))
         b.append(("p", f"Verified on: {g.verified_on}."))
         if g.ignored_repeat_rows:
             b.append(("p", f"{g.ignored_repeat_rows} verdict rows of repeats that not every judged pair has were "

@@ -37,6 +37,9 @@ class PairedDifference:
     reason: str | None = None
     var_pred: float = math.nan
     var_rect: float = math.nan
+    var_y: float = math.nan
+    cov_yf: float = math.nan
+    var_f_lab: float = math.nan
 
     @property
     def defined(self) -> bool:
@@ -79,7 +82,7 @@ def ppi_difference(pred_a_all: Sequence[float], pred_b_all: Sequence[float], pre
     z = abs(est) / core.se if core.se > 0 else math.inf
     return PairedDifference(n_all, n_lab, judge, human, _clip(est), core.se, _clip(est - Z_95 * core.se),
                             _clip(est + Z_95 * core.se), math.erfc(z / math.sqrt(2)), core.lam, method, None,
-                            core.var_pred, core.var_rect)
+                            core.var_pred, core.var_rect, core.var_y, core.cov_yf, core.var_f_lab)
 
 
 def _clip(x: float) -> float:

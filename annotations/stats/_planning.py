@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from judgecal.annotations.stats._common import Z_95
-from judgecal.annotations.stats._ppi import PassRate
+from judgecal.annotations.stats._ppi import PPI_TUNE_MIN_N, PassRate
 from judgecal.annotations.stats._two_rater import KappaInterval, cohen_kappa
 
 
@@ -69,16 +69,42 @@ Z_POWER_80 = 0.841621
 
 class VarianceParts(NamedTuple):
     """What a prediction-powered variance is made of (`stats.PPIMean`): λ² var_pred / n_all + var_rect / n_lab.
-    Projected forward with the current λ and variances: only n_lab grows with labels."""
+
+    Projected forward as the λ rule will behave: below PPI_TUNE_MIN_N labels λ = 1; from there, when the labelled
+    moments are known (`var_y`, `cov_yf`, `var_f_lab`), the λ the rule will pick at that n, with var(y - λf) =
+    var_y - 2 λ cov_yf + λ² var_f_lab; otherwise the current λ and rectifier variance. Only n_lab grows."""
 
     var_pred: float
     var_rect: float
     n_all: int
     lam: float
     n_lab: int
+    var_y: float = math.nan
+    cov_yf: float = math.nan
+    var_f_lab: float = math.nan
+
+    def scaled(self, factor: float) -> "VarianceParts":
+        """The parts of `factor` × the estimate (variances and covariances × factor²)."""
+        f2 = factor * factor
+        return self._replace(var_pred=self.var_pred * f2, var_rect=self.var_rect * f2, var_y=self.var_y * f2,
+                             cov_yf=self.cov_yf * f2, var_f_lab=self.var_f_lab * f2)
 
     def variance(self, more: int = 0) -> float:
-        return self.lam ** 2 * self.var_pred / self.n_all + self.var_rect / (self.n_lab + more)
+        n = self.n_lab + more
+        if more == 0 or n < PPI_TUNE_MIN_N or not all(map(math.isfinite, (self.var_y, self.cov_yf,
+                                                                          self.var_f_lab))):
+            lam = self.lam if n >= PPI_TUNE_MIN_N or more == 0 else 1.0
+            rect = self.var_rect if lam == self.lam else self._rect(lam)
+            return lam ** 2 * self.var_pred / self.n_all + rect / n
+        denom = self.var_pred / self.n_all + self.var_f_lab / n
+        lam = min(1.0, max(0.0, self.cov_yf / n / denom)) if denom > 0 else 1.0
+        return lam ** 2 * self.var_pred / self.n_all + self._rect(lam) / n
+
+    def _rect(self, lam: float) -> float:
+        if not all(map(math.isfinite, (self.var_y, self.cov_yf, self.var_f_lab))):
+            return self.var_rect
+        # the same floor as `ppi_mean`: never project certainty
+        return max(self.var_y - 2 * lam * self.cov_yf + lam * lam * self.var_f_lab, self.n_lab / (self.n_lab + 1) ** 2)
 
     @property
     def defined(self) -> bool:
@@ -115,8 +141,11 @@ def plan_labels(parts: Sequence[VarianceParts], target_half_width: float) -> Lab
     half = Z_95 * math.sqrt(sum(p.variance() for p in parts))
     if half <= target_half_width + 1e-12:
         return LabelPlan(target_half_width, half, 0)
+    if max(p.n_all - p.n_lab for p in parts) <= 0:
+        return LabelPlan(target_half_width, half, None, "every judged pair is labelled already")
+    tunable = all(math.isfinite(p.var_y) and math.isfinite(p.cov_yf) and math.isfinite(p.var_f_lab) for p in parts)
     budget = (target_half_width / Z_95) ** 2 - sum(p.lam ** 2 * p.var_pred / p.n_all for p in parts)
-    if budget <= 0:
+    if budget <= 0 and not tunable:
         return LabelPlan(target_half_width, half, None, "the judge's own variance over the judged pairs already "
                                                          "exceeds the target: more labels cannot reach it")
     cap = max(p.n_all - p.n_lab for p in parts)
@@ -175,7 +204,8 @@ class RatePlan:
 def rate_plan(rate: PassRate, target_half_width: float = PLAN_HALF_WIDTH, *, label: str | None = None) -> RatePlan:
     """The `RatePlan` of a corrected pass rate or label share (a `PassRate` from `ppi_pass_rate`)."""
     _check_target(target_half_width)
-    parts = VarianceParts(rate.var_pred, rate.var_rect, rate.n_judged, rate.lam, rate.n_labelled)
+    parts = VarianceParts(rate.var_pred, rate.var_rect, rate.n_judged, rate.lam, rate.n_labelled, rate.var_y,
+                          rate.cov_yf, rate.var_f_lab)
     one = plan_labels([parts], target_half_width)
     two = plan_labels([parts, parts], target_half_width)
     se = math.sqrt(2 * parts.variance()) if parts.defined else math.nan

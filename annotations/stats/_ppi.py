@@ -42,6 +42,9 @@ class PassRate:
     # what label planning projects from (`PPIMean`): var of the judge's predictions over all N, of the rectifier
     var_pred: float = math.nan
     var_rect: float = math.nan
+    var_y: float = math.nan
+    cov_yf: float = math.nan
+    var_f_lab: float = math.nan
 
     @property
     def estimate(self) -> float | None:
@@ -87,7 +90,7 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
     low, high = (math.nan, math.nan) if math.isnan(se) else (_clip01(estimate - Z_95 * se),
                                                               _clip01(estimate + Z_95 * se))
     return PassRate(model, n_all, raw, n_lab, human, _clip01(estimate), se, low, high, reason, lam, method,
-                    core.var_pred, core.var_rect)
+                    core.var_pred, core.var_rect, core.var_y, core.cov_yf, core.var_f_lab)
 
 
 class PPIMean(NamedTuple):
@@ -104,6 +107,11 @@ class PPIMean(NamedTuple):
     var_rect: float
     n_all: int
     n_lab: int
+    # the sample moments of the weighted labels and predictions on the labelled units, so planning can project what
+    # the λ rule will pick with more labels: var(wy), cov(wy, wf), var(wf)
+    var_y: float = math.nan
+    cov_yf: float = math.nan
+    var_f_lab: float = math.nan
 
 
 def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequence[float],
@@ -137,6 +145,7 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     estimate = lam * sum(pred_all) / n_all + sum(rect) / n_lab
     if n_lab < 2 or n_all < 2:
         return PPIMean(estimate, math.nan, lam, method, var_pred, math.nan, n_all, n_lab)
+    moments = (statistics.variance(wy), statistics.covariance(wy, wf), statistics.variance(wf))
     var_rect = statistics.variance(rect)
     if var_rect == 0:
         # every labelled unit agrees with the prediction (or all differ alike): the plug-in variance is 0 and the CI
@@ -144,7 +153,7 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
         # 1), as the kappa interval never has zero width either
         var_rect = n_lab / (n_lab + 1) ** 2
     se = math.sqrt(lam * lam * var_pred / n_all + var_rect / n_lab)
-    return PPIMean(estimate, se, lam, method, var_pred, var_rect, n_all, n_lab)
+    return PPIMean(estimate, se, lam, method, var_pred, var_rect, n_all, n_lab, *moments)
 
 
 def _strata_weights(strata_all: Sequence[Any] | None, strata_lab: Sequence[Any] | None, n_all: int,

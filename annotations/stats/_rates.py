@@ -56,7 +56,7 @@ def corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab:
     def whole(x: float) -> float:
         return (passed + x * sem) / total
 
-    scale = (sem / total) ** 2
     return CorrectedRate(whole(pr.ppi_estimate), pr.ppi_se * sem / total, whole(pr.ppi_ci_low),
                          whole(pr.ppi_ci_high), pr.method,
-                         VarianceParts(pr.var_pred * scale, pr.var_rect * scale, pr.n_judged, pr.lam, pr.n_labelled))
+                         VarianceParts(pr.var_pred, pr.var_rect, pr.n_judged, pr.lam, pr.n_labelled, pr.var_y,
+                                       pr.cov_yf, pr.var_f_lab).scaled(sem / total))
