@@ -217,3 +217,22 @@ def test_paired_labels_are_not_reported_as_targeted(paired_db):
     nr = g.non_random
     assert nr.paired == len(done) == nr.n and nr.targeted == 0
     assert g.overall.random_labelled == 0
+
+
+def test_a_record_added_after_the_draw_stops_the_prefix_until_labelled(paired_db):
+    # attack: add a second record of an awkward item to run B so that item drops out of the labelled units while the
+    # prefix runs on past it
+    with ann.unit_of_work(paired_db) as db:
+        ann.draw_paired(db, "A", "B", rate=0.1, seed=1)
+    _label_paired(paired_db)
+    with ann.unit_of_work(paired_db) as db:
+        s = ann.paired_counted(db, "A", "B")
+        assert s.prefix["s"] == 12
+        third = s.order["s"][2].item_id
+        ann.import_runs(db, parse_rows(json.dumps({"id": "extra", "item_id": third, "run_id": "B", "model": "m-b",
+                                                   "output": "again"}), RunRecord))
+        assert ann.paired_counted(db, "A", "B").prefix["s"] == 2
+        assert ann.draw_paired(db, "A", "B", rate=0.1, seed=1).added_pairs == 1
+        assert ann.Pair("extra", "s") in ann.paired_order(db)
+        ann.record_label(db, "ann", ann.Pair("extra", "s"), "pass")
+        assert ann.paired_counted(db, "A", "B").prefix["s"] == 12

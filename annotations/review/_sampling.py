@@ -778,9 +778,10 @@ class PairedSample(NamedTuple):
 
 
 def paired_counted(db: sqlite_utils.Database, run_a: str, run_b: str) -> PairedSample:
-    """The counted units of the paired sample of `run_a` and `run_b` (see the section comment). A unit's pairs are
-    its sampled pairs in both runs now; a unit one of whose runs has no sampled pair (a record added after the draw)
-    stops the prefix until `sample --paired` is run again."""
+    """The counted units of the paired sample of `run_a` and `run_b` (see the section comment): the prefix of each
+    constraint's draw order whose items have a blind first label on every record with output in both runs (a record
+    added after the draw stops the prefix there until it is labelled; `sample --paired` again puts it in the
+    sample)."""
     lo, hi = sorted((run_a, run_b))
     prefix_key = f"{PAIRED}|{lo}|{hi}|"
     blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
@@ -792,6 +793,13 @@ def paired_counted(db: sqlite_utils.Database, run_a: str, run_b: str) -> PairedS
             " ORDER BY s.rowid", [PAIRED, len(prefix_key), prefix_key]):
         seeds.setdefault(stratum, int(seed or 0))
         units[stratum][PairedUnit(item, cid)].append((run, Pair(rid, cid)))
+    # A unit is labelled when every record of its item in both runs carries a blind first label on the constraint,
+    # records added after the draw included: adding a record to an awkward item cannot drop it from the labelled
+    # units while the prefix runs on past it.
+    records: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for rid, item, run in db.execute("SELECT id, item_id, run_id FROM run_records WHERE run_id IN (?, ?)"
+                                     " AND (output IS NOT NULL OR trajectory IS NOT NULL)", [run_a, run_b]):
+        records[(item, run)].append(rid)
     order: dict[str, tuple[PairedUnit, ...]] = {}
     prefix: dict[str, int] = {}
     counted: set[PairedUnit] = set()
@@ -800,8 +808,9 @@ def paired_counted(db: sqlite_utils.Database, run_a: str, run_b: str) -> PairedS
         ranked = tuple(sorted(members, key=lambda u: _paired_rank(seeds[stratum], stratum, u.item_id)))
         k = 0
         for unit in ranked:
-            pairs = members[unit]
-            if not ({run for run, _ in pairs} >= {run_a, run_b} and all(p in blind for _, p in pairs)):
+            current = [Pair(rid, cid) for run in (run_a, run_b) for rid in records[(unit.item_id, run)]]
+            if not (all(records[(unit.item_id, run)] for run in (run_a, run_b))
+                    and all(p in blind for p in current)):
                 break
             k += 1
         order[cid], prefix[cid] = ranked, k
