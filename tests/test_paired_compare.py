@@ -4,6 +4,7 @@ tmp_path, the real CLI, the counted-pairs rule carried over to items (and the at
 from __future__ import annotations
 
 import json
+import math
 import random
 import shutil
 from pathlib import Path
@@ -119,7 +120,7 @@ def test_compare_reports_the_paired_corrected_difference(paired_db, capsys):
     # no mechanical checks, one record per item: the whole-run drop is the paired difference
     d = c.difference
     assert d.kind == "paired judge-corrected" and d.drop_points == pytest.approx(100 * p.estimate)
-    assert d.p_value == p.p_value and d.n_labelled == 48
+    assert d.p_value == pytest.approx(p.p_value) and d.n_labelled == 48
     (reason,) = c.decision.reasons
     assert (reason.ci_low, reason.ci_high) == pytest.approx((d.low, d.high))
     js = c.as_dict()
@@ -236,3 +237,38 @@ def test_a_record_added_after_the_draw_stops_the_prefix_until_labelled(paired_db
         assert ann.Pair("extra", "s") in ann.paired_order(db)
         ann.record_label(db, "ann", ann.Pair("extra", "s"), "pass")
         assert ann.paired_counted(db, "A", "B").prefix["s"] == 12
+
+
+def test_whole_run_drop_adds_the_exact_mechanical_difference(tmp_path):
+    # items with a mechanical check too: A's outputs say "ok" on every other item, B's never; the drop A - B over all
+    # checked constraints is (mech_A - mech_B) / T + (S / T) × the paired semantic difference, with S / T = 1/2
+    path = tmp_path / "mech.db"
+    n = 40
+    items = [{"id": f"i{i}", "instruction": f"Task {i}.", "constraints": [
+        {"id": "s", "text": "Answers the question.", "type": "content"},
+        {"id": "k", "text": "Says ok.", "type": "content",
+         "check": {"id": "keywords:contains_all", "args": {"keywords": ["ok"]}}}]} for i in range(n)]
+    runs = [{"id": f"{run.lower()}{i}", "item_id": f"i{i}", "run_id": run, "model": f"m-{run.lower()}",
+             "output": "ok" if run == "A" and i % 2 == 0 else "no"} for run in ("A", "B") for i in range(n)]
+    truth = _truth()[:n]
+    with ann.unit_of_work(path) as db:
+        ann.import_items(db, parse_rows("\n".join(json.dumps(i) for i in items), EvalItem))
+        ann.import_runs(db, parse_rows("\n".join(json.dumps(r) for r in runs), RunRecord))
+        add_rubric(db, SHA, version=1)
+        add_verdicts(db, [(f"{run}{i}", "s", SHA, "pass" if t[2 if run == "a" else 3] else "fail", None, 0)
+                          for i, t in enumerate(truth) for run in ("a", "b")])
+        ann.draw_paired(db, "A", "B", rate=0.5, seed=2)
+        for pair in ann.paired_order(db):
+            i = int(pair.run_record_id[1:])
+            ann.record_label(db, "ann", pair, "pass" if truth[i][0 if pair.run_record_id[0] == "a" else 1] else "fail")
+        c = ann.compare_runs(db, "A", "B")
+    p, d = c.paired, c.difference
+    assert d.kind == "paired judge-corrected" and p.n_labelled == 20
+    centre = (20 - 0) / 80 + 0.5 * p.estimate
+    assert d.drop_points == pytest.approx(100 * centre)
+    assert d.se_points == pytest.approx(100 * 0.5 * p.se)
+    assert (d.low, d.high) == pytest.approx((d.drop_points - 1.959964 * d.se_points,
+                                             d.drop_points + 1.959964 * d.se_points))
+    # the drop's own test, not the semantic difference's: its centre carries the mechanical +25 points
+    assert d.p_value == pytest.approx(math.erfc(abs(centre) / (0.5 * p.se) / math.sqrt(2)))
+    assert d.p_value < p.p_value

@@ -650,7 +650,9 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
     drop = RateDifference("paired judge-corrected", da.stats.judge_corrected_pass_rate,  # type: ignore[arg-type]
                           dbb.stats.judge_corrected_pass_rate,  # type: ignore[arg-type]
                           100 * centre, 100 * (centre - Z_95 * se), 100 * (centre + Z_95 * se),
-                          100 * se, paired.p_value, paired.n_labelled, 100 * min_detectable_difference(se))
+                          # the drop's own test (its centre carries the exact mechanical difference too)
+                          100 * se, math.erfc(abs(centre) / se / math.sqrt(2)) if se > 0 else paired.p_value,
+                          paired.n_labelled, 100 * min_detectable_difference(se))
     parts = [VarianceParts(paired.var_pred, paired.var_rect, paired.n_units, paired.lam, paired.n_labelled,
                            paired.var_y, paired.cov_yf, paired.var_f_lab).scaled(share)]
     return paired, drop, parts, None
