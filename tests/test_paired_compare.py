@@ -272,3 +272,20 @@ def test_whole_run_drop_adds_the_exact_mechanical_difference(tmp_path):
     # the drop's own test, not the semantic difference's: its centre carries the mechanical +25 points
     assert d.p_value == pytest.approx(math.erfc(abs(centre) / (0.5 * p.se) / math.sqrt(2)))
     assert d.p_value < p.p_value
+
+
+def test_unpaired_undecided_says_labels_per_run(paired_db):
+    # without a paired sample the drop adds the runs' variances; an undecided limit asks for labels per run
+    truth = _truth()
+    with ann.unit_of_work(paired_db) as db:
+        ann.draw_sample(db, rate=0.4, overlap=0, seed=1)
+        for pair in ann.reviewer_order(db, "ann"):
+            i = int(pair.run_record_id[1:])
+            ann.record_label(db, "ann", pair, "pass" if truth[i][0 if pair.run_record_id[0] == "a" else 1] else "fail")
+        d = ann.compare_runs(db, "A", "B").difference
+        assert d.kind == "judge-corrected" and d.mdd_points > 0
+        c = ann.compare_runs(db, "A", "B", thresholds={
+            "max_constraint_drop_points": d.drop_points + 0.9 * (d.high - d.drop_points)})
+    (r,) = c.decision.reasons
+    assert r.status == "undecided" and "more labels per run" in r.detail
+    assert c.paired is None

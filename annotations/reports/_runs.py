@@ -567,9 +567,11 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
     if drop is not None:
         unit = "items labelled in both runs, 2 labels each"
     else:
+        # the unpaired drop: both runs' corrected variance parts add (only when the drop is the corrected one)
+        unpaired = rate_difference(da.stats, dbb.stats)
         parts = [d.corrected.parts for d in (da, dbb) if d.corrected is not None and d.corrected.parts is not None]
-        parts = parts if len(parts) == 2 and rate_difference(da.stats, dbb.stats) is not None and \
-            rate_difference(da.stats, dbb.stats).kind == "judge-corrected" else []
+        if len(parts) != 2 or unpaired is None or unpaired.kind != "judge-corrected":
+            parts = []
         unit = "labels per run"
     decision = (decide(da.stats, dbb.stats, thresholds, difference=drop, parts=parts, unit=unit) if thresholds
                 else None)
