@@ -52,7 +52,8 @@ def cmd_report(args: argparse.Namespace) -> str:
     try:
         with ann.unit_of_work(args.db, readonly=True) as db:
             report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
-                                        rubric_seen=args.rubric_seen, rate=args.rate)
+                                        rubric_seen=args.rubric_seen, rate=args.rate,
+                                        target_half_width=args.target_half_width)
             probes = probe_results(db, rubric=args.rubric, model=args.model)
             positions = verdict_position_bias(db, rubric=args.rubric, model=args.model)
             comparison = None
@@ -135,6 +136,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _filters(p)
     p.add_argument("--rubric-seen", help="only human labels made while this rubric version was shown")
     p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
+    p.add_argument("--target-half-width", type=positive_fraction, default=ann.PLAN_HALF_WIDTH, metavar="H",
+                   help="label planning: the 95%% CI half-width to plan for, of each corrected rate and of a "
+                        "difference between two runs (default 0.03, ±3 points)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON (same as --format json)")
     p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
     p.add_argument("--out", type=Path, help="write to this file instead of printing")
