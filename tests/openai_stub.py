@@ -235,6 +235,8 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:  # noqa: N802
+        if self.server.stub.batch_api is not None and self.server.stub.batch_api.serves(self.path):
+            return self.server.stub.batch_api.handle(self, "POST")
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -254,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
 
     def do_GET(self) -> None:  # noqa: N802
+        if self.server.stub.batch_api is not None and self.server.stub.batch_api.serves(self.path):
+            return self.server.stub.batch_api.handle(self, "GET")
         payload = json.dumps({"object": "list", "data": [{"id": "stub-judge", "object": "model"}]}).encode()
         self.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode() + payload)
 
@@ -268,8 +272,12 @@ class StubServer:
     """The server. Use as a context manager; `url` is the base URL to give the SDK (ends in /v1)."""
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0, log_path: str | None = None,
-                 keep_bodies: bool = True):
+                 keep_bodies: bool = True, batch_api: Any = None):
         self.responder = responder or verdicts()
+        # The files and batches endpoints (tests/openai_batch_stub.py's FakeBatchAPI), when given.
+        self.batch_api = batch_api
+        if batch_api is not None:
+            batch_api.stub = self
         self.latency = latency
         self.requests: list[StubRequest] = []
         self.keep_bodies = keep_bodies

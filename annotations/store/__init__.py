@@ -72,13 +72,23 @@ from judgecal.annotations.store._batches import (
     start_batch,
 )
 from judgecal.annotations.store._prices import (
+    BATCH_DISCOUNT,
+    Price,
     get_price,
     list_prices,
     set_price,
 )
+from judgecal.annotations.store._remote import (
+    RemoteBatch,
+    pending_remote_batches,
+    record_remote_batch,
+    remote_batch_requests,
+    update_remote_batch,
+)
 from judgecal.annotations.store._verdicts import (
     SqliteVerdictSink,
     VerdictImportRow,
+    done_verdict_keys,
     flip_rates,
     import_verdicts,
     judge_consistency,
@@ -97,4 +107,6 @@ __all__ = [
     "SqliteVerdictSink", "VerdictImportRow", "finish_batch", "flip_rates", "get_price", "get_rubric", "heartbeat",
     "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "majority_label", "mark_dead_batches",
     "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+    "BATCH_DISCOUNT", "Price", "RemoteBatch", "pending_remote_batches", "record_remote_batch", "remote_batch_requests",
+    "update_remote_batch", "done_verdict_keys",
 ]
