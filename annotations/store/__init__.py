@@ -20,6 +20,12 @@ from judgecal.annotations.store._schema import (
     unit_of_work,
     write,
 )
+from judgecal.annotations.store._interface import (
+    STORE_CONNECTION_OPERATIONS,
+    STORE_DATABASE_OPERATIONS,
+    StoreConnection,
+    StoreDatabase,
+)
 from judgecal.annotations.store._writer import (
     QueuedWriter,
     WriterError,
@@ -109,4 +115,5 @@ __all__ = [
     "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
     "BATCH_DISCOUNT", "Price", "RemoteBatch", "pending_remote_batches", "record_remote_batch", "remote_batch_requests",
     "update_remote_batch", "done_verdict_keys",
+    "STORE_CONNECTION_OPERATIONS", "STORE_DATABASE_OPERATIONS", "StoreConnection", "StoreDatabase",
 ]
