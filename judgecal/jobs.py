@@ -458,9 +458,14 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                 ids = [custom_id_of(t.key) for t in mine]
                 at = 0
                 for n, group in enumerate(_chunks(lines)):
-                    file_id = endpoint.upload_batch_file(f"judgecal-{b.id}-{n}.jsonl",
-                                                         ("\n".join(group) + "\n").encode())
-                    remote = endpoint.create_batch(file_id, metadata={"judgecal_batch": b.id})
+                    try:
+                        file_id = endpoint.upload_batch_file(f"judgecal-{b.id}-{n}.jsonl",
+                                                             ("\n".join(group) + "\n").encode())
+                        remote = endpoint.create_batch(file_id, metadata={"judgecal_batch": b.id})
+                    except EndpointError as exc:  # after the SDK's retries: nothing more can be submitted now
+                        raise FatalBackendError(f"submitting the Batch API job failed ({exc.cause}): {exc.detail}"
+                                                + (f"; {len(pending)} job(s) submitted before it are kept and "
+                                                   "resumed by a re-run" if pending else "")) from None
                     with ann.unit_of_work(db_path) as db:
                         row = av.record_remote_batch(
                             db, remote.id, b.id, endpoint=endpoint.url, judge_model=backend.model,
@@ -486,8 +491,12 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                         pair_labels = _pair_labels(db)
                 labels_of = {k: pair_labels[(k.run_record_id, k.constraint_id)] for k in asked
                              if (k.run_record_id, k.constraint_id) in pair_labels}
-                texts = [endpoint.download_file(fid).decode("utf-8", "replace")
-                         for fid in (remote.output_file_id, remote.error_file_id) if fid]
+                try:
+                    texts = [endpoint.download_file(fid).decode("utf-8", "replace")
+                             for fid in (remote.output_file_id, remote.error_file_id) if fid]
+                except EndpointError as exc:  # the job stays pending: a re-run downloads again
+                    raise FatalBackendError(f"downloading the results of {row.id} failed ({exc.cause}): "
+                                            f"{exc.detail}; re-run to resume") from None
                 already = sink.done(labels_of)  # labelled meanwhile (another batch): kept, not overwritten
                 seen: set = set()
                 for text in texts:

@@ -13,7 +13,8 @@ then `in_progress` for `polls` retrievals (or until `release()` when `hold=True`
     cancelled   the first `answered` requests answered, the rest left out (as OpenAI does)
     failed      the input file is refused: no output, `errors` says why
 
-`mangle(line_no, line)` may rewrite or drop (None) an output line, to test unreadable results.
+`mangle(line_no, line)` may rewrite or drop (None) an output line, to test unreadable results. `fail` maps a route
+(`upload`, `create`, `retrieve`, `download`) to an HTTP status it answers with instead (e.g. {"upload": 500}).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from openai_stub import StubRequest
 
 class FakeBatchAPI:
     def __init__(self, *, polls: int = 1, outcome: str = "completed", answered: int | None = None, hold: bool = False,
-                 mangle: Callable[[int, str], str | None] | None = None):
+                 mangle: Callable[[int, str], str | None] | None = None, fail: dict[str, int] | None = None):
+        self.fail = dict(fail or {})
         self.polls = polls
         self.outcome = outcome
         self.answered = answered
@@ -61,6 +63,12 @@ class FakeBatchAPI:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
         path = h.path.split("?", 1)[0]
+        route = ("upload" if path == "/v1/files" else "create" if path == "/v1/batches" else
+                 "download" if path.endswith("/content") else "retrieve")
+        if route in self.fail:
+            status = self.fail[route]
+            payload = json.dumps({"error": {"message": f"{route} refused", "type": "server_error"}}).encode()
+            return _send(h, status, payload, "application/json")
         with self._lock:
             if method == "POST" and path == "/v1/files":
                 status, body = self._upload(h.headers.get("Content-Type", ""), raw)

@@ -335,10 +335,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--log", help="append each request's verdict key header to this file, one per line")
     p.add_argument("--answer", choices=["first", "pass", "fail"], default="first")
     p.add_argument("--hang", type=float, metavar="SECONDS", help="answer nothing for SECONDS (a hanging endpoint)")
+    p.add_argument("--batch-api", action="store_true", help="serve the fake files and batches endpoints too")
     args = p.parse_args(argv)
     fn = None if args.answer == "first" else (lambda req, a=args.answer: a if a in req.labels else req.labels[0])
     responder = verdicts(fn) if args.hang is None else hang(args.hang, verdicts(fn))
-    server = StubServer(responder, latency=args.latency, log_path=args.log, keep_bodies=False)
+    batch_api = None
+    if args.batch_api:
+        from openai_batch_stub import FakeBatchAPI  # noqa: PLC0415 — the sibling module imports this one
+
+        batch_api = FakeBatchAPI(polls=1)
+    server = StubServer(responder, latency=args.latency, log_path=args.log, keep_bodies=False, batch_api=batch_api)
     print(server.url, flush=True)
     server._httpd.serve_forever(poll_interval=0.05)
 

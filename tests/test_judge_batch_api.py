@@ -181,6 +181,30 @@ def test_a_failed_batch_is_nothing_answered_exit_3(project: Path, capsys) -> Non
         assert conn.execute("SELECT status FROM batches").fetchone()[0] == "failed"
 
 
+@pytest.mark.parametrize("route, status, said", [
+    ("upload", 500, "submitting the Batch API job failed (server_error)"),
+    ("upload", 401, "AuthenticationError (HTTP 401)"),
+    ("create", 400, "submitting the Batch API job failed (api_error)"),
+    ("download", 503, "downloading the results of batch_0001 failed (server_error)"),
+])
+def test_an_endpoint_that_refuses_the_files_or_batches_calls_stops_the_batch_and_a_rerun_recovers(
+        project: Path, capsys, route: str, status: int, said: str) -> None:
+    api = FakeBatchAPI(fail={route: status})
+    with StubServer(batch_api=api) as server:
+        assert _batch(project, server.url) == 2
+        _, err = capsys.readouterr()
+        assert "judge batch stopped: " in err and said in err, err
+        assert "sk-test" not in err
+        assert _rows(project) == []
+        with ann.unit_of_work(project) as conn:
+            assert conn.execute("SELECT status FROM batches").fetchone()[0] == "interrupted"
+        api.fail.clear()
+        assert _batch(project, server.url) == 0
+        # A job created before the failure (download) is resumed, not submitted again.
+        assert api.creates == 1
+    assert len(_rows(project)) == 12
+
+
 # --------------------------------------------------------------------------- resumable across process restarts
 
 
