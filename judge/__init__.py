@@ -20,7 +20,9 @@ from judgecal.judge._endpoint import (
     redact_url,
     url_secrets,
 )
-from judgecal.judge._backend import KEY_HEADER, Answer, Backend, OpenAIBackend, verdict_key_header
+from judgecal.judge._backend import (
+    KEY_HEADER, Answer, Backend, OpenAIBackend, chat_request, read_completion, verdict_key_header,
+)
 from judgecal.judge._pool import CLAIM_CHUNK, PoolResult, run_pool
 from judgecal.judge._runner import (
     DEFAULT_CONCURRENCY,
@@ -47,6 +49,22 @@ from judgecal.judge._probes import (
     plan_probe,
     probe_variants,
 )
+from judgecal.judge._batch_api import (
+    BATCH_CAUSES,
+    BATCH_ENDPOINT,
+    MAX_FILE_BYTES,
+    MAX_REQUESTS_PER_BATCH,
+    TERMINAL as BATCH_TERMINAL,
+    BadLine,
+    RequestTask,
+    Result as BatchResult,
+    custom_id,
+    key_of,
+    read_result,
+    read_results,
+    request_line,
+    request_lines,
+)
 from judgecal.judge._local import (
     DEMO_QUALITY_WARNING,
     LocalBackend,
@@ -66,5 +84,8 @@ __all__ = [
     "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
     "VerdictSink", "plan", "run_batch", "PAIR_SWAP", "PairwiseTask", "pair_output", "plan_pairwise",
     "INJECTIONS", "PADDING", "PROBE_KINDS", "ProbePair", "paraphrases_of", "plan_probe", "probe_variants",
+    "chat_request", "read_completion", "BATCH_CAUSES", "BATCH_ENDPOINT", "MAX_FILE_BYTES", "MAX_REQUESTS_PER_BATCH",
+    "BATCH_TERMINAL", "BadLine", "RequestTask", "BatchResult", "custom_id", "key_of", "read_result", "read_results",
+    "request_line", "request_lines",
     "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "is_demo_quality", "local_backend_available",
 ]

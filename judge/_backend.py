@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 from urllib.parse import quote
 
 from judgecal.judge._endpoint import (  # noqa: F401 — DEFAULT_* and ENDPOINTS are re-exported for existing importers
@@ -39,7 +39,7 @@ class Answer(NamedTuple):
     raw: str | None
     input_tokens: int | None
     output_tokens: int | None
-    latency_ms: float
+    latency_ms: float | None  # None: not measured (a Batch API result has no per-request latency)
     # The response_format the endpoint actually served (json_schema, or json_object after it refused json_schema);
     # None when no response came back or the backend has no such notion.
     structured_output: str | None = None
@@ -92,16 +92,14 @@ class OpenAIBackend:
     def close(self) -> None:
         self.endpoint.close()
 
+    def request(self, prompt: str, labels: tuple[str, ...]) -> dict[str, Any]:
+        """The chat-completion request for one verdict (the SDK's create arguments): what the synchronous judge
+        sends and what a Batch API request line carries as its body."""
+        return chat_request(self.model, prompt, labels, temperature=self.temperature, seed=self.seed)
+
     def judge(self, prompt: str, labels: tuple[str, ...], key: str = "") -> Answer:
         start = time.perf_counter()
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": [{"role": "user", "content": prompt}],
-            "temperature": self.temperature,
-            "response_format": response_format_json_schema(labels),
-        }
-        if self.seed is not None:
-            kwargs["seed"] = self.seed
+        kwargs = self.request(prompt, labels)
         if key:
             # Which verdict a request is for, for server-side logs and tests; a header changes nothing in the prompt.
             kwargs["extra_headers"] = {KEY_HEADER: key}
@@ -111,23 +109,44 @@ class OpenAIBackend:
             usage = exc.usage
             return Answer(None, None, exc.cause, exc.detail, None, getattr(usage, "prompt_tokens", None),
                           getattr(usage, "completion_tokens", None), (time.perf_counter() - start) * 1000)
-        latency_ms = (time.perf_counter() - start) * 1000
-        usage = getattr(completion, "usage", None)
-        tokens_in = getattr(usage, "prompt_tokens", None)
-        tokens_out = getattr(usage, "completion_tokens", None)
-        choice = completion.choices[0]
-        message = choice.message
-        if getattr(message, "refusal", None):
-            refusal = self.redact(message.refusal)
-            return Answer(None, None, "refusal", refusal[:2000], refusal, tokens_in, tokens_out, latency_ms, mode)
-        content = message.content
-        parsed = parse_answer(content, labels)
-        if parsed.error and choice.finish_reason == "length":
-            parsed = parsed._replace(error_detail=f"{parsed.error_detail} (answer cut off at the token limit)")
-        return Answer(label=parsed.label, reason=self.redact(parsed.reason), error=parsed.error,
-                      error_detail=self.redact(parsed.error_detail), raw=self.redact(content),
-                      input_tokens=tokens_in, output_tokens=tokens_out, latency_ms=latency_ms,
-                      structured_output=mode)
+        return read_completion(completion, labels, mode, (time.perf_counter() - start) * 1000, self.redact)
+
+
+def chat_request(model: str, prompt: str, labels: tuple[str, ...], *, temperature: float = 0.0,
+                 seed: int | None = 0) -> dict[str, Any]:
+    """The one request builder of the judge: the synchronous judge sends it, `judge --batch` puts it in each
+    request line's `body` (so a batch asks exactly what the synchronous judge would)."""
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": prompt}],
+        "temperature": temperature,
+        "response_format": response_format_json_schema(labels),
+    }
+    if seed is not None:
+        kwargs["seed"] = seed
+    return kwargs
+
+
+def read_completion(completion: Any, labels: tuple[str, ...], mode: str | None, latency_ms: float | None,
+                    redact: Callable[[str | None], str | None] = lambda text: text) -> Answer:
+    """The answer in a chat completion (an SDK object with choices): a refusal, a label and reason, or an
+    unparsable / bad_label error. The one reading of a judge answer, for synchronous and Batch API results alike."""
+    usage = getattr(completion, "usage", None)
+    tokens_in = getattr(usage, "prompt_tokens", None)
+    tokens_out = getattr(usage, "completion_tokens", None)
+    choice = completion.choices[0]
+    message = choice.message
+    if getattr(message, "refusal", None):
+        refusal = redact(message.refusal) or ""
+        return Answer(None, None, "refusal", refusal[:2000], refusal, tokens_in, tokens_out, latency_ms, mode)
+    content = message.content
+    parsed = parse_answer(content, labels)
+    if parsed.error and choice.finish_reason == "length":
+        parsed = parsed._replace(error_detail=f"{parsed.error_detail} (answer cut off at the token limit)")
+    return Answer(label=parsed.label, reason=redact(parsed.reason), error=parsed.error,
+                  error_detail=redact(parsed.error_detail), raw=redact(content),
+                  input_tokens=tokens_in, output_tokens=tokens_out, latency_ms=latency_ms,  # type: ignore[arg-type]
+                  structured_output=mode)
 
 
 def verdict_key_header(run_record_id: str, constraint_id: str, repeat: int) -> str:

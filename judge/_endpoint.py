@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -290,3 +290,41 @@ class Endpoint:
                     del kwargs["seed"]
                     continue
                 raise
+
+    # ----------------------------------------------------------------------- the Batch API (files and batches)
+
+    def _remote(self, what: str, call: Callable[[], Any]) -> Any:
+        """One files/batches call with the SDK's retries. Refused credentials or an unknown id are fatal (every
+        call would fail); what is left after retries is an EndpointError with a cause from ENDPOINT_CAUSES."""
+        openai = self._openai
+        try:
+            return call()
+        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+            raise FatalBackendError(self.redact(f"{what}: {type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
+        except openai.APITimeoutError:
+            raise EndpointError("timeout", f"{what}: no answer within {self.timeout_s:g} s") from None
+        except openai.RateLimitError as exc:
+            raise EndpointError("rate_limit", self.redact(f"{what}: HTTP 429: {exc.message}") or "") from None
+        except openai.APIStatusError as exc:
+            cause = "server_error" if exc.status_code >= 500 else "api_error"
+            raise EndpointError(cause, self.redact(f"{what}: HTTP {exc.status_code}: {exc.message}") or "") from None
+        except openai.APIConnectionError as exc:
+            raise EndpointError("connection", self.redact(f"{what}: {type(exc).__name__}: {exc}") or "") from None
+
+    def upload_batch_file(self, name: str, content: bytes) -> str:
+        """Upload a Batch API request file (purpose `batch`); returns the file id."""
+        return self._remote("upload", lambda: self._client.files.create(file=(name, content), purpose="batch")).id
+
+    def create_batch(self, input_file_id: str, metadata: dict[str, str] | None = None) -> Any:
+        """Start a Batch API job over chat completions with a 24 h completion window; returns the SDK's Batch."""
+        return self._remote("create batch", lambda: self._client.batches.create(
+            input_file_id=input_file_id, endpoint="/v1/chat/completions", completion_window="24h",
+            **({"metadata": metadata} if metadata else {})))
+
+    def get_batch(self, batch_id: str) -> Any:
+        """The Batch API job `batch_id` as the endpoint reports it now (status, request counts, file ids)."""
+        return self._remote("poll batch", lambda: self._client.batches.retrieve(batch_id))
+
+    def download_file(self, file_id: str) -> bytes:
+        """The content of a file (a batch's output or error file)."""
+        return self._remote("download", lambda: self._client.files.content(file_id).content)

@@ -26,6 +26,7 @@ from judgecal.judge import (
 )
 from judgecal.judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
+from judgecal import _cmd_judge_batch
 from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
 from judgecal._args import (
     CommandError,
@@ -63,6 +64,8 @@ def _backend(args: argparse.Namespace):
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
+    if _cmd_judge_batch.wanted(args):
+        return _cmd_judge_batch.run(args, _backend)
     if args.pairwise:
         return _cmd_pairwise(args)
     if args.repeats is None:
@@ -189,6 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
                    help=f"SDK retries on 429/5xx/timeouts, honouring Retry-After (default {DEFAULT_MAX_RETRIES})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _cmd_judge_batch.add_flags(p)
     p.set_defaults(func=cmd_judge)
 
     p = sub.add_parser("price", help="set or list judge model prices (for batch cost totals)")

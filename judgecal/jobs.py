@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from judgecal.annotations.reports import require_run
 from judgecal.annotations.store import WriterError
 from judgecal.evalsets import EvalItem, RunRecord
 from judgecal.judge import (
+    CLAIM_CHUNK,
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
     SHIPPED,
@@ -43,6 +45,8 @@ __all__ = [
     "Batch", "BatchStopped", "JobError", "JudgeResult", "PairwiseResult", "RunResult", "batch", "judge_pairs",
     "judge_pairwise", "resolve_rubric",
     "run_evalset",
+    "BatchPoll", "ImportedResults", "RemoteJudgeResult", "WrittenRequests", "import_batch_results",
+    "judge_pairs_batch_api", "write_batch_requests",
 ]
 
 
@@ -156,6 +160,32 @@ def resolve_rubric(db, name_or_file: str) -> Rubric:
     return rubric
 
 
+def _judged_pairs(db, rubric: str | Rubric, constraint: str | None, only_labelled: bool, limit: int | None,
+                  run_id: str | None) -> tuple[Rubric, Any, list]:
+    """The rubric (stored as a version of the project), its stored row, and the pairs a plain judge batch asks:
+    the one selection of `judge_pairs`, `judge_pairs_batch_api` and `write_batch_requests`."""
+    in_run = None
+    if run_id is not None:  # `run_id`: only that run's pairs; checked before anything is stored
+        try:
+            in_run = require_run(db, run_id)
+        except ValueError as exc:
+            raise JobError(str(exc)) from None
+    chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
+    stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
+    # Pairwise records are judged by judge_pairwise only: its repeats mean orders (2r original, 2r+1 swapped),
+    # which a plain batch would fill with original-order answers.
+    pairs = [p for p in ann.semantic_pairs(db, constraint_id=constraint)
+             if not (p[0].run_id or "").startswith(PAIRWISE_RUN_PREFIX)]
+    if in_run is not None:
+        pairs = [p for p in pairs if p[0].id in in_run]
+    if only_labelled:
+        labelled = {(r["run_record_id"], r["constraint_id"]) for r in ann.current_labels(db)}
+        pairs = [p for p in pairs if (p[0].id, p[2].id) in labelled]
+    if limit is not None:
+        pairs = pairs[:limit]
+    return chosen, stored, pairs
+
+
 class JudgeResult(NamedTuple):
     batch_id: str
     status: str  # done | failed | interrupted (see `batch`)
@@ -183,25 +213,7 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
         raise JobError("repeats and concurrency must be at least 1")
     db_path = Path(db_path)
     with ann.unit_of_work(db_path) as db:
-        in_run = None
-        if run_id is not None:  # `run_id`: only that run's pairs; checked before anything is stored
-            try:
-                in_run = require_run(db, run_id)
-            except ValueError as exc:
-                raise JobError(str(exc)) from None
-        chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
-        stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
-        # Pairwise records are judged by judge_pairwise only: its repeats mean orders (2r original, 2r+1 swapped),
-        # which a plain batch would fill with original-order answers.
-        pairs = [p for p in ann.semantic_pairs(db, constraint_id=constraint)
-                 if not (p[0].run_id or "").startswith(PAIRWISE_RUN_PREFIX)]
-        if in_run is not None:
-            pairs = [p for p in pairs if p[0].id in in_run]
-        if only_labelled:
-            labelled = {(r["run_record_id"], r["constraint_id"]) for r in ann.current_labels(db)}
-            pairs = [p for p in pairs if (p[0].id, p[2].id) in labelled]
-        if limit is not None:
-            pairs = pairs[:limit]
+        chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         price = av.get_price(db, backend.model)
     settings = backend.settings() | {
         "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
@@ -331,6 +343,332 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
     with ann.unit_of_work(db_path) as db:
         report = pairwise_report(db, run_a, run_b, chosen.sha256, backend.model)
     return PairwiseResult(b.id, b.status, b.summary, chosen, len(stored_pairs), report)
+
+
+# --------------------------------------------------------------------------- judge through the Batch API (issue 16.4)
+
+
+class BatchPoll(NamedTuple):
+    """One look at a Batch API job: what the endpoint reports (status `unreachable` when the poll itself failed)."""
+
+    remote_id: str
+    status: str
+    completed: int
+    failed: int
+    total: int
+
+
+class RemoteJudgeResult(NamedTuple):
+    batch_id: str
+    status: str  # done | failed | interrupted (see `batch`)
+    summary: BatchSummary
+    rubric: Rubric
+    rubric_version: int
+    pairs: int
+    remote_ids: tuple[str, ...]  # every Batch API job this run submitted or resumed
+    pending: tuple[str, ...]  # jobs still running at the endpoint (stopped polling, Ctrl+C): a re-run resumes them
+    resumed: bool  # True: pending jobs were found and polled, nothing was submitted
+    unreadable: int  # result lines naming no request of the job (their requests are error rows `batch_missing`)
+
+
+_UNANSWERED_CAUSE = {"expired": "batch_expired", "cancelled": "batch_cancelled", "failed": "batch_failed"}
+
+
+def _chunks(lines: list[str]) -> Iterator[list[str]]:
+    """Request lines in groups within the Batch API's limits (requests and bytes per input file)."""
+    from judgecal.judge import MAX_FILE_BYTES, MAX_REQUESTS_PER_BATCH  # noqa: PLC0415
+
+    group: list[str] = []
+    size = 0
+    for line in lines:
+        n = len(line.encode()) + 1
+        if group and (len(group) >= MAX_REQUESTS_PER_BATCH or size + n > MAX_FILE_BYTES):
+            yield group
+            group, size = [], 0
+        group.append(line)
+        size += n
+    if group:
+        yield group
+
+
+def _pair_labels(db) -> dict[tuple[str, str], tuple[str, ...]]:
+    return {(r.id, c.id): c.labels for r, _, c in ann.semantic_pairs(db)}
+
+
+def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "strict",
+                          repeats: int = DEFAULT_REPEATS, constraint: str | None = None, only_labelled: bool = False,
+                          limit: int | None = None, run_id: str | None = None, poll_s: float = 30.0,
+                          on_start: Callable[[str, int, Rubric, int, tuple[str, ...]], None] | None = None,
+                          on_submit: Callable[[str, int], None] | None = None,
+                          on_poll: Callable[[BatchPoll], None] | None = None,
+                          on_stop: Callable[[tuple[str, ...]], None] | None = None,
+                          sleep: Callable[[float], None] = time.sleep) -> RemoteJudgeResult:
+    """`judge_pairs` through the OpenAI Batch API: every request the synchronous judge would send goes into a JSONL
+    file (custom_id = the verdict cache key), uploaded and run as Batch API jobs; the results land as ordinary
+    verdict rows through the synchronous judge's own reading of an answer, costed at the batch price.
+
+    If this project holds jobs of the same endpoint, model and rubric version whose results are not stored, they are
+    polled instead (nothing is submitted): that is how a killed or interrupted run resumes. Polls every `poll_s`
+    seconds (`on_poll` for each look). Ctrl+C stops polling, not the jobs: `on_stop(pending ids)` is called, the
+    batch is recorded `interrupted`, and a re-run picks them up. A request the results leave out is an error row
+    (`batch_expired`, `batch_cancelled`, `batch_failed`, else `batch_missing`), asked again by the next run."""
+    from judgecal.judge import BATCH_TERMINAL, Answer, BadLine, EndpointError, Verdict, plan, read_results, request_line  # noqa: PLC0415
+    from judgecal.judge import custom_id as custom_id_of, key_of  # noqa: PLC0415
+
+    if repeats < 1:
+        raise JobError("repeats must be at least 1")
+    if poll_s <= 0:
+        raise JobError("the poll interval must be positive")
+    endpoint = backend.endpoint
+    db_path = Path(db_path)
+    with ann.unit_of_work(db_path) as db:
+        chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
+        price = av.get_price(db, backend.model)
+        pending = av.pending_remote_batches(db, endpoint=endpoint.url, judge_model=backend.model,
+                                            rubric_sha256=chosen.sha256)
+    settings = backend.settings() | {
+        "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
+        "repeats": repeats, "constraint": constraint, "only_labelled": only_labelled, "limit": limit,
+        "pairs": len(pairs), "batch_api": True, "poll_s": poll_s, "resumed": [r.id for r in pending],
+        **({"run_id": run_id} if run_id is not None else {}),
+    }
+    start = time.monotonic()
+    resumed = bool(pending)
+    unreadable = [0]
+    left: dict[str, av.RemoteBatch] = {}
+    landed: list[str] = []
+    with batch(db_path, settings, kind="judge") as b:
+        summary = b.summary = BatchSummary()
+        if on_start is not None:
+            on_start(b.id, len(pairs), chosen, stored.version, tuple(r.id for r in pending))
+        with av.SqliteVerdictSink(db_path, b.id) as sink:
+            if not resumed:
+                tasks = plan(pairs, chosen, backend.model, repeats)
+                summary.planned = len(tasks)
+                done = sink.done(t.key for t in tasks)
+                todo = [t for t in tasks if tuple(t.key) not in done]
+                summary.cached = len(tasks) - len(todo)
+                mine = []
+                for at in range(0, len(todo), CLAIM_CHUNK):  # leased like a synchronous batch's requests
+                    chunk = todo[at:at + CLAIM_CHUNK]
+                    got = sink.claim([t.key for t in chunk])
+                    mine += [t for t in chunk if tuple(t.key) in got]
+                    summary.elsewhere += len(chunk) - sum(1 for t in chunk if tuple(t.key) in got)
+                lines = [request_line(t.key, backend.request(t.prompt, t.labels)) for t in mine]
+                ids = [custom_id_of(t.key) for t in mine]
+                at = 0
+                for n, group in enumerate(_chunks(lines)):
+                    try:
+                        file_id = endpoint.upload_batch_file(f"judgecal-{b.id}-{n}.jsonl",
+                                                             ("\n".join(group) + "\n").encode())
+                        remote = endpoint.create_batch(file_id, metadata={"judgecal_batch": b.id})
+                    except EndpointError as exc:  # after the SDK's retries: nothing more can be submitted now
+                        raise FatalBackendError(f"submitting the Batch API job failed ({exc.cause}): {exc.detail}"
+                                                + (f"; {len(pending)} job(s) submitted before it are kept and "
+                                                   "resumed by a re-run" if pending else "")) from None
+                    with ann.unit_of_work(db_path) as db:
+                        row = av.record_remote_batch(
+                            db, remote.id, b.id, endpoint=endpoint.url, judge_model=backend.model,
+                            rubric_sha256=chosen.sha256, input_file_id=file_id, status=remote.status,
+                            custom_ids=ids[at:at + len(group)])
+                    pending.append(row)
+                    at += len(group)
+                    if on_submit is not None:
+                        on_submit(remote.id, len(group))
+            else:
+                with ann.unit_of_work(db_path) as db:
+                    for r in pending:
+                        av.update_remote_batch(db, r.id, batch_id=b.id)
+                    summary.planned = sum(r.requests for r in pending)
+            left = {r.id: r for r in pending}
+            pair_labels: dict[tuple[str, str], tuple[str, ...]] | None = None
+
+            def land(row: av.RemoteBatch, remote: Any) -> None:
+                nonlocal pair_labels
+                with ann.unit_of_work(db_path) as db:
+                    asked = [key_of(c) for c in av.remote_batch_requests(db, row.id)]
+                    if pair_labels is None:
+                        pair_labels = _pair_labels(db)
+                labels_of = {k: pair_labels[(k.run_record_id, k.constraint_id)] for k in asked
+                             if (k.run_record_id, k.constraint_id) in pair_labels}
+                try:
+                    texts = [endpoint.download_file(fid).decode("utf-8", "replace")
+                             for fid in (remote.output_file_id, remote.error_file_id) if fid]
+                except EndpointError as exc:  # the job stays pending: a re-run downloads again
+                    raise FatalBackendError(f"downloading the results of {row.id} failed ({exc.cause}): "
+                                            f"{exc.detail}; re-run to resume") from None
+                already = sink.done(labels_of)  # labelled meanwhile (another batch): kept, not overwritten
+                seen: set = set()
+                for text in texts:
+                    for r in read_results(text, labels_of):
+                        if isinstance(r, BadLine) or r.key in seen:
+                            unreadable[0] += 1
+                            continue
+                        seen.add(r.key)
+                        if tuple(r.key) in already:
+                            summary.cached += 1
+                            continue
+                        sink.save(Verdict.of(r.key, r.answer))
+                        summary.add(r.answer)
+                cause = _UNANSWERED_CAUSE.get(remote.status, "batch_missing")
+                why = ""
+                if remote.status == "failed" and getattr(remote, "errors", None) and remote.errors.data:
+                    why = f": {remote.errors.data[0].message}"
+                for k in labels_of:
+                    if k in seen or tuple(k) in already:
+                        continue
+                    answer = Answer(None, None, cause, f"batch {row.id} ended {remote.status}{why} without an "
+                                    "answer for this request", None, None, None, None)
+                    sink.save(Verdict.of(k, answer))
+                    summary.add(answer)
+                landed.append(row.id)
+
+            try:
+                while left:
+                    for rid in list(left):
+                        try:
+                            remote = endpoint.get_batch(rid)
+                        except EndpointError as exc:  # a poll that failed after retries: look again next time
+                            if on_poll is not None:
+                                on_poll(BatchPoll(rid, f"unreachable ({exc.cause})", 0, 0, left[rid].requests))
+                            continue
+                        counts = remote.request_counts
+                        if on_poll is not None:
+                            on_poll(BatchPoll(rid, remote.status, getattr(counts, "completed", 0) or 0,
+                                              getattr(counts, "failed", 0) or 0,
+                                              getattr(counts, "total", 0) or left[rid].requests))
+                        if remote.status != left[rid].status:
+                            with ann.unit_of_work(db_path) as db:
+                                av.update_remote_batch(db, rid, status=remote.status)
+                            left[rid] = left[rid]._replace(status=remote.status)
+                        if remote.status in BATCH_TERMINAL:
+                            land(left.pop(rid), remote)
+                    if left:
+                        sleep(poll_s)
+            except KeyboardInterrupt:
+                summary.interrupted = True
+                if on_stop is not None:
+                    on_stop(tuple(left))
+        # Marked landed once the sink has committed every verdict: a crash before this re-lands (idempotent).
+        with ann.unit_of_work(db_path) as db:
+            for rid in landed:
+                av.update_remote_batch(db, rid, landed=True)
+        for verdict, _ in sink.replaced:
+            summary.unstored(verdict)
+        summary.wall_s = time.monotonic() - start
+        if price is not None:
+            summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
+    return RemoteJudgeResult(b.id, b.status, summary, chosen, stored.version, len(pairs),
+                             tuple(r.id for r in pending), tuple(left), resumed, unreadable[0])
+
+
+class WrittenRequests(NamedTuple):
+    path: Path
+    requests: int
+    cached: int  # verdicts already stored: not written
+    rubric: Rubric
+    rubric_version: int
+
+
+def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, rubric: str | Rubric = "strict",
+                         repeats: int = DEFAULT_REPEATS, constraint: str | None = None, only_labelled: bool = False,
+                         limit: int | None = None, run_id: str | None = None, temperature: float = 0.0,
+                         seed: int | None = 0) -> WrittenRequests:
+    """The request file `judge --batch` would upload, written to `out` and submitted nowhere: for a self-hosted
+    judge (`python -m vllm.entrypoints.openai.run_batch -i FILE -o RESULTS --model MODEL`). Verdicts already
+    stored are left out; the rubric is stored as a version of the project, so `import_batch_results` knows it."""
+    from judgecal.judge import RequestTask, plan, request_lines  # noqa: PLC0415
+
+    if repeats < 1:
+        raise JobError("repeats must be at least 1")
+    with ann.unit_of_work(db_path) as db:
+        chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
+        tasks = plan(pairs, chosen, model, repeats)
+        done = av.done_verdict_keys(db, (t.key for t in tasks))
+    todo = [RequestTask(t.key, t.prompt, t.labels) for t in tasks if tuple(t.key) not in done]
+    out = Path(out)
+    with open(out, "w", encoding="utf-8") as f:
+        for line in request_lines(todo, model=model, temperature=temperature, seed=seed):
+            f.write(line + "\n")
+    return WrittenRequests(out, len(todo), len(tasks) - len(todo), chosen, stored.version)
+
+
+class ImportedResults(NamedTuple):
+    batch_id: str
+    status: str
+    summary: BatchSummary
+    lines: int
+
+
+def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResults:
+    """Store a Batch API results file (OpenAI's output or error file, or vLLM run_batch's `-o` file) as verdict
+    rows, read exactly as `judge --batch` reads its downloads. Every line must name a request judgecal could have
+    written for this project (custom_id = a verdict key of a stored rubric and a semantic pair), else InputError
+    naming file, line and field, and nothing is stored. A failed or unreadable answer is an error row; a verdict
+    already stored is kept. Costed at the batch price of the judge model."""
+    from judgecal.evalsets import InputError, Problem  # noqa: PLC0415
+    from judgecal.judge import BadLine, Verdict, key_of, read_results  # noqa: PLC0415
+
+    path = Path(file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(str(path), 0, "", f"cannot read: {exc}")]) from None
+    import json  # noqa: PLC0415
+
+    problems: list[Problem] = []
+    keys = []
+    with ann.unit_of_work(db_path) as db:
+        pair_labels = _pair_labels(db)
+        rubrics = {r.sha256 for r in av.list_rubrics(db)}
+        models: set[str] = set()
+        for n, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                key = key_of(json.loads(raw).get("custom_id"))
+            except (ValueError, AttributeError):
+                continue  # read_results below names the problem
+            if (key.run_record_id, key.constraint_id) not in pair_labels:
+                problems.append(Problem(str(path), n, "custom_id", f"no semantic pair ({key.run_record_id}, "
+                                        f"{key.constraint_id}) in the project"))
+            elif key.rubric_sha256 not in rubrics:
+                problems.append(Problem(str(path), n, "custom_id", f"rubric {key.rubric_sha256[:12]} is not stored in "
+                                        "the project (write the requests with judge --batch-requests)"))
+            else:
+                keys.append(key)
+                models.add(key.judge_model)
+        prices = {m: av.get_price(db, m) for m in models}
+    labels_of = {k: pair_labels[(k.run_record_id, k.constraint_id)] for k in keys}
+    results = list(read_results(text, labels_of)) if not problems else []
+    seen: set = set()
+    for r in results:
+        if isinstance(r, BadLine):
+            problems.append(Problem(str(path), r.line, r.field, r.message))
+        elif r.key in seen:
+            problems.append(Problem(str(path), r.line, "custom_id", "a second result for the same request"))
+        else:
+            seen.add(r.key)
+    if problems or not text.strip():
+        raise InputError(problems or [Problem(str(path), 0, "", "empty file")])
+    settings = {"batch_results": path.name, "judge_models": sorted(models), "lines": len(results)}
+    start = time.monotonic()
+    with batch(db_path, settings, kind="judge") as b:
+        summary = b.summary = BatchSummary(planned=len(results))
+        with av.SqliteVerdictSink(db_path, b.id) as sink:
+            already = sink.done(labels_of)
+            for r in results:
+                if tuple(r.key) in already:
+                    summary.cached += 1
+                    continue
+                sink.save(Verdict.of(r.key, r.answer))
+                summary.add(r.answer)
+        for verdict, _ in sink.replaced:
+            summary.unstored(verdict)
+        summary.wall_s = time.monotonic() - start
+        if len(models) == 1 and (price := prices[next(iter(models))]) is not None:
+            summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
+    return ImportedResults(b.id, b.status, summary, len(results))
 
 
 # --------------------------------------------------------------------------- bias probes (issue 15.3)

@@ -235,6 +235,8 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:  # noqa: N802
+        if self.server.stub.batch_api is not None and self.server.stub.batch_api.serves(self.path):
+            return self.server.stub.batch_api.handle(self, "POST")
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -254,6 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
 
     def do_GET(self) -> None:  # noqa: N802
+        if self.server.stub.batch_api is not None and self.server.stub.batch_api.serves(self.path):
+            return self.server.stub.batch_api.handle(self, "GET")
         payload = json.dumps({"object": "list", "data": [{"id": "stub-judge", "object": "model"}]}).encode()
         self.wfile.write(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode() + payload)
 
@@ -268,8 +272,12 @@ class StubServer:
     """The server. Use as a context manager; `url` is the base URL to give the SDK (ends in /v1)."""
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0, log_path: str | None = None,
-                 keep_bodies: bool = True):
+                 keep_bodies: bool = True, batch_api: Any = None):
         self.responder = responder or verdicts()
+        # The files and batches endpoints (tests/openai_batch_stub.py's FakeBatchAPI), when given.
+        self.batch_api = batch_api
+        if batch_api is not None:
+            batch_api.stub = self
         self.latency = latency
         self.requests: list[StubRequest] = []
         self.keep_bodies = keep_bodies
@@ -327,10 +335,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--log", help="append each request's verdict key header to this file, one per line")
     p.add_argument("--answer", choices=["first", "pass", "fail"], default="first")
     p.add_argument("--hang", type=float, metavar="SECONDS", help="answer nothing for SECONDS (a hanging endpoint)")
+    p.add_argument("--batch-api", action="store_true", help="serve the fake files and batches endpoints too")
     args = p.parse_args(argv)
     fn = None if args.answer == "first" else (lambda req, a=args.answer: a if a in req.labels else req.labels[0])
     responder = verdicts(fn) if args.hang is None else hang(args.hang, verdicts(fn))
-    server = StubServer(responder, latency=args.latency, log_path=args.log, keep_bodies=False)
+    batch_api = None
+    if args.batch_api:
+        from openai_batch_stub import FakeBatchAPI  # noqa: PLC0415 — the sibling module imports this one
+
+        batch_api = FakeBatchAPI(polls=1)
+    server = StubServer(responder, latency=args.latency, log_path=args.log, keep_bodies=False, batch_api=batch_api)
     print(server.url, flush=True)
     server._httpd.serve_forever(poll_interval=0.05)
 

@@ -20,6 +20,12 @@ from judgecal.annotations.store._schema import (
     unit_of_work,
     write,
 )
+from judgecal.annotations.store._interface import (
+    STORE_CONNECTION_OPERATIONS,
+    STORE_DATABASE_OPERATIONS,
+    StoreConnection,
+    StoreDatabase,
+)
 from judgecal.annotations.store._writer import (
     QueuedWriter,
     WriterError,
@@ -72,13 +78,23 @@ from judgecal.annotations.store._batches import (
     start_batch,
 )
 from judgecal.annotations.store._prices import (
+    BATCH_DISCOUNT,
+    Price,
     get_price,
     list_prices,
     set_price,
 )
+from judgecal.annotations.store._remote import (
+    RemoteBatch,
+    pending_remote_batches,
+    record_remote_batch,
+    remote_batch_requests,
+    update_remote_batch,
+)
 from judgecal.annotations.store._verdicts import (
     SqliteVerdictSink,
     VerdictImportRow,
+    done_verdict_keys,
     flip_rates,
     import_verdicts,
     judge_consistency,
@@ -124,4 +140,7 @@ __all__ += [  # frozen anchors and drift runs (issue 15.6)
     "AnchorPair", "AnchorRow", "DriftRunRow", "DriftVerdict", "FrozenVerdict", "OpenedDriftRun", "SqliteDriftSink",
     "anchor_pairs", "anchor_verdicts", "drift_verdicts", "finish_drift_run", "get_anchor", "get_drift_run",
     "insert_anchor", "list_anchors", "list_drift_runs", "open_drift_run",
+    "BATCH_DISCOUNT", "Price", "RemoteBatch", "pending_remote_batches", "record_remote_batch", "remote_batch_requests",
+    "update_remote_batch", "done_verdict_keys",
+    "STORE_CONNECTION_OPERATIONS", "STORE_DATABASE_OPERATIONS", "StoreConnection", "StoreDatabase",
 ]

@@ -19,6 +19,15 @@ class Price(NamedTuple):
         """USD for these token counts."""
         return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1_000_000
 
+    def batch_api(self) -> Price:
+        """The price of the same tokens sent through the Batch API (`judge --batch`): BATCH_DISCOUNT of both."""
+        return Price(self.input_per_million * BATCH_DISCOUNT, self.output_per_million * BATCH_DISCOUNT)
+
+
+# The Batch API bills input and output tokens at half the synchronous price (https://platform.openai.com/docs/guides/batch);
+# verdicts landed from a batch are costed at this share of the model's stored price.
+BATCH_DISCOUNT = 0.5
+
 
 def set_price(db: sqlite_utils.Database, model: str, input_per_million: float, output_per_million: float) -> None:
     """Store the price of a judge model (settings key `price:<model>`)."""

@@ -761,3 +761,35 @@ def _m012_drift(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("012_drift", _m012_drift),)
+
+
+def _m013_remote_batches(db: sqlite_utils.Database) -> None:
+    # remote_batches: a Batch API job `judge --batch` submitted (issue 16.4), by the endpoint's batch id, so a re-run
+    # finds a pending one and polls it instead of submitting again. remote_batch_requests: the custom_ids it asked
+    # (= verdict keys), so a request the results leave out becomes an error row, and a result line naming a request
+    # the job did not ask is refused. landed_at NULL: results not stored yet.
+    _execute_script(db,
+        """
+        CREATE TABLE remote_batches (
+            id TEXT PRIMARY KEY,       -- the endpoint's batch id
+            batch_id TEXT NOT NULL,    -- batches.id of the judge batch that submitted it (then of the one resuming it)
+            endpoint TEXT NOT NULL,    -- the redacted base URL
+            judge_model TEXT NOT NULL,
+            rubric_sha256 TEXT NOT NULL,
+            input_file_id TEXT NOT NULL,
+            requests INTEGER NOT NULL,
+            status TEXT NOT NULL,      -- the endpoint's last reported status
+            submitted_at TEXT NOT NULL,
+            landed_at TEXT
+        );
+        CREATE INDEX remote_batches_pending ON remote_batches(judge_model, rubric_sha256) WHERE landed_at IS NULL;
+        CREATE TABLE remote_batch_requests (
+            remote_id TEXT NOT NULL REFERENCES remote_batches(id),
+            custom_id TEXT NOT NULL,
+            PRIMARY KEY (remote_id, custom_id)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("013_remote_batches", _m013_remote_batches),)

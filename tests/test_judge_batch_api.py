@@ -1,0 +1,330 @@
+"""`judge --batch` through the OpenAI Batch API (issue 16.4), `--batch-requests` / `--batch-results` for vLLM's
+run_batch. Real parts: SQLite files in tmp_path, the real `openai` SDK over real HTTP against the fake files and
+batches endpoints (tests/openai_batch_stub.py), the CLI as a subprocess where a kill or Ctrl+C is involved."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judgecal import annotations as ann
+from judgecal.annotations import store as av
+from judgecal.cli import main
+from judgecal.judge import VerdictKey, custom_id, key_of
+from openai_batch_stub import FakeBatchAPI
+from openai_stub import Reply, StubServer, chat_completion, error_body, verdicts
+from test_judge_fixtures import make_project
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, PYTHONPATH=str(REPO), OPENAI_API_KEY="sk-test")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "p.db", n_items=3, label_sets=False)  # 3 records x 2 semantic constraints
+
+
+def _batch(db: Path, url: str, *extra: str) -> int:
+    return main(["--db", str(db), "judge", "--model", "judge-x", "--base-url", url, "--api-key", "sk-test",
+                 "--repeats", "2", "--max-retries", "0", "--batch", "--poll-interval", "0.01", *extra])
+
+
+def _rows(db: Path) -> list[tuple]:
+    with ann.unit_of_work(db) as conn:
+        return conn.execute("SELECT run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, reason, "
+                            "error, input_tokens, output_tokens FROM verdicts ORDER BY 1, 2, 3, 4, 5").fetchall()
+
+
+def _remote(db: Path) -> list[tuple]:
+    with ann.unit_of_work(db) as conn:
+        return conn.execute("SELECT id, status, requests, landed_at IS NOT NULL FROM remote_batches ORDER BY id").fetchall()
+
+
+# --------------------------------------------------------------------------- the custom_id is the cache key
+
+
+def test_custom_id_round_trips_the_verdict_key_and_refuses_anything_else() -> None:
+    key = VerdictKey("run|1 \"x\"", "polite", "a" * 64, "judge/x", 3)
+    assert key_of(custom_id(key)) == key
+    for hostile in (None, 7, "", "request-1", "[1,2]", '["r","c","s","m","1"]', '["r","c","s","m",-1]',
+                    '["r","c","s","m",true]', '["r","","s","m",0]', '{"run_record_id": "r"}'):
+        with pytest.raises(ValueError):
+            key_of(hostile)
+
+
+# --------------------------------------------------------------------------- the request is the synchronous one
+
+
+def test_batch_request_bodies_are_exactly_what_the_synchronous_judge_sends(project: Path, tmp_path: Path) -> None:
+    sync_db = make_project(tmp_path / "sync.db", n_items=3, label_sets=False)
+    with StubServer() as server:
+        assert main(["--db", str(sync_db), "judge", "--model", "judge-x", "--base-url", server.url, "--api-key",
+                     "sk-test", "--repeats", "2", "--quiet"]) == 0
+        sent = {req.key: req.body for req in server.requests}
+    out = tmp_path / "requests.jsonl"
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "2", "--batch-requests",
+                 str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == len(sent) == 12
+    for line in lines:
+        assert (line["method"], line["url"]) == ("POST", "/v1/chat/completions")
+        k = key_of(line["custom_id"])
+        assert line["body"] == sent[f"{k.run_record_id}|{k.constraint_id}|{k.repeat}"]
+
+
+# --------------------------------------------------------------------------- the happy path and the price
+
+
+def test_batch_lands_the_same_verdict_rows_as_the_synchronous_judge_at_half_the_price(project: Path, tmp_path: Path,
+                                                                                     capsys) -> None:
+    def answer(req):  # depends on the request only, so both ways must store the same rows
+        return "fail" if "order 1" in req.prompt else "pass"
+
+    sync_db = make_project(tmp_path / "sync.db", n_items=3, label_sets=False)
+    for db in (project, sync_db):
+        with ann.unit_of_work(db) as conn:
+            av.set_price(conn, "judge-x", 2.0, 8.0)
+    with StubServer(verdicts(answer)) as server:
+        assert main(["--db", str(sync_db), "judge", "--model", "judge-x", "--base-url", server.url, "--api-key",
+                     "sk-test", "--repeats", "2", "--quiet"]) == 0
+    sync_out = capsys.readouterr().out
+    api = FakeBatchAPI(polls=2)
+    with StubServer(verdicts(answer), batch_api=api) as server:
+        assert _batch(project, server.url) == 0
+        out, err = capsys.readouterr()
+        assert (api.uploads, api.creates, api.processed) == (1, 1, 12)
+        assert "submitted Batch API job batch_0001: 12 requests" in err
+        assert "batch_0001: in_progress" in err  # progress on each poll
+        assert _rows(project) == _rows(sync_db)
+        assert _remote(project) == [("batch_0001", "completed", 12, 1)]
+        sync_cost = float(sync_out.split("cost:")[1].split()[0])
+        batch_cost = float(out.split("cost:")[1].split()[0])
+        assert sync_cost > 0 and batch_cost == pytest.approx(sync_cost / 2, abs=1e-4)
+        # Run again: everything is stored, nothing is uploaded or asked.
+        assert _batch(project, server.url) == 0
+        assert (api.uploads, api.creates, api.processed) == (1, 1, 12)
+    with ann.unit_of_work(project) as conn:
+        assert conn.execute("SELECT count(DISTINCT batch_id) FROM verdicts").fetchone()[0] == 1
+        settings = json.loads(conn.execute("SELECT settings FROM batches ORDER BY started_at LIMIT 1").fetchone()[0])
+        assert settings["batch_api"] is True and "sk-test" not in json.dumps(settings)
+
+
+# --------------------------------------------------------------------------- failures are error rows
+
+
+def test_failed_and_unreadable_results_are_error_rows_never_verdicts(project: Path, capsys) -> None:
+    def answer(req):
+        if "order 0" in req.prompt and "polite" in req.prompt.lower():
+            return Reply(500, error_body(500, "overloaded"))
+        if "order 1" in req.prompt:
+            return Reply(200, chat_completion("The output passes. {label: pass"))
+        return "pass"
+
+    def mangle(n: int, line: str) -> str | None:
+        data = json.loads(line)
+        k = key_of(data["custom_id"])
+        if k.run_record_id == "run-2-0" and k.constraint_id == "grounded":
+            if k.repeat == 0:
+                return "{not json"  # unreadable: its request has no result -> batch_missing
+            data["custom_id"] = custom_id(k._replace(run_record_id="run-9-9"))  # a request the job did not ask
+            return json.dumps(data)
+        return line
+
+    with StubServer(verdicts(answer), batch_api=FakeBatchAPI(mangle=mangle)) as server:
+        assert _batch(project, server.url) == 0
+    _, err = capsys.readouterr()
+    assert "2 result lines named no request of the job" in err
+    rows = _rows(project)
+    assert len(rows) == 12
+    by_cause = {}
+    for r in rows:
+        assert (r[5] is None) != (r[7] is None)  # exactly one of label and error
+        by_cause.setdefault(r[7], []).append(r[:2])
+    assert set(by_cause) == {None, "batch_missing", "server_error", "unparsable"}
+    assert len(by_cause["server_error"]) == 2 and len(by_cause["unparsable"]) == 4
+    assert by_cause["batch_missing"] == [("run-2-0", "grounded")] * 2
+    with ann.unit_of_work(project) as conn:  # the foreign custom_id stored nothing
+        assert conn.execute("SELECT count(*) FROM verdicts WHERE run_record_id = 'run-9-9'").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("outcome, cause", [("expired", "batch_expired"), ("cancelled", "batch_cancelled")])
+def test_requests_an_expired_or_cancelled_batch_did_not_run_are_error_rows(project: Path, outcome: str,
+                                                                           cause: str) -> None:
+    api = FakeBatchAPI(outcome=outcome, answered=5)
+    with StubServer(batch_api=api) as server:
+        assert _batch(project, server.url) == 0  # a partial failure: exit 0, counted by cause
+        rows = _rows(project)
+        assert sum(1 for r in rows if r[5] is not None) == 5
+        assert sum(1 for r in rows if r[7] == cause) == 7
+        # The next run asks exactly the 7 again, in a new job.
+        api.outcome = "completed"
+        assert _batch(project, server.url) == 0
+        assert (api.creates, api.processed) == (2, 12)
+        assert sum(1 for r in _rows(project) if r[5] is not None) == 12
+
+
+def test_a_failed_batch_is_nothing_answered_exit_3(project: Path, capsys) -> None:
+    with StubServer(batch_api=FakeBatchAPI(outcome="failed")) as server:
+        assert _batch(project, server.url) == 3
+    _, err = capsys.readouterr()
+    assert "none of 12 requests was answered (batch_failed: 12)" in err
+    with ann.unit_of_work(project) as conn:
+        assert conn.execute("SELECT count(*), count(label) FROM verdicts").fetchone() == (12, 0)
+        assert "the input file does not validate" in conn.execute("SELECT error_detail FROM verdicts").fetchone()[0]
+        assert conn.execute("SELECT status FROM batches").fetchone()[0] == "failed"
+
+
+@pytest.mark.parametrize("route, status, said", [
+    ("upload", 500, "submitting the Batch API job failed (server_error)"),
+    ("upload", 401, "AuthenticationError (HTTP 401)"),
+    ("create", 400, "submitting the Batch API job failed (api_error)"),
+    ("download", 503, "downloading the results of batch_0001 failed (server_error)"),
+])
+def test_an_endpoint_that_refuses_the_files_or_batches_calls_stops_the_batch_and_a_rerun_recovers(
+        project: Path, capsys, route: str, status: int, said: str) -> None:
+    api = FakeBatchAPI(fail={route: status})
+    with StubServer(batch_api=api) as server:
+        assert _batch(project, server.url) == 2
+        _, err = capsys.readouterr()
+        assert "judge batch stopped: " in err and said in err, err
+        assert "sk-test" not in err
+        assert _rows(project) == []
+        with ann.unit_of_work(project) as conn:
+            assert conn.execute("SELECT status FROM batches").fetchone()[0] == "interrupted"
+        api.fail.clear()
+        assert _batch(project, server.url) == 0
+        # A job created before the failure (download) is resumed, not submitted again.
+        assert api.creates == 1
+    assert len(_rows(project)) == 12
+
+
+# --------------------------------------------------------------------------- resumable across process restarts
+
+
+def _argv(db: Path, url: str) -> list[str]:
+    return [sys.executable, "-m", "judgecal.cli", "--db", str(db), "judge", "--model", "judge-x", "--base-url", url,
+            "--repeats", "2", "--batch", "--poll-interval", "0.05"]
+
+
+def _start(db: Path, url: str) -> subprocess.Popen:
+    return subprocess.Popen(_argv(db, url), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_remote_row(db: Path, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        try:
+            if _remote(db):
+                time.sleep(0.3)  # a few polls
+                return
+        except Exception:  # noqa: BLE001 — the project may be mid-migration
+            pass
+        time.sleep(0.05)
+    raise AssertionError("the judge never recorded its Batch API job")
+
+
+def test_a_killed_judge_batch_resumes_polling_its_job_instead_of_submitting_again(project: Path) -> None:
+    api = FakeBatchAPI(hold=True)
+    with StubServer(batch_api=api) as server:
+        proc = _start(project, server.url)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        assert (api.uploads, api.creates) == (1, 1) and api.retrievals >= 1
+        assert _remote(project) == [("batch_0001", "in_progress", 12, 0)]
+        assert _rows(project) == []
+        api.release()
+        rc = subprocess.run(_argv(project, server.url), env=ENV, capture_output=True, text=True, timeout=120)
+        assert rc.returncode == 0, rc.stderr
+        assert "resuming Batch API job(s) batch_0001" in rc.stderr
+        assert (api.uploads, api.creates, api.processed) == (1, 1, 12)  # nothing submitted twice
+    assert _remote(project) == [("batch_0001", "completed", 12, 1)]
+    rows = _rows(project)
+    assert len(rows) == 12 and all(r[5] == "pass" for r in rows)
+    with ann.unit_of_work(project) as conn:
+        statuses = [r[0] for r in conn.execute("SELECT status FROM batches ORDER BY started_at")]
+    assert statuses == ["dead", "done"]
+
+
+def test_ctrl_c_leaves_the_job_running_and_says_how_to_resume(project: Path) -> None:
+    api = FakeBatchAPI(hold=True)
+    with StubServer(batch_api=api) as server:
+        proc = _start(project, server.url)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Batch API job(s) batch_0001 keep running at the endpoint" in err
+        assert "`judgecal judge --batch`" in err and "again to resume" in err
+        with ann.unit_of_work(project) as conn:
+            assert conn.execute("SELECT status FROM batches").fetchone()[0] == "interrupted"
+        api.release()
+        assert _batch(project, server.url) == 0
+        assert (api.uploads, api.creates) == (1, 1)
+    assert len(_rows(project)) == 12
+
+
+# --------------------------------------------------------------------------- vLLM run_batch: request file out, results in
+
+
+def _vllm_results(requests: Path, out: Path, label=lambda body: "pass") -> None:
+    """What `python -m vllm.entrypoints.openai.run_batch -i requests -o out` writes: OpenAI's result-line format."""
+    lines = []
+    for n, raw in enumerate(requests.read_text().splitlines()):
+        req = json.loads(raw)
+        answer = json.dumps({"label": label(req["body"]), "reason": "vLLM says so."})
+        lines.append(json.dumps({"id": f"vllm-{n}", "custom_id": req["custom_id"],
+                                 "response": {"status_code": 200, "request_id": f"vllm-batch-{n}",
+                                              "body": chat_completion(answer, model="judge-x")},
+                                 "error": None}))
+    out.write_text("\n".join(lines) + "\n")
+
+
+def test_a_vllm_results_file_lands_as_verdicts(project: Path, tmp_path: Path, capsys) -> None:
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "2", "--limit", "2",
+                 "--batch-requests", str(requests)]) == 0
+    _vllm_results(requests, results)
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 0
+    rows = _rows(project)
+    assert len(rows) == 4 and {r[5] for r in rows} == {"pass"}
+    # Importing it again changes nothing; the requests file now leaves the stored verdicts out.
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 0
+    assert _rows(project) == rows
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "2", "--batch-requests",
+                 str(requests)]) == 0
+    assert len(requests.read_text().splitlines()) == 12 - 4
+
+
+@pytest.mark.parametrize("bad, field", [
+    (lambda d: "{not json", "(line)"),
+    (lambda d: json.dumps(d | {"custom_id": "request-1"}), "custom_id"),
+    (lambda d: json.dumps(d | {"custom_id": custom_id(key_of(d["custom_id"])._replace(run_record_id="nope"))}),
+     "custom_id"),
+    (lambda d: json.dumps(d | {"custom_id": custom_id(key_of(d["custom_id"])._replace(rubric_sha256="f" * 64))}),
+     "custom_id"),
+], ids=["not-json", "foreign-id", "unknown-pair", "unknown-rubric"])
+def test_a_bad_results_file_is_exit_2_naming_line_and_field_and_changes_nothing(project: Path, tmp_path: Path,
+                                                                               capsys, bad, field) -> None:
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--batch-requests", str(requests)]) == 0
+    _vllm_results(requests, results)
+    lines = results.read_text().splitlines()
+    lines[2] = bad(json.loads(lines[2]))
+    results.write_text("\n".join(lines) + "\n")
+    with ann.unit_of_work(project) as conn:
+        before = ann.table_counts(conn)
+    capsys.readouterr()
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 2
+    _, err = capsys.readouterr()
+    assert f"results.jsonl:3: {field}:" in err, err
+    with ann.unit_of_work(project) as conn:
+        assert ann.table_counts(conn) == before
