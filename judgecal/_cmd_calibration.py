@@ -47,10 +47,12 @@ def _write(text: str, out: Path | None) -> str:
 
 def cmd_report(args: argparse.Namespace) -> str:
     fmt = "json" if args.json else args.format
+    if args.run_id is not None and args.compare:
+        raise CommandError("report: --compare compares rubric versions on the whole project; drop --run-id")
     try:
         with ann.unit_of_work(args.db, readonly=True) as db:
             report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
-                                        rubric_seen=args.rubric_seen, rate=args.rate)
+                                        rubric_seen=args.rubric_seen, rate=args.rate, run_id=args.run_id)
             comparison = None
             if args.compare:
                 comparison = compare_rubrics(db, *args.compare, judge_model=args.model, seed=args.seed,
@@ -117,6 +119,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _filters(p)
     p.add_argument("--rubric-seen", help="only human labels made while this rubric version was shown")
     p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
+    p.add_argument("--run-id", metavar="RUN_ID",
+                   help="only this run's records, counted on the labelled prefix of the draw order restricted to them")
     p.add_argument("--json", action="store_true", help="machine-readable JSON (same as --format json)")
     p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
     p.add_argument("--out", type=Path, help="write to this file instead of printing")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from judgecal import annotations as ann
+from judgecal.annotations.reports import require_run
 from judgecal._args import CommandError, fraction, positive_fraction
 
 
@@ -21,6 +22,8 @@ def format_coverage(rows: list[ann.StratumCoverage]) -> str:
 
 
 def cmd_sample(args: argparse.Namespace) -> str:
+    if args.run_id is not None:
+        return _sample_run(args)
     with ann.unit_of_work(args.db) as db:
         s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
                             include_unjudged=not args.judged_only)
@@ -30,6 +33,25 @@ def cmd_sample(args: argparse.Namespace) -> str:
         f"pairs (now {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap)\n\n"
         + format_coverage(rows)
     )
+
+
+def _sample_run(args: argparse.Namespace) -> str:
+    """`sample --run-id`: the run's part of each population's draw order (no second random draw; see
+    annotations.review._sampling), and the run's coverage by its counted pairs."""
+    for flag, value in (("--judged-only", args.judged_only), ("--overlap", args.overlap != ann.DEFAULT_OVERLAP)):
+        if value:
+            raise CommandError(f"sample --run-id: {flag} belongs to the population draw (`judgecal sample` without "
+                               "--run-id)")
+    with ann.unit_of_work(args.db, readonly=True) as db:
+        try:
+            require_run(db, args.run_id)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    with ann.unit_of_work(args.db) as db:
+        s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
+        rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
+    return (f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
+            f"{s.random_total} random in the project)\n\n" + format_coverage(rows))
 
 
 def format_assignment(progress: list[ann.ReviewerProgress], overlap: ann.OverlapProgress) -> str:
@@ -76,6 +98,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
     p.add_argument("--judged-only", action="store_true",
                    help="do not sample pairs that no rubric has judged yet (stratum …|unjudged)")
+    p.add_argument("--run-id", metavar="RUN_ID",
+                   help="draw this run's share: the first ceil(rate × N) of each population's draw order restricted "
+                        "to the run's N pairs (no second random draw); prints the run's coverage")
     p.set_defaults(func=cmd_sample)
 
     a = sub.add_parser(
