@@ -210,12 +210,33 @@ def _reveal_summary(shown: ann.Reveal) -> str:
     return line
 
 
-def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...], guideline_version: str | None) -> None:
+def reveal_as_seen(shown: ann.Reveal, order: ReviewOrder | None) -> ann.Reveal:
+    """The reveal in the numbering this reviewer saw the pair record in: labels are stored with A = output_1, but a
+    reviewer shown B first labelled B "output_1" and must read their own label, the judge's and other reviewers'
+    that way (the judge's free-text reasons cannot be renumbered; the page says so)."""
+    if order is None or not order.swapped:
+        return shown
+    seen = lambda label: order.shown_label(label) if label else label  # noqa: E731
+    judge_views = tuple(v._replace(labels=tuple(seen(l) for l in v.labels), majority=seen(v.majority),
+                                   reason_lines=tuple(r._replace(label=seen(r.label)) for r in v.reason_lines))
+                        for v in shown.judge)
+    others = tuple(dict(o, label=seen(o["label"])) for o in shown.others)
+    return ann.Reveal(shown.mine._replace(label=seen(shown.mine.label)), judge_views, others)
+
+
+def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...], guideline_version: str | None,
+                   order: ReviewOrder | None = None) -> None:
     """The previous pair, revealed: one line (expand for the judge's reasons, other reviewers, note and change).
-    Placed below the labelling controls, never above the next card."""
+    Placed below the labelling controls, never above the next card. A pairwise record's labels read in the order
+    this reviewer saw (`reveal_as_seen`), and a change is stored mapped back to A/B like the first label."""
+    stored = shown.mine.label
+    shown = reveal_as_seen(shown, order)
     mine = shown.mine
     pair = mine.pair
     with st.expander(md_escape(_reveal_summary(shown))):
+        if order is not None:
+            st.caption("Labels here follow the order you saw: output_1 is the output shown first to you. The "
+                       "judge's reasons quote the order the judge was shown.")
         if not shown.judge:
             st.caption("The judge has not scored this pair yet.")
         for v in shown.judge:
@@ -225,17 +246,19 @@ def _render_reveal(name: str, shown: ann.Reveal, labels: tuple[str, ...], guidel
         note_key, mode_key = f"last_note:{pair[0]}:{pair[1]}", f"last_mode:{pair[0]}:{pair[1]}"
         for n, lab in enumerate(labels, 1):
             st.button(f"Change to {md_escape(lab)}", key=f"change_{n}", disabled=lab == mine.label,
-                      on_click=_on_label, args=(name, pair, lab, note_key, mode_key, guideline_version))
+                      on_click=_on_label, args=(name, pair, order.stored_label(lab) if order else lab, note_key,
+                                                mode_key, guideline_version))
         st.text_input("Add a note to your label", key=note_key, value=mine.note or "")
         st.selectbox("Failure mode", ann.FAILURE_MODES, key=mode_key, placeholder="none",
                      index=ann.FAILURE_MODES.index(mine.failure_mode) if mine.failure_mode else None)
         st.button("Save note", key="save_note", on_click=_on_label,
-                  args=(name, pair, mine.label, note_key, mode_key, guideline_version))
+                  args=(name, pair, stored, note_key, mode_key, guideline_version))
 
 
-def _render_last(name: str, shown: ann.Reveal | None, last_card: ann.ReviewCard | None) -> None:
+def _render_last(name: str, shown: ann.Reveal | None, last_card: ann.ReviewCard | None,
+                 last_order: ReviewOrder | None = None) -> None:
     if shown is not None and last_card is not None:
-        _render_reveal(name, shown, last_card.constraint.labels, last_card.guidelines.version)
+        _render_reveal(name, shown, last_card.constraint.labels, last_card.guidelines.version, last_order)
 
 
 name = reviewer()
@@ -261,10 +284,11 @@ with ann.unit_of_work(db_path()) as db:
     if order is not None:
         card = card._replace(output=order.output, evidence=order.output)
     last = st.session_state.get(LAST_KEY)
-    shown = last_card = None
+    shown = last_card = last_order = None
     if last is not None and last.reviewer == name and ann.my_label(db, name, last.pair) is not None:
         shown = ann.reveal(db, name, last.pair)
         last_card = ann.review_card(db, last.pair)
+        last_order = review_order(db, name, last.pair.run_record_id)
 
 _render_progress(progress, review, mine, overlap)
 
@@ -272,12 +296,12 @@ if card is None and review.left:
     st.info(f"Nothing left in your queue, {md_escape(name)}. {review.left} random-sample labels are still missing: "
             "their pairs are assigned to other reviewers (`judgecal assign` lists who holds what) or wait for a "
             "second reviewer.")
-    _render_last(name, shown, last_card)
+    _render_last(name, shown, last_card, last_order)
     _render_undo(st)
     st.stop()
 if card is None:
     st.success(f"Nothing left in your queue, {md_escape(name)}. Thank you! New pairs arrive when `judgecal sample` draws more.")
-    _render_last(name, shown, last_card)
+    _render_last(name, shown, last_card, last_order)
     _render_undo(st)
     st.stop()
 
@@ -287,7 +311,7 @@ st.session_state.setdefault(SHOWN_KEY, {}).setdefault(card.pair, time.time())
 left, right = st.columns([3, 2], gap="medium")
 with right:
     _render_labelling(name, card, order)
-    _render_last(name, shown, last_card)
+    _render_last(name, shown, last_card, last_order)
     _render_guidelines(name, card)
 with left:
     _render_card(card)

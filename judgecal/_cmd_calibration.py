@@ -49,11 +49,13 @@ def _write(text: str, out: Path | None) -> str:
 
 def cmd_report(args: argparse.Namespace) -> str:
     fmt = "json" if args.json else args.format
+    if args.run_id is not None and args.compare:
+        raise CommandError("report: --compare compares rubric versions on the whole project; drop --run-id")
     try:
         with ann.unit_of_work(args.db, readonly=True) as db:
             report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
                                         rubric_seen=args.rubric_seen, rate=args.rate,
-                                        target_half_width=args.target_half_width)
+                                        target_half_width=args.target_half_width, run_id=args.run_id)
             probes = probe_results(db, rubric=args.rubric, model=args.model)
             positions = verdict_position_bias(db, rubric=args.rubric, model=args.model)
             comparison = None
@@ -139,6 +141,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target-half-width", type=positive_fraction, default=ann.PLAN_HALF_WIDTH, metavar="H",
                    help="label planning: the 95%% CI half-width to plan for, of each corrected rate and of a "
                         "difference between two runs (default 0.03, ±3 points)")
+    p.add_argument("--run-id", metavar="RUN_ID",
+                   help="only this run's records, counted on the labelled prefix of the draw order restricted to them")
     p.add_argument("--json", action="store_true", help="machine-readable JSON (same as --format json)")
     p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
     p.add_argument("--out", type=Path, help="write to this file instead of printing")

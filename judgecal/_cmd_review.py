@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from judgecal import annotations as ann
+from judgecal.annotations.reports import require_run
 from judgecal._args import CommandError, fraction, positive_fraction
 
 
@@ -22,7 +23,11 @@ def format_coverage(rows: list[ann.StratumCoverage]) -> str:
 
 def cmd_sample(args: argparse.Namespace) -> str:
     if args.paired:
+        if args.run_id is not None:
+            raise CommandError("sample: --paired RUN_A RUN_B already names the runs; leave out --run-id")
         return _cmd_sample_paired(args)
+    if args.run_id is not None:
+        return _sample_run(args)
     with ann.unit_of_work(args.db) as db:
         s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
                             include_unjudged=not args.judged_only)
@@ -50,6 +55,25 @@ def _cmd_sample_paired(args: argparse.Namespace) -> str:
     for cid in sorted(counted.order):
         lines.append(f"{cid:<{width}}  {len(counted.order[cid]):>5}  {counted.prefix[cid]:>7}")
     return "\n".join(lines)
+
+
+def _sample_run(args: argparse.Namespace) -> str:
+    """`sample --run-id`: the run's part of each population's draw order (no second random draw; see
+    annotations.review._sampling), and the run's coverage by its counted pairs."""
+    for flag, value in (("--judged-only", args.judged_only), ("--overlap", args.overlap != ann.DEFAULT_OVERLAP)):
+        if value:
+            raise CommandError(f"sample --run-id: {flag} belongs to the population draw (`judgecal sample` without "
+                               "--run-id)")
+    with ann.unit_of_work(args.db, readonly=True) as db:
+        try:
+            require_run(db, args.run_id)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    with ann.unit_of_work(args.db) as db:
+        s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
+        rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
+    return (f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
+            f"{s.random_total} random in the project)\n\n" + format_coverage(rows))
 
 
 def format_assignment(progress: list[ann.ReviewerProgress], overlap: ann.OverlapProgress) -> str:
@@ -99,6 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paired", nargs=2, metavar=("RUN_A", "RUN_B"),
                    help="draw the same items for two runs instead (rate of the items × constraints both answered, "
                         "each labelled in both runs): what `compare`'s paired corrected difference uses")
+    p.add_argument("--run-id", metavar="RUN_ID",
+                   help="draw this run's share: the first ceil(rate × N) of each population's draw order restricted "
+                        "to the run's N pairs (no second random draw); prints the run's coverage")
     p.set_defaults(func=cmd_sample)
 
     a = sub.add_parser(

@@ -3,6 +3,8 @@ end, resume by run id, the batch record, and the eval-set hash on every record."
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -73,9 +75,11 @@ def test_bad_tools_file_names_the_file(tmp_path, capsys):
 
 def test_run_by_tag_reruns_one_boundary_category(tmp_path, capsys):
     db = demo_project(tmp_path)
+    # the README tour's extra step: the 11 later tool-overreach cases (issue 13.5)
+    assert main(["--db", str(db), "import", "evalset", str(DATA / "demo_overreach.jsonl")]) == 0
     with ann.unit_of_work(db, readonly=True) as d:
         tagged = sorted(i.id for i in ann.load_items(d).values() if "boundary:tool_overreach" in i.tags)
-    assert tagged  # the demo has the category
+    assert len(tagged) == 15  # the demo's category has the 15 cases seed 003 §6 asks for (issue 13.5)
     with StubServer(agent_script(first_tool_then_answer)) as s:
         assert main(["--db", str(db), "run", "--model", "m", "--base-url", s.url, "--run-id", "b1", "--quiet",
                      "--tag", "boundary:tool_overreach"]) == 0
@@ -86,6 +90,10 @@ def test_run_by_tag_reruns_one_boundary_category(tmp_path, capsys):
         ran = sorted({r.item_id for r in ann.iter_runs(d, where="run_id = ?", params=["b1"])})
         assert d.execute("SELECT count(*) FROM run_records WHERE run_id = 'b2'").fetchone()[0] == 0
     assert ran == tagged
+    capsys.readouterr()
+    assert main(["--db", str(db), "compare", "--boundary", "b1", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^tool_overreach\s+15\s+15\b", out, re.M) and "warning: tool_overreach" not in out
 
 
 def test_truncation_is_detected_from_finish_reason(tmp_path):

@@ -61,6 +61,7 @@ from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
+from judgecal.annotations.reports._runs import require_run
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -430,10 +431,10 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
     return dict(out)
 
 
-def counted_rules(db: sqlite_utils.Database) -> dict[Pair, frozenset[str]]:
-    """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`): what every agreement number
-    and pass rate reads as "the random sample"."""
-    counted = counted_pairs(db).pairs
+def counted_rules(db: sqlite_utils.Database, run_id: str | None = None) -> dict[Pair, frozenset[str]]:
+    """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`, of one run with `run_id`): what
+    every agreement number and pass rate reads as "the random sample"."""
+    counted = counted_pairs(db, run_id=run_id).pairs
     rules = {p: (r if p in counted else r - {"random"}) for p, r in sample_rules(db).items()}
     return rules
 
@@ -635,27 +636,32 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
                        constraint: str | Sequence[str] | None = None, rubric_seen: str | None = None,
                        rate: float = DEFAULT_RATE,
-                       target_half_width: float = PLAN_HALF_WIDTH) -> CalibrationReport:
+                       target_half_width: float = PLAN_HALF_WIDTH, run_id: str | None = None) -> CalibrationReport:
     """The calibration report (see the module docstring for every convention).
 
     `rubric` filters rubric versions (sha256, 8+ prefix, name = all versions, or name@version); `model` is the judge
     model; `constraint` one or more constraint ids; `rubric_seen` keeps human labels made while that rubric was shown;
     `rate` is the review quota per stratum (constraint × model under test × rubric version); `target_half_width`
-    the 95% half-width label planning aims at (`RatePlan`). Unknown rubric specs raise ValueError.
+    the 95% half-width label planning aims at (`RatePlan`). Unknown rubric specs raise ValueError. `run_id`
+    restricts every number to that run's records, counted on its counted pairs (the population's draw order
+    restricted to the run: `counted_pairs(run_id=...)`); an unknown run is a ValueError.
     """
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
     info = pair_info(db)
+    if run_id is not None:
+        records = require_run(db, run_id)
+        info = {p: i for p, i in info.items() if p[0] in records}
     raw_rules = sample_rules(db)
-    rules = counted_rules(db)
+    rules = counted_rules(db, run_id)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
-    labels_by_pair = human_labels_by_pair(db, rubric_seen=seen)
+    labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen).items() if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
-    population = population_sizes(db)
+    population = population_sizes(db, run_id)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
@@ -693,11 +699,13 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     cov = tuple(
         CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok,
                     c.population, _coverage_reason(c))
-        for c in stratum_coverage(db, rate)
+        for c in stratum_coverage(db, rate, run_id=run_id)
         if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
     )
     filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,
                "rubric_seen": rubric_seen}
+    if run_id is not None:
+        filters["run_id"] = run_id
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
 
 

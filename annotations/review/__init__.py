@@ -25,6 +25,7 @@ from judgecal.annotations.review._sampling import (
     draw_orders,
     draw_rank,
     draw_paired,
+    draw_run_sample,
     draw_sample,
     import_samples,
     paired_counted,
@@ -110,7 +111,7 @@ from judgecal.annotations.review._guidelines import (
 __all__ = [
     "DEFAULT_OVERLAP", "DEFAULT_RATE", "CountedPairs", "DrawSettings", "Pair", "ReviewProgress", "SampleRow",
     "SampleSummary", "StratumCoverage", "StratumKey", "committed_seeds", "counted_pairs", "coverage", "draw_orders",
-    "draw_rank", "draw_sample", "import_samples", "labelled_pairs", "last_draw", "population_pairs",
+    "draw_rank", "draw_run_sample", "draw_sample", "import_samples", "labelled_pairs", "last_draw", "population_pairs",
     "population_sizes", "quota", "quota_progress", "review_progress", "sample_export_rows", "sample_is_stale",
     "sample_rules", "strata_members", "stratum_key", "targeted_pairs", "top_up_sample", "FAILURE_MODES",
     "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue", "SavedLabel", "awaiting_blind_label",

@@ -34,6 +34,13 @@ label. Skipping a pair (labelling only where the judge looks right), importing l
 leans toward some pairs stops the prefix there; it cannot choose which pairs count. A population's quota is met when
 its counted prefix reaches ceil(rate × N), N = every semantic pair of the constraint × model, and a rubric version's
 stratum only when that version has judged all N (it is gated on the population it will be used on).
+
+One run (`sample --run-id R`, `report --run-id R`). R's pairs are a subset of each population; the population's draw
+order restricted to them is still a uniformly random order of that subset, so no second draw is made: `sample
+--run-id R` adds the first ceil(rate × N_R) pairs of the restricted order (random rows whose reason is
+``run:R``), and R's counted pairs are the longest labelled prefix of the restricted order's sampled pairs. The
+population's own counted prefix reads only rows of the population draw (reason NULL): pairs drawn for one run lie
+beyond the population sample in its order, and counting them there would over-weight the run the user picked.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ from judgecal.annotations.store import now_iso, write
 DEFAULT_RATE = 0.10
 DEFAULT_OVERLAP = 0.20
 UNJUDGED = "unjudged"
+RUN_REASON = "run:"  # reason of a random row drawn for one run only (`sample --run-id`), followed by the run id
 
 
 class Pair(NamedTuple):
@@ -255,29 +263,44 @@ def _table_mark(db: sqlite_utils.Database, table: str) -> int:
 
 
 def draw_orders(db: sqlite_utils.Database, version: tuple | None = None) -> dict[tuple[str, str], tuple[Pair, ...]]:
-    """Each population's random-sample pairs in draw order (rank under the population's committed seed).
+    """Each population's random-sample pairs in draw order (rank under the population's committed seed), pairs
+    drawn for one run (`sample --run-id`) included: what the review queue serves.
     `version`: `_data_version(db)` when the caller already read it."""
-    return dict(_memo(db, "draw_orders", version or _data_version(db), lambda: _draw_orders(db)))
+    return dict(_memo(db, "draw_orders", version or _data_version(db), lambda: _draw_orders(db, scope="*")))
 
 
-def _draw_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
+def _run_records(db: sqlite_utils.Database, run_id: str) -> set[str]:
+    return {r[0] for r in db.execute("SELECT id FROM run_records WHERE run_id = ?", [run_id])}
+
+
+def _draw_orders(db: sqlite_utils.Database, scope: str | None = None) -> dict[tuple[str, str], tuple[Pair, ...]]:
+    """Random-sample pairs in draw order. `scope`: "*" every random row; None the population draw only (rows not
+    drawn for one run); a run id: every random row of that run's records (the restricted order's sampled pairs)."""
     seeds = committed_seeds(db)
     members: dict[tuple[str, str], list[Pair]] = defaultdict(list)
-    for rid, cid, model in db.execute(
-            "SELECT s.run_record_id, s.constraint_id, r.model FROM samples s JOIN run_records r ON r.id = s.run_record_id"
-            " WHERE s.rule = 'random'"):
-        members[(cid, model)].append(Pair(rid, cid))
+    sql = ("SELECT s.run_record_id, s.constraint_id, r.model, s.reason, r.run_id FROM samples s"
+           " JOIN run_records r ON r.id = s.run_record_id WHERE s.rule = 'random'")
+    for rid, cid, model, reason, run in db.execute(sql):
+        scoped = reason is not None and reason.startswith(RUN_REASON)
+        if scope == "*" or (scope is None and not scoped) or (scope is not None and run == scope):
+            members[(cid, model)].append(Pair(rid, cid))
     return {key: tuple(sorted(ps, key=lambda p: draw_rank(seeds.get(key, 0), key[0], key[1], p)))
             for key, ps in members.items()}
 
 
-def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None) -> CountedPairs:
+def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
+                  run_id: str | None = None) -> CountedPairs:
     """The pairs every agreement number uses: per constraint × model, the longest prefix of the random sample's draw
     order whose pairs all carry a blind first label (`blind_first_labels`). Labels elsewhere (beyond the prefix,
     targeted-only, never sampled) are non-random and never count. Nothing about labels, their import order or the
-    review queue enters the order; labels only decide where the prefix ends."""
+    review queue enters the order; labels only decide where the prefix ends.
+
+    `run_id`: the counted pairs of one run, the same rule on the draw order restricted to its records (see the module
+    docstring). Without it, pairs drawn for one run only never count."""
     blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
-    orders = draw_orders(db, version)
+    version = version or _data_version(db)
+    orders = dict(_memo(db, ("counted_orders", run_id), version,
+                        lambda: _draw_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
     prefix: dict[tuple[str, str], int] = {}
     pairs: set[Pair] = set()
     for key, order in orders.items():
@@ -294,10 +317,12 @@ def population_pairs(db: sqlite_utils.Database) -> set[Pair]:
     return {Pair(rid, cid) for cid, rid in db.execute(f"SELECT c.id, r.id {_SEMANTIC_PAIRS}")}
 
 
-def population_sizes(db: sqlite_utils.Database) -> Counter[tuple[str, str]]:
-    """(constraint id, model) -> number of semantic pairs with output: the population a rubric version is gated on."""
+def population_sizes(db: sqlite_utils.Database, run_id: str | None = None) -> Counter[tuple[str, str]]:
+    """(constraint id, model) -> number of semantic pairs with output: the population a rubric version is gated on
+    (with `run_id`: that run's part of it)."""
+    where, params = ("AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     return Counter({(cid, model): n for cid, model, n in db.execute(
-        f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} GROUP BY c.id, r.model")})
+        f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
 
 
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
@@ -330,6 +355,43 @@ def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
     return out
 
 
+def _run_scoped(db: sqlite_utils.Database) -> set[Pair]:
+    return {Pair(*row) for row in db.execute(
+        "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random' AND reason LIKE ?", [RUN_REASON + "%"])}
+
+
+def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEFAULT_RATE,
+                    seed: int = 0) -> SampleSummary:
+    """Top up one run's part of the review sample (`sample --run-id`): per population, the first ceil(rate × N_R) of
+    its draw order restricted to the run's N_R pairs (see the module docstring). No second random draw: the order is
+    the population's own, its seed committed by the population's first draw (or by this one, when it is the first).
+    Pairs it adds carry reason ``run:<run_id>`` and count for this run only; the population draw, its overlap and
+    targeted rows and the stored quotas are left as they are."""
+    _check_rates(rate, 0)
+    stamp = now_iso()
+    with write(db):
+        seeds = committed_seeds(db)
+        random_set = _pairs_with_rule(db, "random")
+        judged = {p: stratum_key(k.constraint_id, k.model, k.rubric_sha256)
+                  for k, ps in strata_members(db, include_unjudged=False).items() for p in ps}
+        pops: dict[tuple[str, str], list[Pair]] = defaultdict(list)
+        for cid, model, rid in db.execute(f"SELECT c.id, r.model, r.id {_SEMANTIC_PAIRS} AND r.run_id = ?", [run_id]):
+            pops[(cid, model)].append(Pair(rid, cid))
+        new_rows = []
+        for pop in sorted(pops):
+            pop_seed = seeds.setdefault(pop, seed)
+            for p in heapq.nsmallest(quota(rate, len(pops[pop])), pops[pop], key=lambda p: draw_rank(pop_seed, *pop, p)):
+                if p not in random_set:
+                    random_set.add(p)
+                    new_rows.append((p[0], p[1], "random", judged.get(p) or stratum_key(*pop, None),
+                                     RUN_REASON + run_id, pop_seed, stamp))
+        db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                            " VALUES (?,?,?,?,?,?,?)", new_rows)
+        totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
+    return SampleSummary(len(pops), len(new_rows), 0, 0, totals.get("random", 0), totals.get("targeted", 0),
+                         totals.get("overlap", 0))
+
+
 def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overlap: float = DEFAULT_OVERLAP,
                 seed: int = 0, include_unjudged: bool = True) -> SampleSummary:
     """Top up the review sample (see the module docstring) and record each stratum's quota. One transaction.
@@ -343,7 +405,10 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         members = strata_members(db, include_unjudged=include_unjudged)
         population = population_sizes(db)
         seeds = committed_seeds(db)
-        random_set = _pairs_with_rule(db, "random")
+        # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
+        scoped = _run_scoped(db)
+        random_set = _pairs_with_rule(db, "random") - scoped
+        promoted = []
         overlap_set = _pairs_with_rule(db, "overlap")
         targeted_set = _pairs_with_rule(db, "targeted")
         new_rows: list[tuple] = []
@@ -367,7 +432,11 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
             pop_seed = seeds.setdefault(pop, seed)  # the first draw commits the population's order
             size = max(len(pairs), population[pop])
             for p in heapq.nsmallest(quota(rate, size), pairs, key=lambda p: draw_rank(pop_seed, *pop, p)):
-                if p not in random_set:
+                if p in scoped and p not in random_set:
+                    random_set.add(p)
+                    promoted.append(p)
+                    new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
+                elif p not in random_set:
                     random_set.add(p)
                     new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
                     added["random"] += 1
@@ -391,6 +460,9 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
                 targeted_set.add(pair)
                 new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
                 added["targeted"] += 1
+        # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
+        db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
+                            promoted)
         db.conn.executemany(
             "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
             " VALUES (?,?,?,?,?,?,?)", new_rows)
@@ -401,7 +473,7 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
                             " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", strata_rows)
     return SampleSummary(len(members), added["random"], added["targeted"], added["overlap"],
-                         len(random_set), len(targeted_set), len(overlap_set))
+                         len(random_set | scoped), len(targeted_set), len(overlap_set))
 
 
 # The arguments of the last `draw_sample` and what the project held then, so the review queue can top the sample up
@@ -486,15 +558,19 @@ def review_progress(db: sqlite_utils.Database, rows: list[StratumCoverage] | Non
 
 
 def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
-             include_unjudged: bool = False) -> list[StratumCoverage]:
+             include_unjudged: bool = False, run_id: str | None = None) -> list[StratumCoverage]:
     """Exact review coverage of every stratum, from the current verdicts, samples and labels (one row per stratum,
     sorted by stratum). Reads every verdict: for the CLI, calibration and the CI gate, not for a page rerun
-    (see `quota_progress`)."""
+    (see `quota_progress`). `run_id`: the coverage of that run's pairs by its counted pairs (`counted_pairs`)."""
     _check_rates(rate, 0)
     members = strata_members(db, include_unjudged=include_unjudged)
     random_set = _pairs_with_rule(db, "random")
-    population = population_sizes(db)
-    done = counted_pairs(db).pairs
+    population = population_sizes(db, run_id)
+    done = counted_pairs(db, run_id=run_id).pairs
+    if run_id is not None:
+        records = _run_records(db, run_id)
+        members = {k: [p for p in ps if p[0] in records] for k, ps in members.items()}
+        members = {k: ps for k, ps in members.items() if ps}
     rows = []
     for key in sorted(members, key=lambda k: k.stratum):
         pairs = members[key]
@@ -578,7 +654,7 @@ def sample_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
 
 
 def _not_a_draw(parsed: Parsed[SampleRow], fresh: list[tuple], pairs: set[Pair],
-                model: dict[str, str]) -> list[Problem]:
+                model: dict[str, str], run_of: dict[str, str | None]) -> list[Problem]:
     """Problems for a population whose imported random rows are not the front of its draw order: `sample` draws the
     first ceil(rate × N) pairs of the order under the committed seed (the first row's), so an exported sample is
     such a prefix. Any other set was chosen, not drawn (a file naming only the pairs where the judge is right became
@@ -596,8 +672,29 @@ def _not_a_draw(parsed: Parsed[SampleRow], fresh: list[tuple], pairs: set[Pair],
         seeds.setdefault(pop, int(row[5] or 0))
         first_line.setdefault(pop, index_of[row])
         wanted[pop].add(Pair(row[0], row[1]))
+    # Rows drawn for one run (`sample --run-id`) are the front of the order restricted to that run's records; the
+    # population draw's rows are the front of the whole order.
+    runs = run_of
+    scoped: dict[tuple[str, str, str], set[Pair]] = defaultdict(set)
+    for row in fresh:
+        if row[2] == "random" and row[4] and row[4].startswith(RUN_REASON):
+            pop = (row[1], model[row[0]])
+            wanted[pop].discard(Pair(row[0], row[1]))
+            scoped[(*pop, row[4][len(RUN_REASON):])].add(Pair(row[0], row[1]))
     problems = []
+    for (cid, mod, run), drawn in scoped.items():
+        pop = (cid, mod)
+        drawn = drawn | {p for p in wanted.get(pop, ()) if runs.get(p[0]) == run}
+        members = [p for p in pairs if (p[1], model[p[0]]) == pop and runs.get(p[0]) == run]
+        front = set(heapq.nsmallest(len(drawn), members, key=lambda p: draw_rank(seeds[pop], *pop, p)))
+        if front != drawn:
+            problems.append(parsed.problem(
+                first_line[pop], "reason",
+                f"the rows drawn for run {run!r} of {cid} × {mod} are not the first {len(drawn)} of its draw order "
+                f"restricted to that run: a sample is drawn, not chosen; draw it with `judgecal sample --run-id`"))
     for pop, drawn in wanted.items():
+        if not drawn:
+            continue
         members = [p for p in pairs if (p[1], model[p[0]]) == pop]
         front = set(heapq.nsmallest(len(drawn), members, key=lambda p: draw_rank(seeds[pop], *pop, p)))
         if front != drawn:
@@ -670,7 +767,8 @@ def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
                                                           "has a random sample: its draw order is pre-committed"))
         else:
             fresh.append(row)
-    problems += _not_a_draw(parsed, fresh, pairs, model)
+    problems += _not_a_draw(parsed, fresh, pairs, model,
+                            dict(db.execute("SELECT id, run_id FROM run_records").fetchall()))
     problems += _not_a_paired_draw(db, parsed, fresh)
     if problems:
         raise InputError(problems)
