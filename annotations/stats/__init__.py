@@ -46,6 +46,22 @@ from judgecal.annotations.stats._rates import (
     percentile,
     ratio,
 )
+from judgecal.annotations.stats._judge_error import (
+    ALPHA,
+    MIN_REGRESSION_N,
+    Covariate,
+    CovariateEffect,
+    ErrorRate,
+    JudgeErrorRegression,
+    ModelErrorRates,
+    error_rates_by_model,
+    holm,
+    judge_error_regression,
+    log2_length,
+    logistic_fit,
+    standardised,
+    wilson_rate,
+)
 from judgecal.annotations.stats._planning import (
     labels_needed,
     labels_needed_for_interval,
@@ -57,4 +73,7 @@ __all__ = [
     "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
     "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
+    "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "ErrorRate", "JudgeErrorRegression",
+    "ModelErrorRates", "error_rates_by_model", "holm", "judge_error_regression", "log2_length", "logistic_fit",
+    "standardised", "wilson_rate",
 ]
