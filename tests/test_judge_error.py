@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from judgecal.annotations.stats import (
-    MIN_REGRESSION_N, Covariate, error_rates_by_model, holm, judge_error_regression, log2_length, logistic_fit,
+    MIN_REGRESSION_N, Covariate, cluster_robust_se, error_rates_by_model, holm, judge_error_regression, log2_length, logistic_fit,
     standardised, wilson_rate,
 )
 
@@ -214,3 +214,44 @@ def test_standardised_and_log2_length():
     assert sd == pytest.approx(math.sqrt(2)) and vals[1] is None and vals[0] == pytest.approx(-1 / math.sqrt(2))
     assert standardised([2.0, 2.0])[1] == 0.0
     assert log2_length([0, 1, 3, None, -1]) == [0.0, 1.0, 2.0, None, None]
+
+
+def test_cluster_robust_se_matches_statsmodels():
+    # statsmodels 0.15.0: sm.Logit(y, X).fit(disp=0, tol=1e-12, cov_type="cluster", cov_kwds={"groups": groups})
+    # with groups = arange(300) // 3 on the data of test_logistic_fit_matches_statsmodels.
+    rng = np.random.default_rng(20261130)
+    n = 300
+    h = rng.random(n) < 0.6
+    x = np.log2(1 + rng.integers(20, 2000, n))
+    y = (rng.random(n) < 1 / (1 + np.exp(-(-1.5 + 3.2 * h + 0.35 * (x - x.mean()))))).astype(float)
+    X = np.column_stack([np.ones(n), h.astype(float), x])
+    groups = (np.arange(n) // 3).tolist()
+    se = cluster_robust_se(X, y, logistic_fit(X, y), groups)
+    assert se == pytest.approx([1.11346253, 0.30956288, 0.10898207], abs=1e-7)
+    r = judge_error_regression(["pass" if v else "fail" for v in y], ["pass" if v else "fail" for v in h],
+                               [Covariate("x", list(x), "unit")], clusters=groups)
+    e = r.effects[0]
+    assert e.clusters == 100 and e.p_cluster == pytest.approx(3.33031202e-04, rel=1e-6) and e.p_value == e.p_cluster
+    assert e.p_lr == pytest.approx(0.0009776442997237926, rel=1e-6)
+
+
+def test_shared_items_do_not_make_a_clean_judge_look_biased():
+    # Pairs come in items of 6 (an item's constraints share one output, so one length) and the judge's leniency
+    # varies by item (it is generous or harsh on the whole item), unrelated to length. Counting the 600 pairs as
+    # independent, the LR test rejects far above alpha; clustered by item it stays near alpha.
+    lr = robust = 0
+    seeds = range(200)
+    for seed in seeds:
+        rng = np.random.default_rng(5000 + seed)
+        items = np.repeat(np.arange(100), 6)
+        loglen = rng.normal(7.5, 1.0, 100)[items]
+        human = np.where(rng.random(600) < 0.6, "pass", "fail")
+        leniency = rng.normal(0.0, 2.0, 100)[items]
+        p_pass = 1 / (1 + np.exp(-(np.where(human == "pass", 2.0, -1.0) + leniency)))
+        judge = np.where(rng.random(600) < p_pass, "pass", "fail")
+        covs = [Covariate("output length", list(loglen), "doubling")]
+        r = judge_error_regression(list(judge), list(human), covs, clusters=items.tolist())
+        lr += r.effects[0].p_lr < 0.05
+        robust += r.effects[0].p_value < 0.05
+    assert lr / len(seeds) > 0.15, (lr, robust)
+    assert 0.02 <= robust / len(seeds) <= 0.09, robust

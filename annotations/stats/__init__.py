@@ -51,6 +51,7 @@ from judgecal.annotations.stats._judge_error import (
     MIN_REGRESSION_N,
     Covariate,
     CovariateEffect,
+    cluster_robust_se,
     ErrorRate,
     JudgeErrorRegression,
     ModelErrorRates,
@@ -61,6 +62,13 @@ from judgecal.annotations.stats._judge_error import (
     logistic_fit,
     standardised,
     wilson_rate,
+)
+from judgecal.annotations.stats._clusters import (
+    NO_CLUSTERING,
+    DesignEffect,
+    PassRateClustering,
+    clustered_pass_rate,
+    design_effect,
 )
 from judgecal.annotations.stats._planning import (
     labels_needed,
@@ -73,7 +81,8 @@ __all__ = [
     "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
     "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
-    "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "ErrorRate", "JudgeErrorRegression",
+    "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "cluster_robust_se", "ErrorRate", "JudgeErrorRegression",
     "ModelErrorRates", "error_rates_by_model", "holm", "judge_error_regression", "log2_length", "logistic_fit",
-    "standardised", "wilson_rate",
+    "standardised", "wilson_rate", "NO_CLUSTERING", "DesignEffect", "PassRateClustering", "clustered_pass_rate",
+    "design_effect",
 ]

@@ -18,7 +18,7 @@ Pure arithmetic on arrays (numpy/scipy): the reports gather the counted pairs an
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -156,6 +156,23 @@ def logistic_fit(X: np.ndarray, y: np.ndarray, *, max_iter: int = 100, tol: floa
     return LogitFit(beta, se, ll, converged)
 
 
+def cluster_robust_se(X: np.ndarray, y: np.ndarray, fit: LogitFit, clusters: Sequence) -> np.ndarray:
+    """Cluster-robust (sandwich) standard errors of a logistic fit, with statsmodels' small-sample factor
+    G/(G−1) · (n−1)/(n−k) (`cov_type="cluster"`): pairs of one item share its errors, so the model-based SE, which
+    counts them as independent, is too small."""
+    X = np.asarray(X, dtype=float)
+    n, k = X.shape
+    p = expit(X @ fit.coef)
+    bread = np.linalg.inv(X.T @ (X * (p * (1.0 - p))[:, None]))
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=n)
+    g = len(index)
+    scores = np.zeros((g, k))
+    np.add.at(scores, codes, X * (np.asarray(y, dtype=float) - p)[:, None])
+    cov = bread @ (scores.T @ scores) @ bread * (g / (g - 1)) * ((n - 1) / (n - k))
+    return np.sqrt(np.diag(cov))
+
+
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm (1979) step-down adjusted p-values, in input order; NaN entries stay NaN and are not counted in the
     family."""
@@ -184,8 +201,11 @@ class CovariateEffect:
 
     `odds_ratio` (with its 95% Wald interval) multiplies the odds that the judge says pass per `unit`: above 1 the
     judge favours pairs with more of it (more false passes on human fails, fewer false fails on human passes).
-    `p_value` is the likelihood-ratio test of no effect, `p_holm` Holm-adjusted over the covariates tried;
-    `significant` is p_holm < alpha. `reason` says why a covariate was not tested (NaN numbers)."""
+    `p_value` is the test the decision uses: the likelihood-ratio test (`p_lr`) when every pair is its own cluster,
+    the cluster-robust Wald test (`p_cluster`, clustered by item) when pairs share items (the LR test counts them as
+    independent); `p_wald` is the model-based Wald test, for reference. `p_holm` is p_value Holm-adjusted over the
+    covariates tried; `significant` is p_holm < alpha. `reason` says why a covariate was not tested (NaN numbers).
+    The interval of the odds ratio uses the SE of the test used."""
 
     covariate: str
     unit: str
@@ -200,6 +220,9 @@ class CovariateEffect:
     p_holm: float
     significant: bool
     reason: str | None = None
+    p_lr: float = math.nan
+    p_cluster: float = math.nan
+    clusters: int = 0
 
 
 @dataclass(frozen=True)
@@ -217,8 +240,9 @@ class JudgeErrorRegression:
         return tuple(e for e in self.effects if e.significant)
 
 
-REGRESSION_METHOD = ("logit P(judge pass) = b0 + b1·[human pass] + b2·x per covariate x, IRLS; likelihood-ratio "
-                     "test of b2 = 0; Holm across the covariates tried")
+REGRESSION_METHOD = ("logit P(judge pass) = b0 + b1·[human pass] + b2·x per covariate x, IRLS; test of b2 = 0: "
+                     "likelihood ratio, or cluster-robust Wald by item where pairs share items; Holm across the "
+                     "covariates tried")
 
 
 def _untested(c: Covariate, n: int, reason: str) -> CovariateEffect:
@@ -226,7 +250,8 @@ def _untested(c: Covariate, n: int, reason: str) -> CovariateEffect:
     return CovariateEffect(c.name, c.unit, n, nan, nan, nan, nan, nan, nan, nan, nan, False, reason)
 
 
-def _one_covariate(c: Covariate, judge_pass: np.ndarray, human_pass: np.ndarray, keep: np.ndarray) -> CovariateEffect:
+def _one_covariate(c: Covariate, judge_pass: np.ndarray, human_pass: np.ndarray, keep: np.ndarray,
+                   clusters: np.ndarray | None) -> CovariateEffect:
     vals = np.array([math.nan if v is None else float(v) for v in c.values], dtype=float)
     use = keep & np.isfinite(vals)
     n = int(use.sum())
@@ -246,26 +271,33 @@ def _one_covariate(c: Covariate, judge_pass: np.ndarray, human_pass: np.ndarray,
     lr = max(0.0, 2.0 * (f1.loglik - f0.loglik))
     p_lr = float(sps.chi2.sf(lr, 1))
     b, se = float(f1.coef[-1]), float(f1.se[-1])
+    groups = clusters[use] if clusters is not None else None
+    g = len(set(groups.tolist())) if groups is not None else n
+    p_cl = math.nan
     if f1.converged and math.isfinite(se) and se > 0:
         p_wald = float(2 * sps.norm.sf(abs(b) / se))
+        if g < n and g >= 2:
+            se = float(cluster_robust_se(full, y, f1, groups.tolist())[-1])
+            p_cl = float(2 * sps.norm.sf(abs(b) / se)) if se > 0 else math.nan
         lo, hi = math.exp(b - Z_95 * se), math.exp(b + Z_95 * se)
         odds = math.exp(b)
     else:
         # separation: the effect is unbounded; the likelihood-ratio test still stands, the Wald numbers do not
-        p_wald, lo, hi = math.nan, math.nan, math.nan
+        p_wald, lo, hi, se = math.nan, math.nan, math.nan, math.nan
         odds = math.inf if b > 0 else 0.0
-    return CovariateEffect(c.name, c.unit, n, odds, lo, hi, b, se if f1.converged else math.nan, p_lr, p_wald,
-                           math.nan, False)
+    p = p_cl if g < n and not math.isnan(p_cl) else p_lr
+    return CovariateEffect(c.name, c.unit, n, odds, lo, hi, b, se, p, p_wald, math.nan, False, None, p_lr, p_cl, g)
 
 
 def judge_error_regression(judge: Sequence[str], human: Sequence[str], covariates: Iterable[Covariate], *,
-                           alpha: float = ALPHA) -> JudgeErrorRegression:
+                           alpha: float = ALPHA, clusters: Sequence | None = None) -> JudgeErrorRegression:
     """Test each covariate for an effect on the judge's verdict given the human label (module docstring).
 
     `judge` holds the judge's label per counted pair ("pass", "fail", or an abstention, left out), `human` the blind
     first human label ("pass"/"fail"). Each covariate has one value per pair. A covariate with fewer than
     MIN_REGRESSION_N usable pairs, a constant value or a judge that gave one label is reported untested with the
-    reason and stays out of the Holm family."""
+    reason and stays out of the Holm family. `clusters` (one key per pair, e.g. the item) makes the test
+    cluster-robust where pairs share a cluster."""
     if len(judge) != len(human):
         raise ValueError("judge and human need one label per pair")
     if not 0 < alpha < 1:
@@ -273,6 +305,9 @@ def judge_error_regression(judge: Sequence[str], human: Sequence[str], covariate
     bad = sorted({h for h in human if h not in ("pass", "fail")})
     if bad:
         raise ValueError(f"human labels must be pass or fail, got {bad[:3]}")
+    if clusters is not None and len(clusters) != len(judge):
+        raise ValueError(f"{len(clusters)} cluster keys for {len(judge)} pairs")
+    groups = None if clusters is None else np.asarray([str(c) for c in clusters], dtype=object)
     keep = np.array([j in ("pass", "fail") for j in judge], dtype=bool)
     judge_pass = np.array([j == "pass" for j in judge], dtype=float)
     human_pass = np.array([h == "pass" for h in human], dtype=float)
@@ -280,15 +315,14 @@ def judge_error_regression(judge: Sequence[str], human: Sequence[str], covariate
     for c in covariates:
         if len(c.values) != len(judge):
             raise ValueError(f"covariate {c.name!r} has {len(c.values)} values for {len(judge)} pairs")
-        effects.append(_one_covariate(c, judge_pass, human_pass, keep))
+        effects.append(_one_covariate(c, judge_pass, human_pass, keep, groups))
     adjusted = holm([e.p_value for e in effects])
     effects = [e if math.isnan(p) else _with_holm(e, p, alpha) for e, p in zip(effects, adjusted)]
     return JudgeErrorRegression(int(keep.sum()), int((~keep).sum()), alpha, REGRESSION_METHOD, tuple(effects))
 
 
 def _with_holm(e: CovariateEffect, p_holm: float, alpha: float) -> CovariateEffect:
-    return CovariateEffect(e.covariate, e.unit, e.n, e.odds_ratio, e.ci_low, e.ci_high, e.coef, e.se, e.p_value,
-                           e.p_wald, p_holm, p_holm < alpha, e.reason)
+    return replace(e, p_holm=p_holm, significant=p_holm < alpha)
 
 
 def log2_length(values: Sequence[float | None]) -> list[float | None]:

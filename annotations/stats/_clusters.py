@@ -1,0 +1,115 @@
+"""Clustered uncertainty: pairs that share an item are not independent.
+
+An item's constraints are judged on the same output, and the same item is run by every model under test: when the
+judge misreads an item it tends to misread all its pairs. An interval that counts those pairs as independent is too
+narrow (Miller 2024, "Adding Error Bars to Evals": cluster the standard errors by the unit that was sampled). We
+measure the design effect of the clustering from the data and fold it into the effective sample size the intervals
+already use:
+
+    deff = V_cluster / V_iid,   V_cluster = G/(G−1) Σ_g (Σ_{i∈g} r_i)²,   V_iid = n/(n−1) Σ_i r_i²,
+
+r_i = v_i − mean(v) (v the per-pair quantity whose mean the interval is about: agreement indicators for kappa, the
+rectifiers and judge predictions for PPI), G clusters, n pairs. Both carry the same small-sample factor, so with one
+pair per cluster deff is exactly 1 and every interval is the unclustered one. deff is clipped to [1, n/G]: a
+negative within-item correlation estimated on a few items must not narrow an interval (a hostile grouping could
+otherwise buy width), and no item is worth less than one independent pair (n_eff ≥ G). A constant v (every pair
+agrees) has no residual to estimate the correlation from: deff = 1, as the unclustered interval, which already
+never has zero width.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, replace
+from typing import Hashable, Sequence
+
+import numpy as np
+
+from judgecal.annotations.stats._common import Z_95
+from judgecal.annotations.stats._ppi import PassRate
+
+
+@dataclass(frozen=True)
+class DesignEffect:
+    """The variance inflation of a mean from clustering (>= 1), the clusters and pairs it was measured on, and the
+    unit of clustering (`by`)."""
+
+    value: float
+    clusters: int
+    n: int
+    by: str = "item"
+
+    def effective(self, n: float) -> float:
+        """An effective sample size n (e.g. Kish's, for design weights) deflated by this design effect."""
+        return n / self.value
+
+    @property
+    def note(self) -> str:
+        return f"CI clustered by {self.by}, {self.clusters} clusters"
+
+
+NO_CLUSTERING = DesignEffect(1.0, 0, 0)
+
+
+def design_effect(values: Sequence[float], clusters: Sequence[Hashable], *, by: str = "item") -> DesignEffect:
+    """The design effect of the clustering for the mean of `values` (module docstring). One cluster key per value.
+    Fewer than two pairs or two clusters, or a constant `values`, give deff 1 (nothing to estimate it from) with the
+    counts. Mismatched lengths raise ValueError."""
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1 or len(clusters) != v.size:
+        raise ValueError(f"one cluster key per value: {len(clusters)} keys for {v.size} values")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite")
+    n = int(v.size)
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=n)
+    g = len(index)
+    if n < 2 or g < 2:
+        return DesignEffect(1.0, g, n, by)
+    r = v - v.mean()
+    v_iid = n / (n - 1) * float(np.sum(r * r))
+    if v_iid <= 1e-15 * n:
+        return DesignEffect(1.0, g, n, by)
+    sums = np.bincount(codes, weights=r, minlength=g)
+    v_cl = g / (g - 1) * float(np.sum(sums * sums))
+    return DesignEffect(min(max(1.0, v_cl / v_iid), n / g), g, n, by)
+
+
+@dataclass(frozen=True)
+class PassRateClustering:
+    """How a model's corrected pass rate was clustered: the design effects of its two variance parts, the judge's
+    predictions on all judged pairs and the rectifiers on the labelled pairs, each over its own items."""
+
+    model: str
+    judged: DesignEffect
+    labelled: DesignEffect
+    se_unclustered: float
+
+
+def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all: Sequence[Hashable],
+                        judge_lab: Sequence[float], human_lab: Sequence[int], weights_lab: Sequence[float],
+                        clusters_lab: Sequence[Hashable], *, by: str = "item") -> tuple[PassRate, PassRateClustering]:
+    """`rate` (from `ppi_pass_rate` on the same arrays) with a cluster-robust SE and CI.
+
+    The PPI variance is λ² var(f)/N (the judge on all N pairs) + var(w (y − λ f))/n (the rectifiers on the n labelled
+    pairs, `weights_lab` the post-stratification weights, any common scale); each part is multiplied by the design
+    effect of its own values clustered by `by`, and the CI rebuilt around the estimate, clipped to [0, 1]. A rate
+    without an SE comes back unchanged. The method says it was clustered and over how many clusters."""
+    if not len(judge_all) == len(clusters_all) or not len(judge_lab) == len(human_lab) == len(weights_lab) \
+            == len(clusters_lab):
+        raise ValueError("one cluster key per judged pair and one label, weight and key per labelled pair")
+    d_all = design_effect(judge_all, clusters_all, by=by)
+    rect = [w * (y - rate.lam * f) for f, y, w in zip(judge_lab, human_lab, weights_lab)]
+    d_lab = design_effect(rect, clusters_lab, by=by) if rect else DesignEffect(1.0, 0, 0, by)
+    info = PassRateClustering(rate.model, d_all, d_lab, rate.ppi_se)
+    if not math.isfinite(rate.ppi_se) or len(judge_all) < 2:
+        return rate, info
+    var_f = rate.lam ** 2 * statistics.variance(judge_all) / len(judge_all)
+    var_r = max(0.0, rate.ppi_se ** 2 - var_f)
+    se = math.sqrt(var_f * d_all.value + var_r * d_lab.value)
+    est = rate.ppi_estimate
+    clusters = len(set(clusters_all))
+    return replace(rate, ppi_se=se, ppi_ci_low=min(1.0, max(0.0, est - Z_95 * se)),
+                   ppi_ci_high=min(1.0, max(0.0, est + Z_95 * se)),
+                   method=f"{rate.method}; CI clustered by {by}, {clusters} clusters"), info
