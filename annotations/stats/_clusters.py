@@ -65,8 +65,8 @@ def design_effect(values: Sequence[float], clusters: Sequence[Hashable], *, by: 
     index: dict[Hashable, int] = {}
     codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=n)
     g = len(index)
-    if n < 2 or g < 2:
-        return DesignEffect(1.0, g, n, by)
+    if n < 2 or g < 2 or g == n:
+        return DesignEffect(1.0, g, n, by)  # g == n: V_cluster is V_iid term by term
     r = v - v.mean()
     v_iid = n / (n - 1) * float(np.sum(r * r))
     if v_iid <= 1e-15 * n:
