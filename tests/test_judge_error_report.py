@@ -12,7 +12,7 @@ import pytest
 
 from judgecal import annotations as ann
 from judgecal.annotations.reports import agreement, format_report
-from judgecal.annotations.stats import design_effect, kappa_interval
+from judgecal.annotations.stats import clustered_pass_rate, design_effect, kappa_interval, ppi_pass_rate
 from judgecal.cli import main
 from conftest import add_rubric, add_verdicts
 
@@ -116,7 +116,7 @@ def test_intervals_say_they_are_clustered_by_item(tmp_path, capsys):
     assert a.n_effective == pytest.approx(240 / a.design_effect)
     for pr, cl in zip(g.pass_rates, g.pass_rate_clustering):
         assert pr.model == cl.model and "CI clustered by item, 60 clusters" in pr.method
-        assert cl.judged.clusters == cl.labelled.clusters == 60
+        assert cl.design_effect.clusters == 60 and cl.design_effect.value >= 1
         assert pr.ppi_se >= cl.se_unclustered
     assert main(["--db", str(db_path), "report"]) == 0
     assert "CI clustered by item, 60 clusters over 240 pairs" in capsys.readouterr().out
@@ -185,3 +185,39 @@ def test_report_reads_the_same_intervals_from_format_report(tmp_path):
     db_path = build(tmp_path, slope=0.0, seed=5, items=30)
     text = format_report(report(db_path))
     assert "CI clustered by item, 30 clusters" in text
+
+
+def test_clustered_pass_rate_reduces_to_ppi_with_one_pair_per_item_and_widens_with_copies():
+    rng = np.random.default_rng(6)
+    f = (rng.random(200) < 0.6).astype(float)
+    lab = rng.random(200) < 0.5
+    y = np.where(rng.random(200) < 0.85, f, 1 - f)[lab].astype(int)
+    pr = ppi_pass_rate("m", f.tolist(), f[lab].tolist(), y.tolist())
+    same, info = clustered_pass_rate(pr, f.tolist(), list(range(200)), f[lab].tolist(), y.tolist(),
+                                     [1.0] * int(lab.sum()), np.flatnonzero(lab).tolist())
+    assert same == pr and info.design_effect.value == 1.0 and info.design_effect.clusters == 200
+    # the same 200 pairs four times over (each item's four constraints read alike): about 4x the variance
+    f4, lab4, y4 = np.tile(f, 4), np.tile(lab, 4), np.tile(y, 4)
+    items = np.tile(np.arange(200), 4)
+    pr4 = ppi_pass_rate("m", f4.tolist(), f4[lab4].tolist(), y4.tolist())
+    wide, info4 = clustered_pass_rate(pr4, f4.tolist(), items.tolist(), f4[lab4].tolist(), y4.tolist(),
+                                      [1.0] * int(lab4.sum()), items[lab4].tolist())
+    assert info4.design_effect.value == pytest.approx(4.0, rel=0.02)
+    assert wide.ppi_se == pytest.approx(pr.ppi_se, rel=0.02) and "CI clustered by item, 200 clusters" in wide.method
+    with pytest.raises(ValueError, match="one cluster key"):
+        clustered_pass_rate(pr, f.tolist(), [1], [], [], [], [])
+
+
+def test_clustered_intervals_cover_where_the_unclustered_ones_do_not():
+    # bench/cluster_coverage.py's cell G = 60 items × m = 4 pairs (300 draws here, 1,000 in the bench): items differ
+    # in pass and judge-error probability, so their pairs move together.
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from cluster_coverage import cell
+
+    r = cell(60, 4, 2.0, 300, seed=1)
+    assert r["kappa"] < 0.91 and r["kappa clustered"] >= 0.93, r
+    assert r["PPI"] < 0.91 and r["PPI clustered"] >= 0.92, r
+    control = cell(240, 1, 2.0, 100, seed=2)  # one pair per item: the two are the same interval
+    assert control["kappa"] == control["kappa clustered"] and control["PPI"] == control["PPI clustered"]

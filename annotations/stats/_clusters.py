@@ -20,7 +20,6 @@ never has zero width.
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass, replace
 from typing import Hashable, Sequence
 
@@ -78,38 +77,49 @@ def design_effect(values: Sequence[float], clusters: Sequence[Hashable], *, by: 
 
 @dataclass(frozen=True)
 class PassRateClustering:
-    """How a model's corrected pass rate was clustered: the design effects of its two variance parts, the judge's
-    predictions on all judged pairs and the rectifiers on the labelled pairs, each over its own items."""
+    """How a model's corrected pass rate was clustered: the design effect of the PPI estimate by item (its value,
+    the clusters of the judged pairs) and the SE before clustering."""
 
     model: str
-    judged: DesignEffect
-    labelled: DesignEffect
+    design_effect: DesignEffect
     se_unclustered: float
 
 
 def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all: Sequence[Hashable],
                         judge_lab: Sequence[float], human_lab: Sequence[int], weights_lab: Sequence[float],
                         clusters_lab: Sequence[Hashable], *, by: str = "item") -> tuple[PassRate, PassRateClustering]:
-    """`rate` (from `ppi_pass_rate` on the same arrays) with a cluster-robust SE and CI.
+    """`rate` (from `ppi_pass_rate` on the same arrays) with its variance multiplied by the design effect of the
+    clustering, and the CI rebuilt around the estimate, clipped to [0, 1].
 
-    The PPI variance is λ² var(f)/N (the judge on all N pairs) + var(w (y − λ f))/n (the rectifiers on the n labelled
-    pairs, `weights_lab` the post-stratification weights, any common scale); each part is multiplied by the design
-    effect of its own values clustered by `by`, and the CI rebuilt around the estimate, clipped to [0, 1]. A rate
-    without an SE comes back unchanged. The method says it was clustered and over how many clusters."""
+    The PPI estimate is a sum over pairs of λ (f_i − mean f)/N (the judge on all N pairs) and
+    (r_i − mean r)/n, r = w (y − λ f) (the rectifiers on the n labelled pairs, `weights_lab` the post-stratification
+    weights). Its cluster-robust variance sums those contributions per cluster first, so an item's judged and
+    labelled pairs (which move together: the item is easy or hard for the judge and the model alike) count once:
+    V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)². The design effect is V_cl over the unclustered
+    λ² var(f)/N + var(r)/n, clipped to [1, N/G] as in `design_effect`; with no cluster holding two judged pairs it is
+    exactly 1 and the rate comes back unchanged. So does a rate without an SE. The method says it was clustered and
+    over how many clusters."""
     if not len(judge_all) == len(clusters_all) or not len(judge_lab) == len(human_lab) == len(weights_lab) \
             == len(clusters_lab):
         raise ValueError("one cluster key per judged pair and one label, weight and key per labelled pair")
-    d_all = design_effect(judge_all, clusters_all, by=by)
-    rect = [w * (y - rate.lam * f) for f, y, w in zip(judge_lab, human_lab, weights_lab)]
-    d_lab = design_effect(rect, clusters_lab, by=by) if rect else DesignEffect(1.0, 0, 0, by)
-    info = PassRateClustering(rate.model, d_all, d_lab, rate.ppi_se)
-    if not math.isfinite(rate.ppi_se) or len(judge_all) < 2:
-        return rate, info
-    var_f = rate.lam ** 2 * statistics.variance(judge_all) / len(judge_all)
-    var_r = max(0.0, rate.ppi_se ** 2 - var_f)
-    se = math.sqrt(var_f * d_all.value + var_r * d_lab.value)
+    n_all, n_lab = len(judge_all), len(judge_lab)
+    groups = len(set(clusters_all))
+    if not math.isfinite(rate.ppi_se) or n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
+        return rate, PassRateClustering(rate.model, DesignEffect(1.0, groups, n_all, by), rate.ppi_se)
+    f = np.asarray(judge_all, dtype=float)
+    r = np.asarray([w * (y - rate.lam * x) for x, y, w in zip(judge_lab, human_lab, weights_lab)], dtype=float)
+    index: dict[Hashable, int] = {}
+    ca = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp, count=n_all)
+    cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
+    k = len(index)
+    contrib = (np.bincount(ca, weights=rate.lam * (f - f.mean()) / n_all, minlength=k)
+               + np.bincount(cl, weights=(r - r.mean()) / n_lab, minlength=k))
+    v_cl = k / (k - 1) * float(np.sum(contrib * contrib))
+    v_iid = rate.lam ** 2 * float(np.var(f, ddof=1)) / n_all + float(np.var(r, ddof=1)) / n_lab
+    deff = 1.0 if v_iid <= 0 else min(max(1.0, v_cl / v_iid), n_all / groups)
+    d = DesignEffect(deff, groups, n_all, by)
+    se = rate.ppi_se * math.sqrt(deff)
     est = rate.ppi_estimate
-    clusters = len(set(clusters_all))
     return replace(rate, ppi_se=se, ppi_ci_low=min(1.0, max(0.0, est - Z_95 * se)),
                    ppi_ci_high=min(1.0, max(0.0, est + Z_95 * se)),
-                   method=f"{rate.method}; CI clustered by {by}, {clusters} clusters"), info
+                   method=f"{rate.method}; {d.note}"), PassRateClustering(rate.model, d, rate.ppi_se)
