@@ -255,3 +255,37 @@ def test_shared_items_do_not_make_a_clean_judge_look_biased():
         robust += r.effects[0].p_value < 0.05
     assert lr / len(seeds) > 0.15, (lr, robust)
     assert 0.02 <= robust / len(seeds) <= 0.09, robust
+
+
+def test_a_judge_lenient_on_one_constraint_is_not_read_as_favouring_length():
+    # Constraint "essay" has long outputs and a lenient judge (false pass on 60% of its fails), "short" has short
+    # outputs and a strict one (10%); within each constraint the judge ignores length. Pooled, judge error moves with
+    # length; with an intercept per constraint (`strata`) it does not. The planted bias still shows through strata.
+    quiet = flagged_without = 0
+    for seed in range(40):
+        rng = np.random.default_rng(700 + seed)
+        constraint = np.where(rng.random(600) < 0.5, "essay", "short")
+        loglen = rng.normal(np.where(constraint == "essay", 9.0, 6.0), 0.7)
+        human = np.where(rng.random(600) < 0.5, "pass", "fail")
+        false_pass = np.where(constraint == "essay", 0.6, 0.1)
+        judge = np.where(human == "pass", np.where(rng.random(600) < 0.95, "pass", "fail"),
+                         np.where(rng.random(600) < false_pass, "pass", "fail"))
+        covs = [Covariate("output length", list(loglen), "doubling")]
+        flagged_without += judge_error_regression(list(judge), list(human), covs).effects[0].significant
+        quiet += not judge_error_regression(list(judge), list(human), covs, strata=list(constraint)).effects[0].significant
+    assert flagged_without >= 36 and quiet >= 36, (flagged_without, quiet)
+    model, tokens, human, judge = simulate(8)
+    strata = ["c1" if i % 2 else "c2" for i in range(len(judge))]
+    assert judge_error_regression(judge, human, length_only(tokens), strata=strata).effects[0].significant
+
+
+def test_strata_where_the_judge_never_varies_are_left_out():
+    model, tokens, human, judge = simulate(9)
+    judge = judge + ["pass"] * 50  # a constraint on which the judge always says pass
+    human = human + ["fail"] * 50
+    tokens = tokens + [10_000] * 50
+    strata = ["main"] * 600 + ["always-pass"] * 50
+    e = judge_error_regression(judge, human, length_only(tokens), strata=strata).effects[0]
+    assert e.n == 600 and e.significant
+    with pytest.raises(ValueError, match="strata keys"):
+        judge_error_regression(judge, human, length_only(tokens), strata=["a"])

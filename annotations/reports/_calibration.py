@@ -708,7 +708,8 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
     if not counted:
         return None
     judge = [majority_label([l for l in verdicts[p].labels.values() if l is not None]) or ABSTAIN for p in counted]
-    return judge_error([p[0] for p in counted], [info[p].model for p in counted], [info[p].item_id for p in counted],
+    return judge_error([p[0] for p in counted], [p[1] for p in counted], [info[p].model for p in counted],
+                       [info[p].item_id for p in counted],
                        judge, [humans[p] for p in counted], covariates)
 
 

@@ -73,12 +73,13 @@ def covariates_of(records: Sequence[RecordCovariates]) -> tuple[list[Covariate],
     return out, source
 
 
-def judge_error(record_ids: Sequence[str], models: Sequence[str], items: Sequence[str], judge: Sequence[str],
-                human: Sequence[str], covariates: dict[str, RecordCovariates]) -> JudgeError:
-    """Judge error on counted pass/fail pairs: one run record id, model under test, item id, judge label (an
-    abstention is any label but pass/fail) and blind first human label per pair. The regression's tests are
-    clustered by item."""
+def judge_error(record_ids: Sequence[str], constraint_ids: Sequence[str], models: Sequence[str], items: Sequence[str],
+                judge: Sequence[str], human: Sequence[str], covariates: dict[str, RecordCovariates]) -> JudgeError:
+    """Judge error on counted pass/fail pairs: one run record id, constraint id, model under test, item id, judge
+    label (an abstention is any label but pass/fail) and blind first human label per pair. The regression's tests
+    are clustered by item and give each constraint its own intercept (a judge lenient on one constraint is not
+    read as favouring that constraint's longer outputs)."""
     records = [covariates.get(rid, RecordCovariates(None, None, None, None, None, ())) for rid in record_ids]
     covs, source = covariates_of(records)
     return JudgeError(error_rates_by_model(models, judge, human),
-                      judge_error_regression(judge, human, covs, clusters=items), source)
+                      judge_error_regression(judge, human, covs, clusters=items, strata=constraint_ids), source)

@@ -148,7 +148,9 @@ def logistic_fit(X: np.ndarray, y: np.ndarray, *, max_iter: int = 100, tol: floa
     p = expit(X @ beta)
     info = X.T @ (X * (p * (1.0 - p))[:, None])
     try:
-        se = np.sqrt(np.diag(np.linalg.inv(info)))
+        diag = np.diag(np.linalg.inv(info))
+        # a near-singular information (fitted probabilities at 0/1) can give negative variances: no SE, not a warning
+        se = np.sqrt(np.where(diag > 0, diag, math.nan))
     except np.linalg.LinAlgError:
         se = np.full(X.shape[1], math.nan)
     if not converged or not np.all(np.isfinite(se)):
@@ -170,7 +172,8 @@ def cluster_robust_se(X: np.ndarray, y: np.ndarray, fit: LogitFit, clusters: Seq
     scores = np.zeros((g, k))
     np.add.at(scores, codes, X * (np.asarray(y, dtype=float) - p)[:, None])
     cov = bread @ (scores.T @ scores) @ bread * (g / (g - 1)) * ((n - 1) / (n - k))
-    return np.sqrt(np.diag(cov))
+    diag = np.diag(cov)
+    return np.sqrt(np.where(diag > 0, diag, math.nan))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -240,7 +243,8 @@ class JudgeErrorRegression:
         return tuple(e for e in self.effects if e.significant)
 
 
-REGRESSION_METHOD = ("logit P(judge pass) = b0 + b1·[human pass] + b2·x per covariate x, IRLS; test of b2 = 0: "
+REGRESSION_METHOD = ("logit P(judge pass) = b0 + b1·[human pass] (+ an intercept per constraint) + b2·x per covariate "
+                     "x, IRLS; test of b2 = 0: "
                      "likelihood ratio, or cluster-robust Wald by item where pairs share items; Holm across the "
                      "covariates tried")
 
@@ -250,19 +254,41 @@ def _untested(c: Covariate, n: int, reason: str) -> CovariateEffect:
     return CovariateEffect(c.name, c.unit, n, nan, nan, nan, nan, nan, nan, nan, nan, False, reason)
 
 
+def _informative(use: np.ndarray, judge_pass: np.ndarray, strata: np.ndarray) -> np.ndarray:
+    """`use` without the pairs of strata where the judge gave one label: with a stratum's own intercept they carry no
+    information on the covariate (as in conditional logistic regression) and would only diverge the fit."""
+    out = use.copy()
+    for s in set(strata[use].tolist()):
+        rows = use & (strata == s)
+        if judge_pass[rows].min() == judge_pass[rows].max():
+            out &= ~rows
+    return out
+
+
 def _one_covariate(c: Covariate, judge_pass: np.ndarray, human_pass: np.ndarray, keep: np.ndarray,
-                   clusters: np.ndarray | None) -> CovariateEffect:
+                   clusters: np.ndarray | None, strata: np.ndarray | None) -> CovariateEffect:
     vals = np.array([math.nan if v is None else float(v) for v in c.values], dtype=float)
     use = keep & np.isfinite(vals)
     n = int(use.sum())
     if n < MIN_REGRESSION_N:
         return _untested(c, n, f"{n} pairs with a value and a judge label, {MIN_REGRESSION_N} needed")
+    if np.ptp(vals[use]) == 0:
+        return _untested(c, n, "the same value on every pair")
+    if judge_pass[use].min() == judge_pass[use].max():
+        return _untested(c, n, "the judge gave one label on every pair")
+    if strata is not None:
+        use = _informative(use, judge_pass, strata)
+        n = int(use.sum())
+        if n < MIN_REGRESSION_N:
+            return _untested(c, n, f"{n} pairs in strata where the judge gave both labels, {MIN_REGRESSION_N} needed")
     x, y, h = vals[use], judge_pass[use], human_pass[use]
     if np.ptp(x) == 0:
         return _untested(c, n, "the same value on every pair")
-    if y.min() == y.max():
-        return _untested(c, n, "the judge gave one label on every pair")
-    base = np.column_stack([np.ones(n)] + ([h] if h.min() != h.max() else []))
+    cols = [np.ones(n)] + ([h] if h.min() != h.max() else [])
+    if strata is not None:
+        levels = sorted(set(strata[use].tolist()))
+        cols += [(strata[use] == lev).astype(float) for lev in levels[1:]]
+    base = np.column_stack(cols)
     full = np.column_stack([base, x])
     try:
         f1, f0 = logistic_fit(full, y), logistic_fit(base, y)
@@ -290,14 +316,17 @@ def _one_covariate(c: Covariate, judge_pass: np.ndarray, human_pass: np.ndarray,
 
 
 def judge_error_regression(judge: Sequence[str], human: Sequence[str], covariates: Iterable[Covariate], *,
-                           alpha: float = ALPHA, clusters: Sequence | None = None) -> JudgeErrorRegression:
+                           alpha: float = ALPHA, clusters: Sequence | None = None,
+                           strata: Sequence | None = None) -> JudgeErrorRegression:
     """Test each covariate for an effect on the judge's verdict given the human label (module docstring).
 
     `judge` holds the judge's label per counted pair ("pass", "fail", or an abstention, left out), `human` the blind
     first human label ("pass"/"fail"). Each covariate has one value per pair. A covariate with fewer than
     MIN_REGRESSION_N usable pairs, a constant value or a judge that gave one label is reported untested with the
     reason and stays out of the Holm family. `clusters` (one key per pair, e.g. the item) makes the test
-    cluster-robust where pairs share a cluster."""
+    cluster-robust where pairs share a cluster. `strata` (one key per pair, e.g. the constraint id) gives each stratum
+    its own intercept, so a judge that is more lenient on one constraint whose outputs happen to be longer is not
+    read as favouring length; pairs of strata where the judge gave one label are left out of that fit."""
     if len(judge) != len(human):
         raise ValueError("judge and human need one label per pair")
     if not 0 < alpha < 1:
@@ -308,6 +337,9 @@ def judge_error_regression(judge: Sequence[str], human: Sequence[str], covariate
     if clusters is not None and len(clusters) != len(judge):
         raise ValueError(f"{len(clusters)} cluster keys for {len(judge)} pairs")
     groups = None if clusters is None else np.asarray([str(c) for c in clusters], dtype=object)
+    if strata is not None and len(strata) != len(judge):
+        raise ValueError(f"{len(strata)} strata keys for {len(judge)} pairs")
+    levels = None if strata is None else np.asarray([str(s) for s in strata], dtype=object)
     keep = np.array([j in ("pass", "fail") for j in judge], dtype=bool)
     judge_pass = np.array([j == "pass" for j in judge], dtype=float)
     human_pass = np.array([h == "pass" for h in human], dtype=float)
@@ -315,7 +347,7 @@ def judge_error_regression(judge: Sequence[str], human: Sequence[str], covariate
     for c in covariates:
         if len(c.values) != len(judge):
             raise ValueError(f"covariate {c.name!r} has {len(c.values)} values for {len(judge)} pairs")
-        effects.append(_one_covariate(c, judge_pass, human_pass, keep, groups))
+        effects.append(_one_covariate(c, judge_pass, human_pass, keep, groups, levels))
     adjusted = holm([e.p_value for e in effects])
     effects = [e if math.isnan(p) else _with_holm(e, p, alpha) for e, p in zip(effects, adjusted)]
     return JudgeErrorRegression(int(keep.sum()), int((~keep).sum()), alpha, REGRESSION_METHOD, tuple(effects))
