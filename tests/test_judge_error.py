@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from judgecal.annotations.stats import (
-    MIN_REGRESSION_N, Covariate, cluster_robust_se, error_rates_by_model, holm, judge_error_regression, log2_length, logistic_fit,
-    standardised, wilson_rate,
+    MIN_REGRESSION_N, Covariate, cluster_robust_se, error_rates_by_model, holm, judge_error_regression, log2_length,
+    logistic_fit, standardised, wilson_rate,
 )
 
 
@@ -272,7 +272,8 @@ def test_a_judge_lenient_on_one_constraint_is_not_read_as_favouring_length():
                          np.where(rng.random(600) < false_pass, "pass", "fail"))
         covs = [Covariate("output length", list(loglen), "doubling")]
         flagged_without += judge_error_regression(list(judge), list(human), covs).effects[0].significant
-        quiet += not judge_error_regression(list(judge), list(human), covs, strata=list(constraint)).effects[0].significant
+        with_strata = judge_error_regression(list(judge), list(human), covs, strata=list(constraint))
+        quiet += not with_strata.effects[0].significant
     assert flagged_without >= 36 and quiet >= 36, (flagged_without, quiet)
     model, tokens, human, judge = simulate(8)
     strata = ["c1" if i % 2 else "c2" for i in range(len(judge))]

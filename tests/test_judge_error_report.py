@@ -221,3 +221,18 @@ def test_clustered_intervals_cover_where_the_unclustered_ones_do_not():
     assert r["PPI"] < 0.91 and r["PPI clustered"] >= 0.92, r
     control = cell(240, 1, 2.0, 100, seed=2)  # one pair per item: the two are the same interval
     assert control["kappa"] == control["kappa clustered"] and control["PPI"] == control["PPI clustered"]
+
+
+def test_clustered_pass_rate_reads_design_weights_on_any_scale():
+    # Design weights N_s / n_s and the same weights averaging 1 are one design: the clustered SE must not depend on
+    # the scale (on N_s / n_s the rectifiers' share of the variance was inflated by N / n against the judge's).
+    rng = np.random.default_rng(8)
+    items = np.repeat(np.arange(50), 4)
+    f = (rng.random(200) < 0.6).astype(float)
+    lab = rng.random(200) < 0.3
+    y = np.where(rng.random(200) < 0.85, f, 1 - f)[lab].astype(int)
+    pr = ppi_pass_rate("m", f.tolist(), f[lab].tolist(), y.tolist())
+    args = (f.tolist(), items.tolist(), f[lab].tolist(), y.tolist())
+    one, _ = clustered_pass_rate(pr, *args, [1.0] * int(lab.sum()), items[lab].tolist())
+    big, _ = clustered_pass_rate(pr, *args, [200 / lab.sum()] * int(lab.sum()), items[lab].tolist())
+    assert big.ppi_se == pytest.approx(one.ppi_se, rel=1e-12)

@@ -553,7 +553,8 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                               sum(minority) / len(minority) if minority else math.nan)
     weights = design_weights(random_pairs, pairs, lambda p: (p[1], info[p].model))
     rows = [l for p in pairs for l in verdicts[p].labels.values()]
-    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order, clusters=items),
+    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
+                      agreement(maj_j, maj_h, order, clusters=items),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
                       tuple(rvr), consistency, changed,
                       majority_weighted=agreement(maj_j, maj_h, order, weights=weights, clusters=items),

@@ -93,8 +93,9 @@ def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all
 
     The PPI estimate is a sum over pairs of λ (f_i − mean f)/N (the judge on all N pairs) and
     (r_i − mean r)/n, r = w (y − λ f) (the rectifiers on the n labelled pairs, `weights_lab` the post-stratification
-    weights). Its cluster-robust variance sums those contributions per cluster first, so an item's judged and
-    labelled pairs (which move together: the item is easy or hard for the judge and the model alike) count once:
+    weights on any common scale, e.g. `design_weights`' N_s / n_s). Its cluster-robust variance sums those
+    contributions per cluster first, so an item's judged and labelled pairs (which move together: the item is easy
+    or hard for the judge and the model alike) count once:
     V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)². The design effect is V_cl over the unclustered
     λ² var(f)/N + var(r)/n, clipped to [1, N/G] as in `design_effect`; with no cluster holding two judged pairs it is
     exactly 1 and the rate comes back unchanged. So does a rate without an SE. The method says it was clustered and
@@ -107,7 +108,11 @@ def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all
     if not math.isfinite(rate.ppi_se) or n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
         return rate, PassRateClustering(rate.model, DesignEffect(1.0, groups, n_all, by), rate.ppi_se)
     f = np.asarray(judge_all, dtype=float)
-    r = np.asarray([w * (y - rate.lam * x) for x, y, w in zip(judge_lab, human_lab, weights_lab)], dtype=float)
+    # the weights as `ppi_pass_rate` uses them, averaging 1 (design weights N_s / n_s sum to N): on another scale the
+    # rectifiers' share of the variance would be off against the judge's
+    wts = np.asarray(weights_lab, dtype=float)
+    wts = wts * n_lab / wts.sum()
+    r = wts * (np.asarray(human_lab, dtype=float) - rate.lam * np.asarray(judge_lab, dtype=float))
     index: dict[Hashable, int] = {}
     ca = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp, count=n_all)
     cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
