@@ -43,10 +43,12 @@ class JudgeError:
 
 
 def record_covariates(db: sqlite_utils.Database) -> dict[str, RecordCovariates]:
-    """Run record id -> its covariates."""
+    """Run record id -> its covariates, for the records with a human label (the regression reads counted pairs only;
+    a project holds far more records than labels)."""
     sql = """SELECT r.id, r.output_tokens, coalesce(length(r.output), length(r.trajectory)), r.input_tokens,
                     r.latency_ms, r.rounds, i.tags
-             FROM run_records r JOIN eval_items i ON i.id = r.item_id"""
+             FROM run_records r JOIN eval_items i ON i.id = r.item_id
+             WHERE r.id IN (SELECT run_record_id FROM human_labels)"""
     return {rid: RecordCovariates(ot, oc, it, lat, rounds, tuple(sorted(set(json.loads(tags or "[]")))))
             for rid, ot, oc, it, lat, rounds, tags in db.execute(sql)}
 
