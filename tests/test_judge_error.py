@@ -290,3 +290,13 @@ def test_strata_where_the_judge_never_varies_are_left_out():
     assert e.n == 600 and e.significant
     with pytest.raises(ValueError, match="strata keys"):
         judge_error_regression(judge, human, length_only(tokens), strata=["a"])
+
+
+def test_huge_coefficients_do_not_overflow():
+    # A covariate on a tiny scale (two values 1e-6 apart) with a real effect: the coefficient is ~1e6, its Wald
+    # interval e^(b ± 1.96 SE) overflows a float. It is treated as separation: the LR test decides, no exception.
+    model, tokens, human, judge = simulate(12)
+    x = [1e-6 * (t > 256) for t in tokens]
+    e = judge_error_regression(judge, human, [Covariate("tiny", x, "unit")],
+                               clusters=[i // 3 for i in range(len(judge))]).effects[0]
+    assert math.isfinite(e.p_value) and math.isnan(e.p_wald) and e.odds_ratio == math.inf

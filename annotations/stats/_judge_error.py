@@ -33,6 +33,8 @@ from judgecal.annotations.stats._two_rater import _wilson
 MIN_REGRESSION_N = 20
 #: Family-wise error rate of the covariate tests (Holm).
 ALPHA = 0.05
+#: A fitted log-odds coefficient beyond this (odds ratio e^30 per unit) is separation, however Newton ended.
+MAX_COEF = 30.0
 
 
 @dataclass(frozen=True)
@@ -254,6 +256,11 @@ def _untested(c: Covariate, n: int, reason: str) -> CovariateEffect:
     return CovariateEffect(c.name, c.unit, n, nan, nan, nan, nan, nan, nan, nan, nan, False, reason)
 
 
+def _exp(v: float) -> float:
+    """exp that saturates at inf (a huge cluster-robust SE) and passes NaN through."""
+    return math.inf if v > 700 else math.exp(v) if math.isfinite(v) or v < 0 else math.nan
+
+
 def _informative(use: np.ndarray, judge_pass: np.ndarray, strata: np.ndarray) -> np.ndarray:
     """`use` without the pairs of strata where the judge gave one label: with a stratum's own intercept they carry no
     information on the covariate (as in conditional logistic regression) and would only diverge the fit."""
@@ -300,12 +307,13 @@ def _one_covariate(c: Covariate, judge_pass: np.ndarray, human_pass: np.ndarray,
     groups = clusters[use] if clusters is not None else None
     g = len(set(groups.tolist())) if groups is not None else n
     p_cl = math.nan
-    if f1.converged and math.isfinite(se) and se > 0:
+    # |b| beyond MAX_COEF is quasi-separation that Newton reports as converged: treated as separation
+    if f1.converged and math.isfinite(se) and se > 0 and abs(b) < MAX_COEF:
         p_wald = float(2 * sps.norm.sf(abs(b) / se))
         if g < n and g >= 2:
             se = float(cluster_robust_se(full, y, f1, groups.tolist())[-1])
             p_cl = float(2 * sps.norm.sf(abs(b) / se)) if se > 0 else math.nan
-        lo, hi = math.exp(b - Z_95 * se), math.exp(b + Z_95 * se)
+        lo, hi = _exp(b - Z_95 * se), _exp(b + Z_95 * se)
         odds = math.exp(b)
     else:
         # separation: the effect is unbounded; the likelihood-ratio test still stands, the Wald numbers do not
