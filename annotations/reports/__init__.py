@@ -20,6 +20,12 @@ from judgecal.annotations.reports._browse import (
     run_ids_of_item,
     runs_with_boundary_cases,
 )
+from judgecal.annotations.reports._judge_error import (
+    JudgeError,
+    RecordCovariates,
+    judge_error,
+    record_covariates,
+)
 from judgecal.annotations.reports._calibration import (
     PPI_TUNE_MIN_N,
     CalibrationReport,
@@ -140,6 +146,7 @@ from judgecal.annotations.reports._probes import (
 )
 
 __all__ = [
+    "JudgeError", "RecordCovariates", "judge_error", "record_covariates",
     "BatchRow", "PairSource", "batches", "calibration_version", "check_results_of_run", "data_version",
     "errors_by_cause", "imported_verdicts", "item_ids", "labelled_pair_ids", "pair_source", "project_counts",
     "run_ids_of_item", "runs_with_boundary_cases", "PPI_TUNE_MIN_N", "CalibrationReport", "FilterOptions",

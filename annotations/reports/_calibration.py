@@ -54,9 +54,11 @@ import numpy as np
 import sqlite_utils
 
 from judgecal.annotations import stats as agr
-from judgecal.annotations.stats import (PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate, RatePlan, ac1_batch,
+from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
+                                        PassRateClustering, RatePlan, ac1_batch, clustered_pass_rate, design_effect,
                                         design_weights, kappa_from_table, label_shares, ppi_pass_rate, ppi_prediction,
                                         rate_plan)
+from judgecal.annotations.reports._judge_error import JudgeError, judge_error, record_covariates
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, PAIRED)
@@ -108,6 +110,11 @@ class Agreement:
     abstain: int = 0  # pairs where rater A gave no label (judge tie, no valid repeat, error): disagreements
     design_weighted: bool = False  # confusion holds design-weighted (population) counts, not pair counts
     n_effective: float = math.nan  # Kish's effective sample size of the weighted table (= n unweighted)
+    # (issue 15.5) pairs sharing an item are not independent: the interval's n_effective is also divided by the
+    # design effect of the agreement indicators clustered by item (1 with one pair per item; see stats._clusters)
+    design_effect: float = 1.0
+    clusters: int = 0
+    ci_clustered_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +209,10 @@ class JudgeGroup:
     # Likert), per model under test; and label planning for every corrected rate (pass rates, then label shares)
     label_rates: tuple[LabelShare, ...] = ()
     plans: tuple[RatePlan, ...] = ()
+    # (issue 15.5) how each pass rate's CI was clustered by item, one row per entry of `pass_rates`
+    pass_rate_clustering: tuple[PassRateClustering, ...] = ()
+    # (issue 15.2) TPR/TNR per model under test and the judge-error regression on the counted pass/fail pairs
+    judge_error: JudgeError | None = None
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
@@ -284,13 +295,15 @@ def _order(labels: Iterable[str], label_order: Sequence[str]) -> tuple[str, ...]
 
 
 def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
-              weights: Sequence[float] | None = None) -> Agreement | None:
+              weights: Sequence[float] | None = None, clusters: Sequence[str] | None = None) -> Agreement | None:
     """Agreement of labels `a` (rows) with `b` (columns); None when there are no pairs. Uses annotations.stats.
 
     `a` may hold ABSTAIN (no label from rater A): an extra category rater B never uses, so it only lowers agreement.
     With `weights` (one per pair, e.g. N_s / n_s) the confusion table is the weighted one (population counts) and
     every rate, kappa, AC1 and PABAK come from it; the interval and `labels_needed` use the table scaled to Kish's
-    effective sample size."""
+    effective sample size. With `clusters` (one item id per pair) that size is further divided by the design effect
+    of the agreement indicators clustered by item (`annotations.stats.design_effect`): exactly 1 when no two pairs
+    share an item, so the interval is then the unclustered one."""
     if not a:
         return None
     labels = _order(list(a) + list(b), label_order)
@@ -303,6 +316,8 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     for x, y, wt in zip(a, b, w):
         table[index[x], index[y]] += wt
     n_eff = sum(w) ** 2 / sum(x * x for x in w)
+    deff = design_effect([x == y for x, y in zip(a, b)], clusters) if clusters is not None else NO_CLUSTERING
+    n_eff = deff.effective(n_eff)
     scaled = table * (n_eff / table.sum())
     k = kappa_from_table(scaled, None, labels)
     iv = agr.kappa_interval(scaled, labels=labels)
@@ -328,8 +343,8 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     ac1 = float(ac1_batch(scaled[None])[0]) if q > 1 else math.nan
     try:
         needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
-        if weights is not None:
-            # the projection is in effective pairs; a weighted design needs n / n_eff times as many real ones
+        if weights is not None or deff.value > 1:
+            # the projection is in effective pairs; a weighted or clustered design needs n / n_eff times as many
             needed = math.ceil(needed * n / n_eff)
     except ValueError as exc:
         needed, needed_reason = None, str(exc)
@@ -341,7 +356,8 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
         prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
         kappa_ci_method=iv.method, kappa_ci_approximate=iv.approximate, kappa_wald_low=k.ci_low,
         kappa_wald_high=k.ci_high, abstain=sum(x == ABSTAIN for x in a), design_weighted=weights is not None,
-        n_effective=n_eff,
+        n_effective=n_eff, design_effect=deff.value, clusters=deff.clusters,
+        ci_clustered_by=deff.by if clusters is not None else None,
     )
 
 
@@ -516,11 +532,13 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         if m is not None:
             tgt_j.append(m)
             tgt_h.append(humans[p])
+    items = [info[p].item_id for p in random_pairs]  # the clusters of the intervals (issue 15.5)
     per_repeat = []
     for r in repeats:
         # an error row (or a repeat that never ran on the pair) is this repeat's abstention
         js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
-        per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order)))
+        per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order,
+                                                       clusters=items)))
     rvr = []
     for i, a in enumerate(repeats):
         for b in repeats[i + 1:]:
@@ -545,10 +563,11 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                               sum(minority) / len(minority) if minority else math.nan)
     weights = design_weights(random_pairs, pairs, lambda p: (p[1], info[p].model))
     rows = [l for p in pairs for l in verdicts[p].labels.values()]
-    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order),
+    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
+                      agreement(maj_j, maj_h, order, clusters=items),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
                       tuple(rvr), consistency, changed,
-                      majority_weighted=agreement(maj_j, maj_h, order, weights=weights),
+                      majority_weighted=agreement(maj_j, maj_h, order, weights=weights, clusters=items),
                       verdict_rows=len(rows), verdict_errors=sum(l is None for l in rows))
 
 
@@ -560,28 +579,38 @@ def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[PassRate, ...]:
+                rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]
+                ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
     by_model: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
         if set(info[p].labels) == set(PASS_FAIL):
             by_model[info[p].model].append(p)
-    return tuple(_ppi(model, by_model[model], verdicts, humans, rules) for model in sorted(by_model))
+    rates = [_ppi(model, by_model[model], verdicts, humans, rules, info) for model in sorted(by_model)]
+    return tuple(r for r, _ in rates), tuple(c for _, c in rates)
 
 
 def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-         rules: dict[Pair, set[str]]) -> PassRate:
+         rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[PassRate, PassRateClustering]:
     # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
-    # stratum (constraint × model × rubric), whose quota is rounded up per stratum.
-    judge_all, judge_lab, human_lab, strata_all, strata_lab = [], [], [], [], []
+    # stratum (constraint × model × rubric), whose quota is rounded up per stratum. The CI is clustered by item
+    # (issue 15.5): an item's constraints share one output.
+    judge_all, judge_lab, human_lab, strata_all, strata_lab, all_pairs, lab_pairs = [], [], [], [], [], [], []
     for p in pairs:
         f = ppi_prediction(verdicts[p].labels.values())
         judge_all.append(f)
         strata_all.append(p[1])
+        all_pairs.append(p)
         if p in humans and "random" in rules.get(p, ()):
             judge_lab.append(f)
             human_lab.append(int(humans[p] == "pass"))
             strata_lab.append(p[1])
-    return ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
+            lab_pairs.append(p)
+    rate = ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
+    if math.isnan(rate.ppi_estimate):
+        return rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]
+    weights = design_weights(lab_pairs, all_pairs, lambda p: p[1])
+    return clustered_pass_rate(rate, judge_all, [info[p].item_id for p in all_pairs], judge_lab, human_lab, weights,
+                               [info[p].item_id for p in lab_pairs])
 
 
 def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
@@ -630,7 +659,7 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     verdicts, _ = common_repeats(verdicts)
     labels = human_labels_by_pair(db)
     humans = {p: rows[0]["label"] for p, rows in labels.items()}
-    return _ppi(run_id, verdicts, verdicts, humans, counted_rules(db))
+    return _ppi(run_id, verdicts, verdicts, humans, counted_rules(db), info)[0]
 
 
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
@@ -663,6 +692,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
     population = population_sizes(db, run_id)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
+    covariates = record_covariates(db)
     groups = []
     for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
                                       key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
@@ -676,6 +706,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_c[p[1]].append(p)
             by_t[info[p].type].append(p)
             by_ls["/".join(info[p].labels)].append(p)
+        pass_rates, pass_clustering = _pass_rates(pairs, verdicts, humans, rules, info)
         stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal)  # noqa: E731
         _, name, version, created = rubric_rows[sha]
         verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
@@ -688,11 +719,12 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             jm, sha, name, version, created, stats("overall", pairs),
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
             tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
-            rates := _pass_rates(pairs, verdicts, humans, rules, info),
+            pass_rates,
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
             verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
-            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(rates, shares, target_half_width),
+            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width),
+            pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -707,6 +739,20 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     if run_id is not None:
         filters["run_id"] = run_id
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
+
+
+def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], covariates: Any) -> JudgeError | None:
+    """Judge error on the group's counted pass/fail pairs: the judge's majority (a tie or no valid repeat is an
+    abstention) against the blind first human label."""
+    counted = [p for p in pairs if p in humans and "random" in rules.get(p, ()) and set(info[p].labels) ==
+               set(PASS_FAIL) and humans[p] in PASS_FAIL]
+    if not counted:
+        return None
+    judge = [majority_label([l for l in verdicts[p].labels.values() if l is not None]) or ABSTAIN for p in counted]
+    return judge_error([p[0] for p in counted], [p[1] for p in counted], [info[p].model for p in counted],
+                       [info[p].item_id for p in counted],
+                       judge, [humans[p] for p in counted], covariates)
 
 
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
@@ -794,7 +840,8 @@ def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[P
     def one(name: str, ps: list[Pair]) -> HumanAgreement:
         a = [labels_by_pair[p][0]["label"] for p in ps]
         b = [labels_by_pair[p][1]["label"] for p in ps]
-        return HumanAgreement(name, agreement(a, b, _label_order(info[p].labels for p in ps)), len(ps))
+        return HumanAgreement(name, agreement(a, b, _label_order(info[p].labels for p in ps),
+                                              clusters=[info[p].item_id for p in ps]), len(ps))
 
     by_c: dict[str, list[Pair]] = defaultdict(list)
     by_ls: dict[str, list[Pair]] = defaultdict(list)

@@ -56,6 +56,41 @@ def _slice_row(s: SliceStats) -> list[str]:
     ]
 
 
+def _clustering_blocks(g: Any) -> list[Block]:
+    """(issue 15.5) Say that the intervals are clustered by item, over how many clusters, and by how much."""
+    a = g.overall.headline
+    if a is None or not a.ci_clustered_by:
+        return []
+    return [("p", f"Kappa and pass-rate CIs are clustered by {a.ci_clustered_by}: pairs that share an item (its "
+                  f"constraints, its runs by each model) are not independent. Overall kappa: CI clustered by "
+                  f"{a.ci_clustered_by}, {a.clusters} clusters over {a.n} pairs, design effect {a.design_effect:.2f} "
+                  f"(effective pairs {a.n_effective:.1f}).")]
+
+
+def _judge_error_blocks(g: Any) -> list[Block]:
+    """(issue 15.2) TPR/TNR per model under test, and the covariates the judge's errors depend on (only those
+    significant after Holm; all of them are in the JSON)."""
+    je = g.judge_error
+    if je is None:
+        return []
+
+    def rate(r: Any) -> str:
+        return "–" if r.n == 0 else f"{r.hits}/{r.n} {_pct(r.rate)} [{_pct(r.low)}, {_pct(r.high)}]"
+
+    out: list[Block] = [("table", ["model under test", "counted pairs", "TPR (fail caught) [95% Wilson]",
+                                   "TNR (pass cleared) [95% Wilson]", "judge abstained"],
+                         [[m.model, str(m.n), rate(m.tpr), rate(m.tnr), str(m.abstain)] for m in je.by_model])]
+    for e in je.regression.flagged:
+        direction = "more" if e.odds_ratio > 1 else "less"
+        out.append(("p", f"WARNING: judge error depends on {e.covariate}: among pairs with the same human label the "
+                         f"judge says pass {direction} often as it grows (odds ratio {_num(e.odds_ratio, 2)} per "
+                         f"{e.unit} [{_num(e.ci_low, 2)}, {_num(e.ci_high, 2)}], p = {e.p_value:.2g}, Holm-adjusted "
+                         f"{e.p_holm:.2g} over {sum(x.reason is None for x in je.regression.effects)} covariates, "
+                         f"n = {e.n}). A change in {e.covariate} between runs moves the judge's pass rate without "
+                         "the quality moving."))
+    return out
+
+
 def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Block]:
     b: list[Block] = [("h", 1, "judgecal calibration report")]
     f = {k: v for k, v in report.filters.items() if v}
@@ -146,6 +181,7 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                         _points(p.half_width),
                         _more(p.more_labels, p.reason), _more(p.more_labels_difference, p.difference_reason),
                         _points(p.mdd, "")] for p in g.plans]))
+        b += _clustering_blocks(g) + _judge_error_blocks(g)
     b.append(("h", 2, "Human vs human (overlap pairs: the ceiling)"))
     if report.human_human:
         b.append(("table", ["slice", "pairs", "agree", "kappa [95% CI]", "reading"],

@@ -53,6 +53,30 @@ from judgecal.annotations.stats._drift import (
     KappaPoint,
     paired_kappa_change,
 )
+from judgecal.annotations.stats._judge_error import (
+    ALPHA,
+    MIN_REGRESSION_N,
+    Covariate,
+    CovariateEffect,
+    cluster_robust_se,
+    ErrorRate,
+    JudgeErrorRegression,
+    ModelErrorRates,
+    error_rates_by_model,
+    holm,
+    judge_error_regression,
+    log2_length,
+    logistic_fit,
+    standardised,
+    wilson_rate,
+)
+from judgecal.annotations.stats._clusters import (
+    NO_CLUSTERING,
+    DesignEffect,
+    PassRateClustering,
+    clustered_pass_rate,
+    design_effect,
+)
 from judgecal.annotations.stats._planning import (
     PLAN_HALF_WIDTH,
     Z_POWER_80,
@@ -84,5 +108,9 @@ __all__ = [
     "PPIMean", "ppi_mean", "Z_POWER_80", "LabelPlan", "VarianceParts", "min_detectable_difference", "plan_labels",
     "PLAN_HALF_WIDTH", "RatePlan", "rate_plan",
     "LabelShare", "PairedDifference", "label_prediction", "label_shares", "ppi_difference",
+    "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "cluster_robust_se", "ErrorRate", "JudgeErrorRegression",
+    "ModelErrorRates", "error_rates_by_model", "holm", "judge_error_regression", "log2_length", "logistic_fit",
+    "standardised", "wilson_rate", "NO_CLUSTERING", "DesignEffect", "PassRateClustering", "clustered_pass_rate",
+    "design_effect",
 ]
 __all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)

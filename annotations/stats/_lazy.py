@@ -29,3 +29,21 @@ def beta_ppf(q: Any, a: Any, b: Any) -> Any:
     from scipy.stats import beta
 
     return beta.ppf(q, a, b)
+
+
+def expit(x: Any) -> Any:
+    from scipy.special import expit as f
+
+    return f(x)
+
+
+def chi2_sf(x: Any, df: Any) -> Any:
+    from scipy.stats import chi2
+
+    return chi2.sf(x, df)
+
+
+def norm_sf(x: Any) -> Any:
+    from scipy.stats import norm
+
+    return norm.sf(x)

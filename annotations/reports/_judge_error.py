@@ -1,0 +1,87 @@
+"""Judge error by model under test and by covariate, for the calibration report (issue 15 item 2).
+
+The statistics are pure functions in annotations.stats (`error_rates_by_model`, `judge_error_regression`); this module
+reads the covariates of the run records and hands the counted pairs to them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
+
+import sqlite_utils
+
+from judgecal.annotations.stats import (Covariate, JudgeErrorRegression, ModelErrorRates, error_rates_by_model,
+                                        judge_error_regression, log2_length, standardised)
+
+#: A tag is tried as a covariate when at least this many counted pairs have it and this many do not: a rarer tag
+#: has no power and only widens the Holm family.
+MIN_TAG_PAIRS = 5
+NUMERIC_FIELDS = ("input_tokens", "latency_ms", "rounds")
+
+
+class RecordCovariates(NamedTuple):
+    """What a run record offers as a covariate of the judge's error."""
+
+    output_tokens: int | None
+    output_chars: int | None  # the output's characters, or the trajectory's when there is no output
+    input_tokens: int | None
+    latency_ms: float | None
+    rounds: int | None
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JudgeError:
+    """TPR/TNR per model under test (Wilson CIs, fail = positive) and the judge-error regression on the counted
+    pass/fail pairs of one judge model × rubric version. `length_source` says whether output length was measured in
+    tokens (every counted record has `output_tokens`) or characters (the fallback)."""
+
+    by_model: tuple[ModelErrorRates, ...]
+    regression: JudgeErrorRegression
+    length_source: str
+
+
+def record_covariates(db: sqlite_utils.Database) -> dict[str, RecordCovariates]:
+    """Run record id -> its covariates, for the records with a human label (the regression reads counted pairs only;
+    a project holds far more records than labels)."""
+    sql = """SELECT r.id, r.output_tokens, coalesce(length(r.output), length(r.trajectory)), r.input_tokens,
+                    r.latency_ms, r.rounds, i.tags
+             FROM run_records r JOIN eval_items i ON i.id = r.item_id
+             WHERE r.id IN (SELECT run_record_id FROM human_labels)"""
+    return {rid: RecordCovariates(ot, oc, it, lat, rounds, tuple(sorted(set(json.loads(tags or "[]")))))
+            for rid, ot, oc, it, lat, rounds, tags in db.execute(sql)}
+
+
+def covariates_of(records: Sequence[RecordCovariates]) -> tuple[list[Covariate], str]:
+    """The covariates tried for these pairs' records, and the length source. Output length on a log2 scale (one
+    step = a doubling) in tokens when every record has them, else characters (mixing the two units in one fit
+    would make the unit a covariate); the numeric run-record fields in SD units; each tag on at least
+    MIN_TAG_PAIRS pairs and missing from as many, as present (1) / absent (0)."""
+    if records and all(r.output_tokens is not None for r in records):
+        source, length = "output_tokens", [r.output_tokens for r in records]
+    else:
+        source, length = "characters", [r.output_chars for r in records]
+    out = [Covariate(f"output length ({source.replace('_', ' ')})", log2_length(length), "doubling")]
+    for field in NUMERIC_FIELDS:
+        values, sd = standardised([getattr(r, field) for r in records])
+        out.append(Covariate(field, values, f"SD ({sd:.3g})" if sd == sd and sd else "SD"))
+    counts: dict[str, int] = {}
+    for r in records:
+        for t in r.tags:
+            counts[t] = counts.get(t, 0) + 1
+    for tag in sorted(t for t, k in counts.items() if k >= MIN_TAG_PAIRS and len(records) - k >= MIN_TAG_PAIRS):
+        out.append(Covariate(f"tag:{tag}", [float(tag in r.tags) for r in records], "tag present vs absent"))
+    return out, source
+
+
+def judge_error(record_ids: Sequence[str], constraint_ids: Sequence[str], models: Sequence[str], items: Sequence[str],
+                judge: Sequence[str], human: Sequence[str], covariates: dict[str, RecordCovariates]) -> JudgeError:
+    """Judge error on counted pass/fail pairs: one run record id, constraint id, model under test, item id, judge
+    label (an abstention is any label but pass/fail) and blind first human label per pair. The regression's tests
+    are clustered by item and give each constraint its own intercept (a judge lenient on one constraint is not
+    read as favouring that constraint's longer outputs)."""
+    records = [covariates.get(rid, RecordCovariates(None, None, None, None, None, ())) for rid in record_ids]
+    covs, source = covariates_of(records)
+    return JudgeError(error_rates_by_model(models, judge, human),
+                      judge_error_regression(judge, human, covs, clusters=items, strata=constraint_ids), source)

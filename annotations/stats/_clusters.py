@@ -1,0 +1,130 @@
+"""Clustered uncertainty: pairs that share an item are not independent.
+
+An item's constraints are judged on the same output, and the same item is run by every model under test: when the
+judge misreads an item it tends to misread all its pairs. An interval that counts those pairs as independent is too
+narrow (Miller 2024, "Adding Error Bars to Evals": cluster the standard errors by the unit that was sampled). We
+measure the design effect of the clustering from the data and fold it into the effective sample size the intervals
+already use:
+
+    deff = V_cluster / V_iid,   V_cluster = G/(G−1) Σ_g (Σ_{i∈g} r_i)²,   V_iid = n/(n−1) Σ_i r_i²,
+
+r_i = v_i − mean(v) (v the per-pair quantity whose mean the interval is about: agreement indicators for kappa, the
+rectifiers and judge predictions for PPI), G clusters, n pairs. Both carry the same small-sample factor, so with one
+pair per cluster deff is exactly 1 and every interval is the unclustered one. deff is clipped to [1, n/G]: a
+negative within-item correlation estimated on a few items must not narrow an interval (a hostile grouping could
+otherwise buy width), and no item is worth less than one independent pair (n_eff ≥ G). A constant v (every pair
+agrees) has no residual to estimate the correlation from: deff = 1, as the unclustered interval, which already
+never has zero width.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Hashable, Sequence
+
+import numpy as np
+
+from judgecal.annotations.stats._common import Z_95
+from judgecal.annotations.stats._ppi import PassRate
+
+
+@dataclass(frozen=True)
+class DesignEffect:
+    """The variance inflation of a mean from clustering (>= 1), the clusters and pairs it was measured on, and the
+    unit of clustering (`by`)."""
+
+    value: float
+    clusters: int
+    n: int
+    by: str = "item"
+
+    def effective(self, n: float) -> float:
+        """An effective sample size n (e.g. Kish's, for design weights) deflated by this design effect."""
+        return n / self.value
+
+    @property
+    def note(self) -> str:
+        return f"CI clustered by {self.by}, {self.clusters} clusters"
+
+
+NO_CLUSTERING = DesignEffect(1.0, 0, 0)
+
+
+def design_effect(values: Sequence[float], clusters: Sequence[Hashable], *, by: str = "item") -> DesignEffect:
+    """The design effect of the clustering for the mean of `values` (module docstring). One cluster key per value.
+    Fewer than two pairs or two clusters, or a constant `values`, give deff 1 (nothing to estimate it from) with the
+    counts. Mismatched lengths raise ValueError."""
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1 or len(clusters) != v.size:
+        raise ValueError(f"one cluster key per value: {len(clusters)} keys for {v.size} values")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite")
+    n = int(v.size)
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=n)
+    g = len(index)
+    if n < 2 or g < 2 or g == n:
+        return DesignEffect(1.0, g, n, by)  # g == n: V_cluster is V_iid term by term
+    r = v - v.mean()
+    v_iid = n / (n - 1) * float(np.sum(r * r))
+    if v_iid <= 1e-15 * n:
+        return DesignEffect(1.0, g, n, by)
+    sums = np.bincount(codes, weights=r, minlength=g)
+    v_cl = g / (g - 1) * float(np.sum(sums * sums))
+    return DesignEffect(min(max(1.0, v_cl / v_iid), n / g), g, n, by)
+
+
+@dataclass(frozen=True)
+class PassRateClustering:
+    """How a model's corrected pass rate was clustered: the design effect of the PPI estimate by item (its value,
+    the clusters of the judged pairs) and the SE before clustering."""
+
+    model: str
+    design_effect: DesignEffect
+    se_unclustered: float
+
+
+def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all: Sequence[Hashable],
+                        judge_lab: Sequence[float], human_lab: Sequence[int], weights_lab: Sequence[float],
+                        clusters_lab: Sequence[Hashable], *, by: str = "item") -> tuple[PassRate, PassRateClustering]:
+    """`rate` (from `ppi_pass_rate` on the same arrays) with its variance multiplied by the design effect of the
+    clustering, and the CI rebuilt around the estimate, clipped to [0, 1].
+
+    The PPI estimate is a sum over pairs of λ (f_i − mean f)/N (the judge on all N pairs) and
+    (r_i − mean r)/n, r = w (y − λ f) (the rectifiers on the n labelled pairs, `weights_lab` the post-stratification
+    weights on any common scale, e.g. `design_weights`' N_s / n_s). Its cluster-robust variance sums those
+    contributions per cluster first, so an item's judged and labelled pairs (which move together: the item is easy
+    or hard for the judge and the model alike) count once:
+    V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)². The design effect is V_cl over the unclustered
+    λ² var(f)/N + var(r)/n, clipped to [1, N/G] as in `design_effect`; with no cluster holding two judged pairs it is
+    exactly 1 and the rate comes back unchanged. So does a rate without an SE. The method says it was clustered and
+    over how many clusters."""
+    if not len(judge_all) == len(clusters_all) or not len(judge_lab) == len(human_lab) == len(weights_lab) \
+            == len(clusters_lab):
+        raise ValueError("one cluster key per judged pair and one label, weight and key per labelled pair")
+    n_all, n_lab = len(judge_all), len(judge_lab)
+    groups = len(set(clusters_all))
+    if not math.isfinite(rate.ppi_se) or n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
+        return rate, PassRateClustering(rate.model, DesignEffect(1.0, groups, n_all, by), rate.ppi_se)
+    f = np.asarray(judge_all, dtype=float)
+    # the weights as `ppi_pass_rate` uses them, averaging 1 (design weights N_s / n_s sum to N): on another scale the
+    # rectifiers' share of the variance would be off against the judge's
+    wts = np.asarray(weights_lab, dtype=float)
+    wts = wts * n_lab / wts.sum()
+    r = wts * (np.asarray(human_lab, dtype=float) - rate.lam * np.asarray(judge_lab, dtype=float))
+    index: dict[Hashable, int] = {}
+    ca = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp, count=n_all)
+    cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
+    k = len(index)
+    contrib = (np.bincount(ca, weights=rate.lam * (f - f.mean()) / n_all, minlength=k)
+               + np.bincount(cl, weights=(r - r.mean()) / n_lab, minlength=k))
+    v_cl = k / (k - 1) * float(np.sum(contrib * contrib))
+    v_iid = rate.lam ** 2 * float(np.var(f, ddof=1)) / n_all + float(np.var(r, ddof=1)) / n_lab
+    deff = 1.0 if v_iid <= 0 else min(max(1.0, v_cl / v_iid), n_all / groups)
+    d = DesignEffect(deff, groups, n_all, by)
+    se = rate.ppi_se * math.sqrt(deff)
+    est = rate.ppi_estimate
+    return replace(rate, ppi_se=se, ppi_ci_low=min(1.0, max(0.0, est - Z_95 * se)),
+                   ppi_ci_high=min(1.0, max(0.0, est + Z_95 * se)),
+                   method=f"{rate.method}; {d.note}"), PassRateClustering(rate.model, d, rate.ppi_se)
