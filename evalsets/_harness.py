@@ -66,6 +66,10 @@ class MissingExtra(RuntimeError):
     """The file needs an optional package that is not installed; the message names the pip extra."""
 
 
+# The error of an error row made from a grader that failed to run (DeepEval's metric `error`, a promptfoo grader
+# failure): never a label.
+GRADER_ERROR = "harness_error"
+
 # Scores a harness writes for "the grader said yes / no". Anything else is a score, mapped by a threshold.
 _PASS = {"pass", "passed", "true", "yes", "correct", "1"}
 _FAIL = {"fail", "failed", "false", "no", "incorrect", "0"}

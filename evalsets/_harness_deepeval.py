@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judgecal.evalsets._harness import (
+    GRADER_ERROR,
     GraderSpec,
     HarnessBuilder,
     HarnessImport,
@@ -19,7 +20,7 @@ from judgecal.evalsets._io import InputError, Problem
 
 KIND = "deepeval"
 # DeepEval's own word for a metric that failed to run; stored as the error of an error row, never as a label.
-ERROR = "harness_error"
+ERROR = GRADER_ERROR
 
 
 def _test_run(path: Path) -> tuple[str, dict[str, Any]]:

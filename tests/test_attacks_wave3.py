@@ -1,0 +1,87 @@
+"""Hostile review of the wave-3 features (probes, drift, harness imports, streaming imports): each test is an attack
+that made a number look better than the truth, or turned an error into a verdict, before its fix."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judgecal import annotations as ann
+from judgecal.annotations.reports import probe_results
+from judgecal.cli import main
+from judgecal.evalsets import HARNESSES
+from openai_stub import Reply, StubServer, error_body, verdicts
+
+from test_probes import gate_probe_checks, pairwise_project, probe
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "harnesses"
+
+
+# --------------------------------------------------------------------------- promptfoo: a grader failure is no "fail"
+
+
+@pytest.mark.parametrize("reason, metadata", [
+    # promptfoo's matchers return fail(<message>) with pass false and score 0 when the grader itself fails
+    # (src/matchers.ts, matchesLlmRubric / matchesGEval): the message is all that tells it from a real "fail".
+    ("Could not extract JSON from llm-rubric response", {}),
+    ("No output", {}),
+    ("llm-rubric produced malformed response: SyntaxError\n\n{bad", {}),
+    ("API error: 429 Too Many Requests", {}),
+    ("Names no city.", {"graderError": True}),
+], ids=["no-json", "no-output", "malformed", "provider-error", "graderError-flag"])
+def test_a_promptfoo_grader_failure_is_an_error_row_not_a_fail(tmp_path, reason, metadata) -> None:
+    doc = json.loads((FIXTURES / "promptfoo_capitals.json").read_text(encoding="utf-8"))
+    component = doc["results"]["results"][0]["gradingResult"]["componentResults"][0]
+    assert component["assertion"]["type"] == "llm-rubric"
+    component.update({"pass": False, "score": 0, "reason": reason, **({"metadata": metadata} if metadata else {})})
+    f = tmp_path / "pf.json"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    h = HARNESSES["promptfoo"].read(f)
+    rid = h.runs.rows[0].id
+    (row,) = [v for v in h.verdicts.rows if v.run_record_id == rid and v.constraint_id == "llm-rubric"]
+    assert row.label is None and row.error == "harness_error" and reason in row.error_detail
+    # The other grader of the same result still gives its verdict; a real "fail" with a reason stays a fail.
+    assert [v.label for v in h.verdicts.rows if v.run_record_id == rid and v.constraint_id == "g-eval"] == ["pass"]
+    assert sum(v.label == "fail" for v in h.verdicts.rows) >= 1
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "promptfoo", str(f)]) == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT label, error FROM verdicts WHERE run_record_id = ? AND constraint_id = ?",
+                            [rid, "llm-rubric"]).fetchall() == [(None, "harness_error")]
+
+
+# --------------------------------------------------------------------------- position probe: errors are not consistent
+
+
+def _index(prompt: str) -> int:
+    return int(re.search(r"Answer (\d+)\.", prompt).group(1))
+
+
+def test_a_position_probe_that_errors_on_the_swapped_order_cannot_pass(tmp_path, capsys) -> None:
+    """The attack: a judge fair on half the pairs and first-position on the other half, which fails (HTTP 500) on
+    the swapped order of exactly those. The order-inconsistent pairs become `incomplete`; the gate must count them
+    as the worst case (as for the other probes), not leave them out and pass on the fair half."""
+    n = 48
+    db = pairwise_project(tmp_path, n=n)
+
+    def judge(req):
+        k = _index(req.prompt)
+        first, _, second = req.prompt.partition("[Output 2]")
+        good_first = "GOOD" in first.rpartition("[Output 1]")[2]
+        if k < n // 2:
+            return "output_1" if good_first else "output_2"
+        original = good_first == (k % 2 == 0)  # even k: GOOD in slot 1 in the original order
+        return "output_1" if original else Reply(500, error_body(500, "boom"))
+
+    with StubServer(verdicts(judge)) as s:
+        assert probe(db, s.url, "position") == 0
+    with ann.unit_of_work(db) as d:
+        (r,) = probe_results(d)
+    assert (r.position.compared, r.position.incomplete, r.position.first_both.n) == (n // 2, n // 2, 0)
+    code, checks = gate_probe_checks(db, capsys, "--max-position-bias", "0.7")
+    assert [c["ok"] for c in checks] == [False] and code == 1
+    assert "incomplete" in checks[0]["reason"]
