@@ -16,6 +16,7 @@ from judgecal.evalsets._harness import (
     HarnessImport,
     HarnessVerdict,
     MissingExtra,
+    guarded,
     pass_fail,
     scored_reason,
     text_of,
@@ -73,6 +74,7 @@ def _grader_model(score: Any, scorer_models: dict[str, str], name: str) -> str:
     return scorer_models.get(name) or f"inspect-scorer:{name}"
 
 
+@guarded(KIND)
 def read_inspect(path: str | Path) -> HarnessImport:
     path = Path(path)
     log = _read_log(path)

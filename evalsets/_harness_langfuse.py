@@ -16,6 +16,7 @@ from judgecal.evalsets._harness import (
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
+    guarded,
     pass_fail,
     read_json_or_jsonl,
     scored_reason,
@@ -54,12 +55,14 @@ def score_label(score: dict[str, Any]) -> tuple[str | None, Any, str]:
     return (pass_fail(raw) if isinstance(raw, (int, float)) else None), raw, rule
 
 
+@guarded(KIND)
 def read_langfuse(path: str | Path) -> HarnessImport:
     path = Path(path)
     b = HarnessBuilder(KIND, path)
     traces: list[tuple[int, str, dict[str, Any]]] = []
     scores: dict[str, list[tuple[int, str, dict[str, Any]]]] = defaultdict(list)
     for line, where, obj in _objects(path):
+        b.at(line, where)
         if is_score(obj):
             scores[str(obj["traceId"])].append((line, where, obj))
         elif isinstance(obj, dict) and isinstance(obj.get("id"), str) and ("input" in obj or "output" in obj):
@@ -73,7 +76,8 @@ def read_langfuse(path: str | Path) -> HarnessImport:
     # a NUMERIC helpfulness that happens to be 1 once is still a score, never a "pass" verdict.
     judges: dict[str, bool] = {}
     for found in scores.values():
-        for _, _, s in found:
+        for line, where, s in found:
+            b.at(line, where)
             if s.get("source") != "ANNOTATION":
                 judges[str(s["name"])] = judges.get(str(s["name"]), True) and score_label(s)[0] is not None
     known = {t["id"] for _, _, t in traces}
@@ -82,6 +86,7 @@ def read_langfuse(path: str | Path) -> HarnessImport:
             line, where, _ = found[0]
             b.problem(line, f"{where}.traceId", f"score of trace {trace_id!r}, which is not in the file")
     for line, where, trace in traces:
+        b.at(line, where)
         mine = [(ln, w, s) for ln, w, s in scores.get(trace["id"], []) if s.get("source") != "ANNOTATION"]
         humans = len(scores.get(trace["id"], [])) - len(mine)
         if humans:

@@ -18,6 +18,7 @@ from judgecal.evalsets._harness import (
     HarnessImport,
     HarnessVerdict,
     file_sha8,
+    guarded,
     read_json_or_jsonl,
     scored_reason,
     text_of,
@@ -90,12 +91,14 @@ def _grader(assertion: dict[str, Any], result: dict[str, Any], default: str | No
     return "promptfoo-default-grader"
 
 
+@guarded(KIND)
 def read_promptfoo(path: str | Path) -> HarnessImport:
     path = Path(path)
     eval_id, results = _results(path)
     b = HarnessBuilder(KIND, path)
     occurrences: Counter[str] = Counter()
     for line, where, r in results:
+        b.at(line, where)
         if not isinstance(r, dict):
             b.problem(line, where, "expected a JSON object (a promptfoo test result)")
             continue

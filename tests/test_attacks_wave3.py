@@ -85,3 +85,63 @@ def test_a_position_probe_that_errors_on_the_swapped_order_cannot_pass(tmp_path,
     code, checks = gate_probe_checks(db, capsys, "--max-position-bias", "0.7")
     assert [c["ok"] for c in checks] == [False] and code == 1
     assert "incomplete" in checks[0]["reason"]
+
+
+# --------------------------------------------------------------------------- harness files with the wrong JSON types
+
+
+def _promptfoo(edit):
+    doc = json.loads((FIXTURES / "promptfoo_capitals.json").read_text(encoding="utf-8"))
+    edit(doc["results"]["results"][1])
+    return json.dumps(doc)
+
+
+def _langfuse(edit):
+    rows = [json.loads(line) for line in (FIXTURES / "langfuse_capitals.jsonl").read_text().splitlines()]
+    edit(rows)
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def _deepeval(edit):
+    doc = json.loads((FIXTURES / "deepeval_capitals.json").read_text(encoding="utf-8"))
+    edit(doc["testRunData"] if "testRunData" in doc else doc)
+    return json.dumps(doc)
+
+
+LMEVAL_ROW = {"doc_id": 0, "arguments": [["What is 2+2?", {}]], "resps": [["4"]], "target": "4"}
+
+
+@pytest.mark.parametrize("kind, name, text, where", [
+    ("promptfoo", "pf.json", _promptfoo(lambda r: r["response"].__setitem__("tokenUsage", [1])), ":1: results.results[1]"),
+    ("promptfoo", "pf.json", _promptfoo(lambda r: r.__setitem__("testCase", "France")), ":1: results.results[1]"),
+    ("promptfoo", "pf.json", _promptfoo(lambda r: r.__setitem__("gradingResult", "pass")), ":1: results.results[1]"),
+    ("promptfoo", "pf.json", _promptfoo(lambda r: r["gradingResult"].__setitem__("componentResults", 3)),
+     ":1: results.results[1]"),
+    ("langfuse", "lf.jsonl", _langfuse(lambda rows: next(r for r in rows if "traceId" in r).__setitem__("name", [1])),
+     ": "),
+    ("langfuse", "lf.jsonl", _langfuse(lambda rows: next(r for r in rows if "traceId" not in r).__setitem__("scores", 5)),
+     ":1: "),
+    ("deepeval", "de.json", _deepeval(lambda d: d["testCases"][0].__setitem__("metricsData", 5)), ":1: testCases[0]"),
+    ("deepeval", "de.json", _deepeval(lambda d: d.__setitem__("conversationalTestCases", 5)), "de.json"),
+    ("lmeval", "samples_t_2024-01-01T00-00-00.jsonl", json.dumps(dict(LMEVAL_ROW, exact_match=10 ** 400)) + "\n",
+     "samples_t_2024-01-01T00-00-00.jsonl"),
+    ("lmeval", "samples_t_2024-01-01T00-00-00.jsonl", json.dumps(dict(LMEVAL_ROW, metrics=[[1]], exact_match=1)) + "\n",
+     "samples_t_2024-01-01T00-00-00.jsonl"),
+], ids=["pf-tokenUsage-list", "pf-testCase-str", "pf-gradingResult-str", "pf-components-int", "lf-name-list",
+        "lf-scores-int", "de-metricsData-int", "de-conversational-int", "lm-huge-int", "lm-metrics-nested"])
+def test_a_harness_file_with_wrong_json_types_is_exit_2_naming_the_file_and_changes_nothing(
+        tmp_path, capsys, kind, name, text, where) -> None:
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "langfuse", str(FIXTURES / "langfuse_capitals.jsonl")]) == 0
+    with sqlite3.connect(db) as conn:
+        before = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                  for t in ("eval_items", "run_records", "verdicts")]
+    f = tmp_path / name
+    f.write_text(text, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["--db", str(db), "import", kind, str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was imported" in err and str(f) in err and where in err and "Traceback" not in err
+    with sqlite3.connect(db) as conn:
+        assert [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                for t in ("eval_items", "run_records", "verdicts")] == before
