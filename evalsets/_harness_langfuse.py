@@ -24,6 +24,8 @@ from judgecal.evalsets._harness import (
 )
 
 KIND = "langfuse"
+# The fields of a score that make its answer (a copy of a score may carry fewer of the others).
+_ANSWER = ("name", "value", "stringValue", "dataType", "source", "comment")
 
 
 def _objects(path: Path) -> list[tuple[int, str, Any]]:
@@ -72,6 +74,23 @@ def read_langfuse(path: str | Path) -> HarnessImport:
                     scores[obj["id"]].append((line, f"{where}.scores[{k}]", {"traceId": obj["id"], **s}))
         else:
             b.problem(line, where, "neither a Langfuse trace (id with input/output) nor a score (traceId, name)")
+    # One score id is one answer: a trace fetched with its scores embedded, beside the same scores listed on their
+    # own, must not make one answer two repeats of the judge (a self-consistent judge out of nothing). The same id
+    # with other content is the file contradicting itself.
+    for trace_id, found in list(scores.items()):
+        first: dict[str, tuple[int, dict[str, Any]]] = {}
+        kept = []
+        for line, where, s in found:
+            sid = s.get("id")
+            if not isinstance(sid, str):
+                kept.append((line, where, s))
+            elif sid not in first:
+                first[sid] = (line, s)
+                kept.append((line, where, s))
+            elif [s.get(k) for k in _ANSWER] != [first[sid][1].get(k) for k in _ANSWER]:
+                b.problem(line, f"{where}.id", f"score {sid!r} again with another answer than on line "
+                                               f"{first[sid][0]} ({', '.join(_ANSWER)})")
+        scores[trace_id] = kept
     # A score name is a pass/fail judge only if every evaluator score of that name in the file maps to pass/fail:
     # a NUMERIC helpfulness that happens to be 1 once is still a score, never a "pass" verdict.
     judges: dict[str, bool] = {}

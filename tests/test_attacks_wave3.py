@@ -13,7 +13,7 @@ import pytest
 from judgecal import annotations as ann
 from judgecal.annotations.reports import probe_results
 from judgecal.cli import main
-from judgecal.evalsets import HARNESSES
+from judgecal.evalsets import HARNESSES, InputError
 from openai_stub import Reply, StubServer, error_body, verdicts
 
 from test_probes import gate_probe_checks, pairwise_project, probe
@@ -145,3 +145,23 @@ def test_a_harness_file_with_wrong_json_types_is_exit_2_naming_the_file_and_chan
     with sqlite3.connect(db) as conn:
         assert [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
                 for t in ("eval_items", "run_records", "verdicts")] == before
+
+
+def test_a_langfuse_score_listed_twice_is_one_verdict_not_two_repeats(tmp_path) -> None:
+    """A trace fetched with its scores embedded, beside the same scores from the scores endpoint (both shapes are
+    accepted, so a user merging two exports gets both): the score with one id is one judge answer. Read as two it
+    became repeat 0 and repeat 1 of the judge, a perfectly self-consistent judge out of nothing."""
+    rows = [json.loads(line) for line in (FIXTURES / "langfuse_capitals.jsonl").read_text().splitlines()]
+    score = next(r for r in rows if r.get("id") == "score-fr-1")
+    trace = next(r for r in rows if r.get("id") == "trace-fr")
+    trace["scores"] = [{k: v for k, v in score.items() if k != "traceId"}]
+    f = tmp_path / "lf.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    h = HARNESSES["langfuse"].read(f)
+    mine = [v for v in h.verdicts.rows if v.run_record_id == "langfuse:trace-fr" and v.constraint_id == score["name"]]
+    assert [v.repeat for v in mine] == [0]
+    # The same id with another value is no duplicate to drop silently: the file contradicts itself.
+    trace["scores"][0]["value"] = 1 - score["value"]
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(InputError, match="score-fr-1"):
+        HARNESSES["langfuse"].read(f)
