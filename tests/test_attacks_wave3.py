@@ -165,3 +165,25 @@ def test_a_langfuse_score_listed_twice_is_one_verdict_not_two_repeats(tmp_path) 
     f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with pytest.raises(InputError, match="score-fr-1"):
         HARNESSES["langfuse"].read(f)
+
+
+def test_plain_judge_repeats_on_pairwise_items_are_not_read_as_both_orders(tmp_path, capsys) -> None:
+    """The attack: judge LLMBar pairs with a plain `judge --repeats 2` (both repeats in the original order). Read with
+    the both-orders convention (repeat 1 = swapped, mapped back), a judge that always picks the first-shown output
+    answers output_1 twice, which reads as "the same output in both orders": perfectly order-consistent, 0.5, and
+    `--max-position-bias` passed without the judge ever seeing a swap. Only verdicts known to hold both orders
+    (`import llmbar`, `judge --pairwise` pair records) may be read so."""
+    from judgecal.annotations.reports import verdict_position_bias
+    from openai_stub import by_position
+
+    db = pairwise_project(tmp_path, n=200)
+    with StubServer(by_position("output_1")) as s:
+        assert main(["--db", str(db), "judge", "--model", "j2", "--base-url", s.url, "--api-key", "x", "--quiet",
+                     "--repeats", "2"]) == 0
+    with ann.unit_of_work(db) as d:
+        assert [p for p in verdict_position_bias(d) if p.judge_model == "j2"] == []
+    capsys.readouterr()
+    main(["--db", str(db), "gate", "--min-kappa", "0", "--min-n", "1", "--json", "--max-position-bias", "0.6",
+          "--model", "j2"])
+    checks = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["check"] == "probe"]
+    assert [c["ok"] for c in checks] == [False] and "no position probe was run" in checks[0]["reason"]

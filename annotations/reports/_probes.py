@@ -278,7 +278,12 @@ def verdict_position_bias(db: sqlite_utils.Database, *, rubric: str | None = Non
             "SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.repeat, v.label"
             " FROM verdicts v JOIN run_records r ON r.id = v.run_record_id"
             " JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id"
-            " WHERE c.labels = '[\"output_1\", \"output_2\"]' OR c.labels = '[\"output_1\",\"output_2\"]'"
+            " WHERE (c.labels = '[\"output_1\", \"output_2\"]' OR c.labels = '[\"output_1\",\"output_2\"]')"
+            # Only verdicts known to hold both orders: LLMBar's (its original / swapped judge fields) and `judge
+            # --pairwise` pair records'. A plain `judge --repeats 2` asks the original order twice; read as both
+            # orders, a judge always picking the first-shown output looks perfectly order-consistent.
+            " AND (v.batch_id LIKE 'import:llmbar:%'"
+            "      OR EXISTS (SELECT 1 FROM pairwise_outputs po WHERE po.run_record_id = v.run_record_id))"
             " ORDER BY 1, 2, 5"):
         if (shas is not None and sha not in shas) or (model is not None and judge != model):
             continue
