@@ -373,18 +373,20 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
 
 def _gated_versions(db: sqlite_utils.Database, rubric: str | None, model: str | None) -> list[tuple[str, str, str]]:
     """(judge model, rubric sha256, name vN): the latest version of each rubric name per judge model among the stored
-    verdicts and probes (the version the gate judges), filtered as `gate`."""
+    verdicts — the version whose kappa the gate checks — else, for a rubric name × judge model never judged, among
+    the probes; filtered as `gate`. A probed but never judged newer version must not stand in for the judged one
+    (a hardened wording probed clean would pass the gate for the version in use)."""
     shas = match_rubrics(db, rubric)
-    best: dict[tuple[str, str], tuple[int, str]] = {}
-    for judge, sha, name, version in db.execute(
-            "SELECT DISTINCT g.judge_model, g.rubric_sha256, r.name, r.version FROM"
-            " (SELECT judge_model, rubric_sha256 FROM verdicts UNION SELECT judge_model, rubric_sha256"
+    best: dict[tuple[str, str], tuple[int, int, str]] = {}
+    for judged, judge, sha, name, version in db.execute(
+            "SELECT DISTINCT g.judged, g.judge_model, g.rubric_sha256, r.name, r.version FROM"
+            " (SELECT 1 AS judged, judge_model, rubric_sha256 FROM verdicts UNION SELECT 0, judge_model, rubric_sha256"
             " FROM probe_verdicts) g JOIN rubrics r ON r.sha256 = g.rubric_sha256"):
         if (shas is not None and sha not in shas) or (model is not None and judge != model):
             continue
-        if (judge, name) not in best or version > best[(judge, name)][0]:
-            best[(judge, name)] = (version, sha)
-    return [(judge, sha, f"{name} v{version}") for (judge, name), (version, sha) in sorted(best.items())]
+        if (judge, name) not in best or (judged, version) > best[(judge, name)][:2]:
+            best[(judge, name)] = (judged, version, sha)
+    return [(judge, sha, f"{name} v{version}") for (judge, name), (_, version, sha) in sorted(best.items())]
 
 
 def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None], *, rubric: str | None = None,
