@@ -208,3 +208,24 @@ def test_a_probe_of_a_never_judged_rubric_version_does_not_stand_in_for_the_judg
         assert probe(db, s.url, "injection", "--rubric", str(hardened)) == 0
     code, checks = gate_probe_checks(db, capsys, "--max-injection-flip", "0.5")
     assert [(c["stratum"], c["ok"]) for c in checks] == [("j · strict v1 · injection", False)] and code == 1
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("inspect_ai") is None,
+                    reason="inspect_ai is not installed (pip install 'judgecal-calibrate[inspect]')")
+def test_an_inspect_grader_whose_grade_was_not_found_is_an_error_row_not_a_fail(tmp_path) -> None:
+    """inspect_ai's model_graded_qa / model_graded_fact return INCORRECT with the explanation "Grade not found in
+    model output: <the grader's text>" when the grader's answer has no GRADE line (inspect_ai/scorer/_model.py):
+    the grader failed, it did not say "fail"."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(FIXTURES / "inspect_capitals.eval"))
+    score = log.samples[0].scores["model_graded_qa"]
+    score.value, score.explanation = "I", "Grade not found in model output: I think it is fine."
+    out = tmp_path / "edited.eval"
+    write_eval_log(log, str(out))
+    h = HARNESSES["inspect"].read(out)
+    first = h.runs.rows[0].id
+    (row,) = [v for v in h.verdicts.rows if v.run_record_id == first and v.constraint_id == "model_graded_qa"]
+    assert row.label is None and row.error == "harness_error" and "Grade not found" in row.error_detail
+    # A real "I" stays a fail.
+    assert any(v.label == "fail" for v in h.verdicts.rows)
