@@ -82,6 +82,11 @@ def read_lmeval(path: str | Path) -> HarnessImport:
         if output is None:
             b.skip("samples whose responses are log-likelihoods, not generated text")
             continue
+        resps = row.get("resps")
+        if isinstance(resps[0], list) and len(resps[0]) > 1:
+            # `repeats: k`: the metric judges the k generations together (maj@k, pass@k), not the first one shown.
+            b.skip("samples with several generations per request (the metric judges them together, not one output)")
+            continue
         names = [n for n in _metric_names(row) if binary.get(n)]
         for n in _metric_names(row):
             if not binary.get(n):

@@ -229,3 +229,19 @@ def test_an_inspect_grader_whose_grade_was_not_found_is_an_error_row_not_a_fail(
     assert row.label is None and row.error == "harness_error" and "Grade not found" in row.error_detail
     # A real "I" stays a fail.
     assert any(v.label == "fail" for v in h.verdicts.rows)
+
+
+def test_an_lmeval_metric_over_several_generations_is_not_pinned_on_the_first(tmp_path) -> None:
+    """lm-eval with `repeats: k` writes k generations per request (`resps[0]`), and a metric under a filter such as
+    maj@k judges their majority (`filtered_resps`), not the first generation. Storing the first generation as the
+    output and the metric as its verdict would have reviewers label an output the metric never judged."""
+    row = dict(LMEVAL_ROW, resps=[["5", "4", "4"]], filtered_resps=["4"], filter="maj@3", exact_match=1,
+               metrics=["exact_match"])
+    single = dict(LMEVAL_ROW, doc_id=1, exact_match=1, metrics=["exact_match"])
+    folder = tmp_path / "org__model"
+    folder.mkdir()
+    f = folder / "samples_t_2024-01-01T00-00-00.jsonl"
+    f.write_text(json.dumps(row) + "\n" + json.dumps(single) + "\n", encoding="utf-8")
+    h = HARNESSES["lmeval"].read(f)
+    assert [r.output for r in h.runs.rows] == ["4"]
+    assert any("several generations" in why for why in h.skipped)
