@@ -12,13 +12,15 @@ a no-op.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
+from contextvars import ContextVar
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from pydantic import ValidationError
 
@@ -66,6 +68,10 @@ class MissingExtra(RuntimeError):
     """The file needs an optional package that is not installed; the message names the pip extra."""
 
 
+# The error of an error row made from a grader that failed to run (DeepEval's metric `error`, a promptfoo grader
+# failure): never a label.
+GRADER_ERROR = "harness_error"
+
 # Scores a harness writes for "the grader said yes / no". Anything else is a score, mapped by a threshold.
 _PASS = {"pass", "passed", "true", "yes", "correct", "1"}
 _FAIL = {"fail", "failed", "false", "no", "incorrect", "0"}
@@ -75,7 +81,9 @@ def pass_fail(value: Any) -> str | None:
     """'pass' / 'fail' for a grader's yes/no value (a bool, 0/1, or a word such as "correct"), else None."""
     if isinstance(value, bool):
         return "pass" if value else "fail"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return {1: "pass", 0: "fail"}.get(value)  # an int beyond float range is no 0/1, not an OverflowError
+    if isinstance(value, float):
         return {1: "pass", 0: "fail"}.get(value) if math.isfinite(value) else None
     if isinstance(value, str):
         v = value.strip().lower()
@@ -128,6 +136,34 @@ def read_json_or_jsonl(path: str | Path) -> tuple[str, list[tuple[int, Any]]]:
     return text, out
 
 
+# Where a reader is in its file (file, line, path inside the document): what `guarded` names when a field of the
+# wrong JSON type (a list where an object belongs, a huge number) breaks the reader midway.
+_AT: ContextVar[tuple[str, int, str]] = ContextVar("harness_at", default=("", 0, ""))
+
+
+def guarded(kind: str) -> Callable[[Callable[[Any], HarnessImport]], Callable[[Any], HarnessImport]]:
+    """A harness reader whose every surprise about the file's JSON types is an InputError naming the file, the row
+    being read and its path (exit 2, nothing imported), never a traceback."""
+
+    def wrap(read: Callable[[Any], HarnessImport]) -> Callable[[Any], HarnessImport]:
+        @functools.wraps(read)
+        def reader(path: Any) -> HarnessImport:
+            token = _AT.set((str(path), 0, ""))
+            try:
+                return read(path)
+            except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+                file, line, where = _AT.get()
+                raise InputError([Problem(file, line, where or "(file)",
+                                          f"a field has a JSON type or value a {kind} file does not have "
+                                          f"({type(exc).__name__}: {str(exc)[:200]})")]) from None
+            finally:
+                _AT.reset(token)
+
+        return reader
+
+    return wrap
+
+
 class HarnessBuilder:
     """Collects one file's rows; every problem names the file, line and field. `result()` raises InputError if any."""
 
@@ -141,6 +177,10 @@ class HarnessBuilder:
         self.skipped: Counter[str] = Counter()
         self._item_ids: set[str] = set()
         self._run_ids: dict[str, int] = {}
+
+    def at(self, line: int, where: str) -> None:
+        """The row being read now (named by `guarded` if the row's JSON types break the reader)."""
+        _AT.set((self.file, line, where))
 
     def problem(self, line: int, field_name: str, message: str) -> None:
         self.problems.append(Problem(self.file, line, field_name, message))

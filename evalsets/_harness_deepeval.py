@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from judgecal.evalsets._harness import (
+    GRADER_ERROR,
     GraderSpec,
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
     file_sha8,
+    guarded,
     read_json_or_jsonl,
     scored_reason,
 )
@@ -19,7 +21,7 @@ from judgecal.evalsets._io import InputError, Problem
 
 KIND = "deepeval"
 # DeepEval's own word for a metric that failed to run; stored as the error of an error row, never as a label.
-ERROR = "harness_error"
+ERROR = GRADER_ERROR
 
 
 def _test_run(path: Path) -> tuple[str, dict[str, Any]]:
@@ -33,6 +35,7 @@ def _test_run(path: Path) -> tuple[str, dict[str, Any]]:
     return text, doc
 
 
+@guarded(KIND)
 def read_deepeval(path: str | Path) -> HarnessImport:
     path = Path(path)
     text, run = _test_run(path)
@@ -44,6 +47,7 @@ def read_deepeval(path: str | Path) -> HarnessImport:
         b.skip("conversational test cases (not imported yet)")
     for i, case in enumerate(run["testCases"]):
         where = f"testCases[{i}]"
+        b.at(1, where)
         if not isinstance(case, dict):
             b.problem(1, where, "expected a JSON object (a DeepEval test case)")
             continue

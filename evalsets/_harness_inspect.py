@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from judgecal.evalsets._harness import (
+    GRADER_ERROR,
     GraderSpec,
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
     MissingExtra,
+    guarded,
     pass_fail,
     scored_reason,
     text_of,
@@ -26,6 +28,10 @@ KIND = "inspect"
 EXTRA = "pip install 'judgecal-calibrate[inspect]'"
 # Inspect's own value_to_float: correct, partial, incorrect, no answer.
 _GRADE_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+# What inspect_ai's model-graded scorers (model_graded_qa, model_graded_fact: inspect_ai/scorer/_model.py, 0.3.x,
+# read 2026-11-30) write as the explanation when the grader's answer has no grade in it; the value is then a default
+# (INCORRECT), not the grader's verdict.
+GRADE_NOT_FOUND = "Grade not found in model output"
 
 
 def _read_log(path: Path) -> Any:
@@ -73,6 +79,7 @@ def _grader_model(score: Any, scorer_models: dict[str, str], name: str) -> str:
     return scorer_models.get(name) or f"inspect-scorer:{name}"
 
 
+@guarded(KIND)
 def read_inspect(path: str | Path) -> HarnessImport:
     path = Path(path)
     log = _read_log(path)
@@ -118,6 +125,10 @@ def read_inspect(path: str | Path) -> HarnessImport:
         if run_id is None or sample.error is not None:
             continue
         for name, score in scores.items():
+            if isinstance(score.explanation, str) and score.explanation.startswith(GRADE_NOT_FOUND):
+                b.verdict(n, HarnessVerdict(run_id, name, f"inspect:{name}", _grader_model(score, scorer_models, name),
+                                            0, None, None, GRADER_ERROR, score.explanation[:2000]))
+                continue
             label, rule = grade_label(score.value)
             b.verdict(n, HarnessVerdict(run_id, name, f"inspect:{name}", _grader_model(score, scorer_models, name),
                                         0, label, scored_reason(KIND, score.value, rule, text_of(score.explanation))))

@@ -16,6 +16,7 @@ from judgecal.evalsets._harness import (
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
+    guarded,
     pass_fail,
     read_json_or_jsonl,
     scored_reason,
@@ -23,6 +24,8 @@ from judgecal.evalsets._harness import (
 )
 
 KIND = "langfuse"
+# The fields of a score that make its answer (a copy of a score may carry fewer of the others).
+_ANSWER = ("name", "value", "stringValue", "dataType", "source", "comment")
 
 
 def _objects(path: Path) -> list[tuple[int, str, Any]]:
@@ -54,12 +57,14 @@ def score_label(score: dict[str, Any]) -> tuple[str | None, Any, str]:
     return (pass_fail(raw) if isinstance(raw, (int, float)) else None), raw, rule
 
 
+@guarded(KIND)
 def read_langfuse(path: str | Path) -> HarnessImport:
     path = Path(path)
     b = HarnessBuilder(KIND, path)
     traces: list[tuple[int, str, dict[str, Any]]] = []
     scores: dict[str, list[tuple[int, str, dict[str, Any]]]] = defaultdict(list)
     for line, where, obj in _objects(path):
+        b.at(line, where)
         if is_score(obj):
             scores[str(obj["traceId"])].append((line, where, obj))
         elif isinstance(obj, dict) and isinstance(obj.get("id"), str) and ("input" in obj or "output" in obj):
@@ -69,11 +74,29 @@ def read_langfuse(path: str | Path) -> HarnessImport:
                     scores[obj["id"]].append((line, f"{where}.scores[{k}]", {"traceId": obj["id"], **s}))
         else:
             b.problem(line, where, "neither a Langfuse trace (id with input/output) nor a score (traceId, name)")
+    # One score id is one answer: a trace fetched with its scores embedded, beside the same scores listed on their
+    # own, must not make one answer two repeats of the judge (a self-consistent judge out of nothing). The same id
+    # with other content is the file contradicting itself.
+    for trace_id, found in list(scores.items()):
+        first: dict[str, tuple[int, dict[str, Any]]] = {}
+        kept = []
+        for line, where, s in found:
+            sid = s.get("id")
+            if not isinstance(sid, str):
+                kept.append((line, where, s))
+            elif sid not in first:
+                first[sid] = (line, s)
+                kept.append((line, where, s))
+            elif [s.get(k) for k in _ANSWER] != [first[sid][1].get(k) for k in _ANSWER]:
+                b.problem(line, f"{where}.id", f"score {sid!r} again with another answer than on line "
+                                               f"{first[sid][0]} ({', '.join(_ANSWER)})")
+        scores[trace_id] = kept
     # A score name is a pass/fail judge only if every evaluator score of that name in the file maps to pass/fail:
     # a NUMERIC helpfulness that happens to be 1 once is still a score, never a "pass" verdict.
     judges: dict[str, bool] = {}
     for found in scores.values():
-        for _, _, s in found:
+        for line, where, s in found:
+            b.at(line, where)
             if s.get("source") != "ANNOTATION":
                 judges[str(s["name"])] = judges.get(str(s["name"]), True) and score_label(s)[0] is not None
     known = {t["id"] for _, _, t in traces}
@@ -82,6 +105,7 @@ def read_langfuse(path: str | Path) -> HarnessImport:
             line, where, _ = found[0]
             b.problem(line, f"{where}.traceId", f"score of trace {trace_id!r}, which is not in the file")
     for line, where, trace in traces:
+        b.at(line, where)
         mine = [(ln, w, s) for ln, w, s in scores.get(trace["id"], []) if s.get("source") != "ANNOTATION"]
         humans = len(scores.get(trace["id"], [])) - len(mine)
         if humans:

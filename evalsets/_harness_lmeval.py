@@ -13,6 +13,7 @@ from judgecal.evalsets._harness import (
     HarnessImport,
     HarnessVerdict,
     file_sha8,
+    guarded,
     pass_fail,
     read_json_or_jsonl,
     scored_reason,
@@ -54,6 +55,7 @@ def _metric_names(row: dict[str, Any]) -> list[str]:
     return [k for k, v in row.items() if k not in BOOKKEEPING and isinstance(v, (int, float, bool))]
 
 
+@guarded(KIND)
 def read_lmeval(path: str | Path) -> HarnessImport:
     path = Path(path)
     text, rows = read_json_or_jsonl(path)
@@ -66,17 +68,24 @@ def read_lmeval(path: str | Path) -> HarnessImport:
     # A metric is a pass/fail judge only if every value it has in the file is 0/1 (exact_match, acc); a bleu that
     # happens to be 0 on one sample is still a score, never a "fail" verdict.
     binary: dict[str, bool] = {}
-    for _, row in rows:
+    for line, row in rows:
+        b.at(line, "(row)")
         if isinstance(row, dict):
             for n in _metric_names(row):
                 binary[n] = binary.get(n, True) and pass_fail(row.get(n)) is not None and not isinstance(row.get(n), str)
     for line, row in rows:
+        b.at(line, "(row)")
         if not isinstance(row, dict) or "doc_id" not in row:
             b.problem(line, "doc_id", "expected an lm-eval sample (an object with doc_id)")
             continue
         output = _output(row)
         if output is None:
             b.skip("samples whose responses are log-likelihoods, not generated text")
+            continue
+        resps = row.get("resps")
+        if isinstance(resps[0], list) and len(resps[0]) > 1:
+            # `repeats: k`: the metric judges the k generations together (maj@k, pass@k), not the first one shown.
+            b.skip("samples with several generations per request (the metric judges them together, not one output)")
             continue
         names = [n for n in _metric_names(row) if binary.get(n)]
         for n in _metric_names(row):

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from judgecal.evalsets._harness import (
+    GRADER_ERROR,
     GraderSpec,
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
     file_sha8,
+    guarded,
     read_json_or_jsonl,
     scored_reason,
     text_of,
@@ -30,6 +32,20 @@ MODEL_GRADED = frozenset({
     "context-faithfulness", "context-recall", "context-relevance", "conversation-relevance", "search-rubric",
     "pi", "classifier",
 })
+
+# A promptfoo grader that fails to run (its provider errors, or its answer has no JSON) is written as pass false,
+# score 0 and the failure as the reason (src/matchers.ts `fail(...)` in matchesLlmRubric / matchesGEval and the
+# other model-graded matchers, promptfoo 0.120, read 2026-11-30); newer versions also set metadata.graderError. These
+# are the messages it writes; a grader failure must be an error row, never a "fail" verdict.
+GRADER_FAILURES = ("Could not extract JSON", "No output", "llm-rubric produced malformed response",
+                   "LLM-proposed evaluation", "API error", "API call error")
+
+
+def grader_failed(component: dict[str, Any]) -> bool:
+    meta = component.get("metadata") if isinstance(component.get("metadata"), dict) else {}
+    reason = component.get("reason") if isinstance(component.get("reason"), str) else ""
+    return component.get("pass") is False and (meta.get("graderError") is True
+                                               or reason.strip().startswith(GRADER_FAILURES))
 
 
 def _results(path: Path) -> tuple[str, list[tuple[int, str, dict[str, Any]]]]:
@@ -75,12 +91,14 @@ def _grader(assertion: dict[str, Any], result: dict[str, Any], default: str | No
     return "promptfoo-default-grader"
 
 
+@guarded(KIND)
 def read_promptfoo(path: str | Path) -> HarnessImport:
     path = Path(path)
     eval_id, results = _results(path)
     b = HarnessBuilder(KIND, path)
     occurrences: Counter[str] = Counter()
     for line, where, r in results:
+        b.at(line, where)
         if not isinstance(r, dict):
             b.problem(line, where, "expected a JSON object (a promptfoo test result)")
             continue
@@ -117,10 +135,14 @@ def read_promptfoo(path: str | Path) -> HarnessImport:
         if run_id is None or error:
             continue
         for cid, c in graded:
+            a = c["assertion"]
+            if grader_failed(c):
+                b.verdict(line, HarnessVerdict(run_id, cid, f"promptfoo:{a['type']}", _grader(a, r, None), 0, None,
+                                               None, GRADER_ERROR, str(c.get("reason") or "graderError")[:2000]))
+                continue
             if not isinstance(c.get("pass"), bool):
                 b.problem(line, f"{where}.gradingResult.componentResults.pass", f"{cid}: expected true or false")
                 continue
-            a = c["assertion"]
             threshold = a.get("threshold")
             rule = "label from the file's pass field" + (f" (threshold {threshold})" if threshold is not None else "")
             b.verdict(line, HarnessVerdict(run_id, cid, f"promptfoo:{a['type']}", _grader(a, r, None), 0,

@@ -75,6 +75,19 @@ class PositionBias:
             high = max(high, 0.5 + fb.n * (2 * fb.high - 1) / (2 * n))
         return low, high
 
+    @property
+    def worst_bounds(self) -> tuple[float, float] | None:
+        """`bounds` with every incomplete pair (an order missing or an error row) counted as an order-inconsistent
+        pair picking the same position both times, first or second, whichever side is worse: a judge must not pass
+        the gate by failing on the order it would have answered inconsistently (the other probes' rule)."""
+        if not self.incomplete:
+            return self.bounds
+        n, m, k = self.compared + self.incomplete, self.first_both.n, self.first_position.k
+        sides = [position_bias_counts(n, k + 2 * self.incomplete, m + self.incomplete, self.first_both.k
+                                      + self.incomplete).bounds,
+                 position_bias_counts(n, k, m + self.incomplete, self.first_both.k).bounds]
+        return min(b[0] for b in sides if b), max(b[1] for b in sides if b)
+
     def format(self) -> str:
         if not self.compared:
             return "position: no pair answered in both orders" + (
@@ -113,6 +126,12 @@ def position_bias(orders: Iterable[tuple[str, str | None, str | None]]) -> Posit
                         incomplete, tuple(flipped))
 
 
+def position_bias_counts(compared: int, first: int, inconsistent: int, first_both: int) -> PositionBias:
+    """A PositionBias from its counts alone (no pair names): what the gate's worst case is computed on."""
+    return PositionBias(compared, clopper_pearson(first, 2 * compared), None,
+                        clopper_pearson(first_both, inconsistent), None, 0, ())
+
+
 @dataclass(frozen=True)
 class ProbeResult:
     """One probe of one rubric version × judge model."""
@@ -136,7 +155,7 @@ class ProbeResult:
         """The interval the gate reads. Position: PositionBias.bounds. Others: Clopper–Pearson with the incomplete
         pairs counted as flipped (the worst case)."""
         if self.position is not None:
-            return self.position.bounds
+            return self.position.worst_bounds
         worst = clopper_pearson(self.rate.k + self.incomplete, self.rate.n + self.incomplete)
         return None if not worst.n else (worst.low, worst.high)
 
@@ -259,7 +278,12 @@ def verdict_position_bias(db: sqlite_utils.Database, *, rubric: str | None = Non
             "SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.repeat, v.label"
             " FROM verdicts v JOIN run_records r ON r.id = v.run_record_id"
             " JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id"
-            " WHERE c.labels = '[\"output_1\", \"output_2\"]' OR c.labels = '[\"output_1\",\"output_2\"]'"
+            " WHERE (c.labels = '[\"output_1\", \"output_2\"]' OR c.labels = '[\"output_1\",\"output_2\"]')"
+            # Only verdicts known to hold both orders: LLMBar's (its original / swapped judge fields) and `judge
+            # --pairwise` pair records'. A plain `judge --repeats 2` asks the original order twice; read as both
+            # orders, a judge always picking the first-shown output looks perfectly order-consistent.
+            " AND (v.batch_id LIKE 'import:llmbar:%'"
+            "      OR EXISTS (SELECT 1 FROM pairwise_outputs po WHERE po.run_record_id = v.run_record_id))"
             " ORDER BY 1, 2, 5"):
         if (shas is not None and sha not in shas) or (model is not None and judge != model):
             continue
@@ -349,18 +373,20 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
 
 def _gated_versions(db: sqlite_utils.Database, rubric: str | None, model: str | None) -> list[tuple[str, str, str]]:
     """(judge model, rubric sha256, name vN): the latest version of each rubric name per judge model among the stored
-    verdicts and probes (the version the gate judges), filtered as `gate`."""
+    verdicts — the version whose kappa the gate checks — else, for a rubric name × judge model never judged, among
+    the probes; filtered as `gate`. A probed but never judged newer version must not stand in for the judged one
+    (a hardened wording probed clean would pass the gate for the version in use)."""
     shas = match_rubrics(db, rubric)
-    best: dict[tuple[str, str], tuple[int, str]] = {}
-    for judge, sha, name, version in db.execute(
-            "SELECT DISTINCT g.judge_model, g.rubric_sha256, r.name, r.version FROM"
-            " (SELECT judge_model, rubric_sha256 FROM verdicts UNION SELECT judge_model, rubric_sha256"
+    best: dict[tuple[str, str], tuple[int, int, str]] = {}
+    for judged, judge, sha, name, version in db.execute(
+            "SELECT DISTINCT g.judged, g.judge_model, g.rubric_sha256, r.name, r.version FROM"
+            " (SELECT 1 AS judged, judge_model, rubric_sha256 FROM verdicts UNION SELECT 0, judge_model, rubric_sha256"
             " FROM probe_verdicts) g JOIN rubrics r ON r.sha256 = g.rubric_sha256"):
         if (shas is not None and sha not in shas) or (model is not None and judge != model):
             continue
-        if (judge, name) not in best or version > best[(judge, name)][0]:
-            best[(judge, name)] = (version, sha)
-    return [(judge, sha, f"{name} v{version}") for (judge, name), (version, sha) in sorted(best.items())]
+        if (judge, name) not in best or (judged, version) > best[(judge, name)][:2]:
+            best[(judge, name)] = (judged, version, sha)
+    return [(judge, sha, f"{name} v{version}") for (judge, name), (_, version, sha) in sorted(best.items())]
 
 
 def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None], *, rubric: str | None = None,
@@ -391,13 +417,14 @@ def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None]
         for judge, sha, label in versions:
             name = f"{judge} · {label} · {kind}"
             result = results.get((kind, sha, judge))
-            bounds, shown, source = None, None, f"`judgecal probe {kind}`"
+            bounds, shown, source, incomplete = None, None, f"`judgecal probe {kind}`", 0
             if result is not None:
-                bounds, shown = result.bounds, (result.position.format() if result.position else
-                                                f"{result.measures} {result.rate.format()}")
+                bounds, incomplete = result.bounds, result.incomplete
+                shown = result.position.format() if result.position else f"{result.measures} {result.rate.format()}"
             elif kind == "position" and (sha, judge) in positions:
                 pos = positions[(sha, judge)].bias
-                bounds, shown, source = pos.bounds, pos.format(), "stored pairwise verdicts"
+                bounds, shown, source = pos.worst_bounds, pos.format(), "stored pairwise verdicts"
+                incomplete = pos.incomplete
             if result is None and shown is None:
                 checks.append(GateCheck(name, "probe", None, limit, False,
                                         f"--{flag.replace('_', '-')} {limit:g} given but no {kind} probe was run "
@@ -411,7 +438,8 @@ def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None]
             if kind == "position":
                 value = max(high, 1 - low)
                 ok = value <= limit
-                why = (f"{shown} (from {source}): 95% interval [{low:.3f}, {high:.3f}] "
+                worst = " (incomplete pairs counted as order-inconsistent, the worse way)" if incomplete else ""
+                why = (f"{shown} (from {source}): 95% interval [{low:.3f}, {high:.3f}]{worst} "
                        f"{'within' if ok else 'not within'} [{1 - limit:.3f}, {limit:.3f}]")
             else:
                 value = high
