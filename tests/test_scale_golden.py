@@ -181,3 +181,87 @@ def test_outputs_match_the_golden_files(tmp_path, name):
     assert sorted(got) == sorted(want)
     for key in want:
         assert got[key] == want[key], f"{name}: `{key}` changed"
+
+
+def _coverage_by_pairs(db, rate: float, include_unjudged: bool) -> list:
+    """main's `coverage`: every stratum's pairs read into Python and counted (the reference for the SQL version)."""
+    from judgecal.annotations.review import StratumCoverage  # noqa: PLC0415
+    from judgecal.annotations.review._sampling import (  # house: private
+        _pairs_with_rule, counted_pairs, population_sizes, quota, strata_members)
+
+    members = strata_members(db, include_unjudged=include_unjudged)
+    random_set = _pairs_with_rule(db, "random")
+    population = population_sizes(db)
+    done = counted_pairs(db).pairs
+    rows = []
+    for key in sorted(members, key=lambda k: k.stratum):
+        pairs = members[key]
+        size = max(len(pairs), population[(key.constraint_id, key.model)])
+        needed = quota(rate, size)
+        labelled = sum(p in done for p in pairs)
+        complete = key.rubric_sha256 is None or len(pairs) >= size
+        rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
+                                    sum(p in random_set for p in pairs), labelled, needed,
+                                    labelled >= needed and complete, size))
+    return rows
+
+
+def test_coverage_counted_in_sql_equals_counting_the_pairs(tmp_path):
+    """With unjudged pairs (a stratum no rubric has judged), a failed run, labels on the counted prefix and beyond."""
+    db_path = adversarial_project(tmp_path)
+    with ann.unit_of_work(db_path) as db:
+        with ann.write(db):  # some pairs no verdict covers: they form unjudged strata
+            db.execute("DELETE FROM verdicts WHERE constraint_id = 'polite_tone' AND run_record_id LIKE 'run-b-%'")
+        ann.draw_sample(db, rate=0.5, seed=7)
+        for rate in (0.1, 0.3, 0.5, 1.0):
+            for unjudged in (False, True):
+                want = _coverage_by_pairs(db, rate, unjudged)
+                assert ann.coverage(db, rate, include_unjudged=unjudged) == want
+                assert any(r.labelled for r in want) and (not unjudged or any(r.rubric_sha256 is None for r in want))
+
+
+def test_kept_verdicts_follow_new_labels_and_verdicts(tmp_path):
+    """`calibration_report` keeps the loaded verdicts between calls (the app's report after a new label): a new
+    label, a new verdict, and a verdict replaced at the top of the table (same count, same largest row id) must each
+    give the report a fresh computation gives. A stale number here is a wrong gate."""
+    from judgecal.annotations.reports import _calibration  # house: private
+
+    def fresh(db) -> str:
+        _calibration._KEPT.clear()
+        return calibration_report(db).to_json()
+
+    from judgecal.annotations.reports import calibration_report  # noqa: PLC0415
+    db_path = adversarial_project(tmp_path)
+    with ann.unit_of_work(db_path) as db:
+        first = calibration_report(db).to_json()
+        assert calibration_report(db).to_json() == first and _calibration._KEPT
+        # a blind label on the next random pair of a population: the counted prefix grows
+        labelled = {tuple(r) for r in db.execute("SELECT run_record_id, constraint_id FROM human_labels")}
+        nxt = next(p for order in ann.draw_orders(db).values() for p in order if p not in labelled)
+        with ann.write(db):
+            db.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
+                       " created_at) VALUES (?,?,?,?,?,?,?)", [*nxt, "alice", "label", "fail", 1, STAMP])
+        after_label = calibration_report(db).to_json()
+        assert after_label != first and after_label == fresh(db)
+        calibration_report(db)
+        # a new verdict row (another judge model on one pair): a new group
+        with ann.write(db):
+            db.execute("INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                       " created_at) VALUES (?,?,?,?,?,?,?)", [*nxt, V1, "judge-z", 0, "pass", STAMP])
+        added = calibration_report(db).to_json()
+        assert added == fresh(db)
+        assert added != after_label and "judge-z" in added
+        calibration_report(db)
+        # the newest verdict row replaced by one with another label: count and largest row id stay the same
+        top = db.execute("SELECT * FROM verdicts ORDER BY id DESC LIMIT 1").fetchone()
+        cols = [r[1] for r in db.execute("PRAGMA table_info(verdicts)")]
+        row = dict(zip(cols, top))
+        row["label"] = "fail" if row["label"] != "fail" else "pass"
+        row["created_at"] = "2026-11-07T00:00:00Z"
+        with ann.write(db):
+            db.execute("DELETE FROM verdicts WHERE id = ?", [row["id"]])
+            db.execute(f"INSERT INTO verdicts ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                       [row[c] for c in cols])
+        replaced = calibration_report(db).to_json()
+        assert replaced == fresh(db)
+        assert replaced != added

@@ -43,6 +43,7 @@ Conventions (stated once, used everywhere):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter, defaultdict
@@ -60,6 +61,7 @@ from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules)
 from judgecal.annotations.store import majority_label
+from judgecal.annotations.reports._browse import verdicts_version
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -287,6 +289,10 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     effective sample size."""
     if not a:
         return None
+    if weights is None:
+        if len(a) != len(b):
+            raise ValueError("a and b must hold one label per pair each")
+        return agreement_from_counts(Counter(zip(a, b)), label_order)
     labels = _order(list(a) + list(b), label_order)
     index = {lab: i for i, lab in enumerate(labels)}
     n = len(a)
@@ -339,6 +345,60 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     )
 
 
+def agreement_from_counts(cells: dict[tuple[str, str], int], label_order: Sequence[str]) -> Agreement | None:
+    """`agreement(a, b, label_order)` (unweighted) from the counts of its (a, b) cells, in the order each cell first
+    occurs in the pair sequence (a Counter of zip(a, b) has it): the same numbers in time proportional to the number
+    of distinct cells, so a slice of a million pairs is summarised by its few verdict patterns (see
+    `_slice_stats`). The order matters only where the list version breaks a tie by first occurrence (the dominant
+    label)."""
+    cells = {k: c for k, c in cells.items() if c}
+    n = sum(cells.values())
+    if not n:
+        return None
+    labels = _order([x for x, _ in cells] + [y for _, y in cells], label_order)
+    index = {lab: i for i, lab in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    for (x, y), c in cells.items():
+        table[index[x], index[y]] += float(c)
+    # as the list version: n weights of 1.0, (Σw)² / Σw² = n
+    n_eff = float(n) ** 2 / float(n)
+    scaled = table * (n_eff / table.sum())
+    k = kappa_from_table(scaled, None, labels)
+    iv = agr.kappa_interval(scaled, labels=labels)
+    confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
+    agree = sum(c for (x, y), c in cells.items() if x == y)
+    pct = float(np.trace(table) / table.sum())
+    tpr = tnr = None
+    if set(labels) - {ABSTAIN} == set(PASS_FAIL):
+        fail_col, pass_col = table[:, index["fail"]], table[:, index["pass"]]
+        tpr = float(fail_col[index["fail"]] / fail_col.sum()) if fail_col.sum() else math.nan
+        tnr = float(pass_col[index["pass"]] / pass_col.sum()) if pass_col.sum() else math.nan
+    count_a: Counter[str] = Counter()
+    count_b: Counter[str] = Counter()
+    for (x, y), c in cells.items():  # first-occurrence order, as Counter(a) and Counter(b) would hold it
+        count_a[x] += c
+        count_b[y] += c
+    dominant, count = (count_a + count_b).most_common(1)[0]
+    prevalence = count / (2 * n)
+    q = len([lab for lab in labels if lab != ABSTAIN])
+    pa = float(np.trace(scaled) / scaled.sum())
+    pab = (q * pa - 1) / (q - 1) if q > 1 else math.nan
+    ac1 = float(ac1_batch(scaled[None])[0]) if q > 1 else math.nan
+    try:
+        needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
+    except ValueError as exc:
+        needed, needed_reason = None, str(exc)
+    return Agreement(
+        n=n, agree=agree, pct_agreement=pct, kappa=k.kappa, kappa_ci_low=iv.low, kappa_ci_high=iv.high,
+        kappa_reason=k.reason if math.isnan(k.kappa) or math.isnan(iv.low) else None,
+        interpretation=agr.interpret_kappa(k.kappa), labels=labels, confusion=confusion, tpr=tpr, tnr=tnr,
+        gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
+        prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
+        kappa_ci_method=iv.method, kappa_ci_approximate=iv.approximate, kappa_wald_low=k.ci_low,
+        kappa_wald_high=k.ci_high, abstain=count_a[ABSTAIN], design_weighted=False, n_effective=n_eff,
+    )
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -374,23 +434,43 @@ class _Verdicts:
     labels: dict[int, str | None]  # repeat -> label (None = error)
     reason: dict[int, str | None]
 
+    @functools.cached_property  # labels are complete once loaded; `common_repeats` builds new objects
+    def pattern(self) -> tuple[tuple[int, str | None], ...]:
+        """The (repeat, label) items: every statistic of a slice over all its pairs (repeat vs repeat, consistency,
+        error rows, the PPI prediction) depends on a pair only through this, so a slice is summarised by the count
+        of each pattern (a few dozen) instead of a loop over its pairs."""
+        return tuple(self.labels.items())
+
 
 def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None, model: str | None = None,
-                  constraints: set[str] | None = None) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
-    """(judge model, rubric sha) -> pair -> repeats."""
+                  constraints: set[str] | None = None,
+                  reasons: bool = True) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
+    """(judge model, rubric sha) -> pair -> repeats, pairs in the order of their first verdict row. The filters run
+    in SQL; `reasons=False` leaves `reason` empty (the calibration numbers never read it)."""
     where, params = [], []
     if model is not None:
         where.append("judge_model = ?")
         params.append(model)
-    sql = ("SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label, reason FROM verdicts"
+    for column, values in (("rubric_sha256", rubrics), ("constraint_id", constraints)):
+        if values is not None:
+            where.append(f"{column} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(values)))
+    sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label"
+           f"{', reason' if reasons else ''} FROM verdicts"
            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
     out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
-    for jm, sha, rid, cid, rep, label, reason in db.execute(sql, params):
-        if (rubrics is not None and sha not in rubrics) or (constraints is not None and cid not in constraints):
-            continue
-        v = out[(jm, sha)].setdefault((rid, cid), _Verdicts({}, {}))
+    group_key, group = None, {}
+    for row in db.execute(sql, params):
+        jm, sha, rid, cid, rep, label = row[:6]
+        if (jm, sha) != group_key:
+            group_key = (jm, sha)
+            group = out[group_key]
+        v = group.get((rid, cid))
+        if v is None:
+            v = group[(rid, cid)] = _Verdicts({}, {})
         v.labels[rep] = label
-        v.reason[rep] = reason
+        if reasons:
+            v.reason[rep] = row[6]
     return out
 
 
@@ -405,7 +485,15 @@ class PairInfo:
 def pair_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     sql = """SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
              FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL"""
-    return {(rid, cid): PairInfo(m, item, t, tuple(json.loads(ls))) for rid, cid, m, item, t, ls in db.execute(sql)}
+    parsed: dict[str, tuple[str, ...]] = {}  # a project has a handful of label sets: parse each once
+
+    def label_set(text: str) -> tuple[str, ...]:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = tuple(json.loads(text))
+        return found
+
+    return {(rid, cid): PairInfo(m, item, t, label_set(ls)) for rid, cid, m, item, t, ls in db.execute(sql)}
 
 
 def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None,
@@ -481,7 +569,7 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
 def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
                  post_reveal: set[Pair] = frozenset()) -> SliceStats:
-    order = _label_order(info[p].labels for p in pairs)
+    order = _label_order(dict.fromkeys(info[p].labels for p in pairs))
     random_pairs = [p for p in pairs if p in humans and "random" in rules.get(p, ())]
     targeted_pairs = [p for p in pairs if p in humans and "targeted" in rules.get(p, ())
                       and "random" not in rules.get(p, ())]
@@ -511,35 +599,50 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         # an error row (or a repeat that never ran on the pair) is this repeat's abstention
         js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
         per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order)))
+    # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
+    # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
+    sequence = [verdicts[p].pattern for p in pairs]
+    patterns = Counter(sequence)
     rvr = []
     for i, a in enumerate(repeats):
         for b in repeats[i + 1:]:
-            both, both_err, one_err = [], 0, 0
-            for p in pairs:
-                la, lb = verdicts[p].labels.get(a, "<missing>"), verdicts[p].labels.get(b, "<missing>")
+            cells: Counter[tuple[str, str]] = Counter()
+            both_err = one_err = 0
+            for pattern, c in patterns.items():
+                labels = dict(pattern)
+                la, lb = labels.get(a, "<missing>"), labels.get(b, "<missing>")
                 if la == "<missing>" or lb == "<missing>":
                     continue
                 if la is None and lb is None:
-                    both_err += 1
+                    both_err += c
                 elif la is None or lb is None:
-                    one_err += 1
+                    one_err += c
                 else:
-                    both.append((la, lb))
-            ag = agreement([x for x, _ in both], [y for _, y in both], order)
-            rvr.append(RepeatPairAgreement(a, b, len(both), sum(x == y for x, y in both), both_err, one_err, ag))
-    multi = [[l for l in verdicts[p].labels.values() if l is not None] for p in pairs]
-    multi = [ls for ls in multi if len(ls) >= 2]
-    flipped = sum(len(set(ls)) > 1 for ls in multi)
-    minority = [1 - Counter(ls).most_common(1)[0][1] / len(ls) for ls in multi]
-    consistency = Consistency(len(multi), flipped, flipped / len(multi) if multi else math.nan,
+                    cells[(la, lb)] += c
+            rvr.append(RepeatPairAgreement(a, b, sum(cells.values()), sum(c for (x, y), c in cells.items() if x == y),
+                                           both_err, one_err, agreement_from_counts(cells, order)))
+    minority_of: dict[Any, float | None] = {}
+    flipped = multi = 0
+    for pattern, c in patterns.items():
+        ls = [l for _, l in pattern if l is not None]
+        if len(ls) < 2:
+            minority_of[pattern] = None
+            continue
+        multi += c
+        flipped += c * (len(set(ls)) > 1)
+        minority_of[pattern] = 1 - Counter(ls).most_common(1)[0][1] / len(ls)
+    # summed in pair order, as before: a float sum's last bits depend on the order
+    minority = [m for m in map(minority_of.__getitem__, sequence) if m is not None]
+    consistency = Consistency(multi, flipped, flipped / multi if multi else math.nan,
                               sum(minority) / len(minority) if minority else math.nan)
+    n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
+    n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
     weights = design_weights(random_pairs, pairs, lambda p: (p[1], info[p].model))
-    rows = [l for p in pairs for l in verdicts[p].labels.values()]
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
                       tuple(rvr), consistency, changed,
                       majority_weighted=agreement(maj_j, maj_h, order, weights=weights),
-                      verdict_rows=len(rows), verdict_errors=sum(l is None for l in rows))
+                      verdict_rows=n_rows, verdict_errors=n_errors)
 
 
 def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -563,8 +666,12 @@ def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], hum
     # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
     # stratum (constraint × model × rubric), whose quota is rounded up per stratum.
     judge_all, judge_lab, human_lab, strata_all, strata_lab = [], [], [], [], []
+    predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
     for p in pairs:
-        f = ppi_prediction(verdicts[p].labels.values())
+        pattern = verdicts[p].pattern
+        f = predicted.get(pattern)
+        if f is None:
+            f = predicted[pattern] = ppi_prediction(verdicts[p].labels.values())
         judge_all.append(f)
         strata_all.append(p[1])
         if p in humans and "random" in rules.get(p, ()):
@@ -614,7 +721,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
-    info = pair_info(db)
+    info = _pair_info_kept(db)
     raw_rules = sample_rules(db)
     rules = counted_rules(db)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
@@ -626,9 +733,9 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     population = population_sizes(db)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     groups = []
-    for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
-                                      key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
-        verdicts, ignored = common_repeats({p: v for p, v in verdicts.items() if p in info})
+    for (jm, sha), (verdicts, ignored) in sorted(_judged_groups(db, info, shas, model, constraints).items(),
+                                                 key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
+                                                                 rubric_rows[kv[0][1]][2])):
         pairs = list(verdicts)
         repeats = sorted({r for v in verdicts.values() for r in v.labels})
         by_c: dict[str, list[Pair]] = defaultdict(list)
@@ -668,6 +775,43 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
 
 
+# What every verdict and semantic pair of the project loads into (the slow part: a pass over every verdict row),
+# kept in the process between calls under `verdicts_version` (the verdicts, run records, constraints and rubrics it
+# is read from) and the filters, so the app's report after a new label reads only labels and samples again. Never
+# mutated by its readers. Not kept for an in-memory database (no file to name it by).
+_KEPT: dict[tuple, Any] = {}
+_KEPT_SIZE = 4
+
+
+def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any) -> Any:
+    path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "") or ""
+    if not path:
+        return compute()
+    key = (path, name, args, verdicts_version(db))
+    if key not in _KEPT:
+        if len(_KEPT) >= _KEPT_SIZE:
+            _KEPT.pop(next(iter(_KEPT)))
+        _KEPT[key] = compute()
+    return _KEPT[key]
+
+
+def _pair_info_kept(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
+    return _kept(db, "pair_info", (), lambda: pair_info(db))
+
+
+def _judged_groups(db: sqlite_utils.Database, info: dict[Pair, PairInfo], shas: set[str] | None, model: str | None,
+                   constraints: set[str] | None) -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
+    """(judge model, rubric sha) -> (its semantic pairs' verdicts on their common repeats, rows left out)."""
+    def compute() -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
+        loaded = load_verdicts(db, rubrics=shas, model=model, constraints=constraints, reasons=False)
+        return {key: common_repeats({p: v for p, v in verdicts.items() if p in info})
+                for key, verdicts in loaded.items()}
+
+    args = (frozenset(shas) if shas is not None else None, model,
+            frozenset(constraints) if constraints is not None else None)
+    return _kept(db, "judged_groups", args, compute)
+
+
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
                   labels_by_pair: dict[Pair, list[dict[str, Any]]], counted: frozenset[Pair]
                   ) -> tuple[str, frozenset[Pair] | None]:
@@ -691,7 +835,10 @@ def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verd
     humans' label and passed the gate. The judge that is gated is the one run on the whole population."""
     if not verdicts:
         return verdicts, 0
-    common = set.intersection(*(set(v.labels) for v in verdicts.values()))
+    repeat_sets = {tuple(v.labels) for v in verdicts.values()}  # a handful (usually one), however many pairs
+    common = set.intersection(*(set(r) for r in repeat_sets))
+    if all(len(r) == len(common) for r in repeat_sets):
+        return dict(verdicts), 0  # every pair has exactly the common repeats: nothing to leave out
     out, ignored = {}, 0
     for p, v in verdicts.items():
         ignored += len(v.labels) - len(common)
