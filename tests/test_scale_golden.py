@@ -1,6 +1,7 @@
 """Issue 16 items 2-3: the SQL-aggregated report, gate, sample and compare print exactly what the row-by-row code
 printed before. The expected outputs in tests/golden/ were written by main's code (commit d6f2eb6, before the
-aggregation) on the projects built here; every run must reproduce them byte for byte.
+aggregation: this file run in a checkout of that commit) on the projects built here; every run must reproduce them
+byte for byte.
 
 Projects: the demo with its hand-written labels (two reviewers, overlap), and an adversarial one on the demo's items:
 a stand-in judge right on 80% of pairs with ties (repeats that split), error rows, a pair whose every repeat failed,
@@ -15,6 +16,7 @@ Regenerate (only when a change of a number is intended, and say so in the commit
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import io
 import json
@@ -146,6 +148,12 @@ def _outputs(db_path: Path, *, rubric_seen: bool = True) -> dict[str, str]:
     for args in runs:
         rc, text = _cli("--db", db, *args)
         out[" ".join(args)] = f"exit {rc}\n{text}"
+    # the Calibration page's disagreement list (it reads the verdicts of the labelled pairs only)
+    from judgecal.annotations.reports import disagreements  # noqa: PLC0415
+    with ann.unit_of_work(db_path) as conn:
+        for kwargs in ({}, {"rubric": "strict@1"}, {"constraint": "grounded_in_policy"}):
+            rows = [dataclasses.asdict(d) for d in disagreements(conn, **kwargs)]
+            out[f"disagreements {kwargs}"] = json.dumps(rows, ensure_ascii=False, indent=1, default=str)
     return out
 
 

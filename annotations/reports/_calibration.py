@@ -443,11 +443,17 @@ class _Verdicts:
 
 
 def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None, model: str | None = None,
-                  constraints: set[str] | None = None,
-                  reasons: bool = True) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
+                  constraints: set[str] | None = None, reasons: bool = True,
+                  pairs: Iterable[Pair] | None = None) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
     """(judge model, rubric sha) -> pair -> repeats, pairs in the order of their first verdict row. The filters run
-    in SQL; `reasons=False` leaves `reason` empty (the calibration numbers never read it)."""
+    in SQL; `reasons=False` leaves `reason` empty (the calibration numbers never read it); `pairs` reads only those
+    pairs' rows, through the pair index (the disagreement list needs the labelled pairs, not every verdict)."""
     where, params = [], []
+    source = "verdicts"
+    if pairs is not None:
+        source = ("json_each(?) AS wanted JOIN verdicts ON verdicts.run_record_id = json_extract(wanted.value, '$[0]')"
+                  " AND verdicts.constraint_id = json_extract(wanted.value, '$[1]')")
+        params.append(json.dumps(sorted({tuple(p) for p in pairs})))
     if model is not None:
         where.append("judge_model = ?")
         params.append(model)
@@ -456,8 +462,8 @@ def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None,
             where.append(f"{column} IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(sorted(values)))
     sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label"
-           f"{', reason' if reasons else ''} FROM verdicts"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
+           f"{', reason' if reasons else ''} FROM {source}"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY verdicts.id")
     out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
     group_key, group = None, {}
     for row in db.execute(sql, params):
@@ -513,11 +519,13 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
     return dict(out)
 
 
-def counted_rules(db: sqlite_utils.Database) -> dict[Pair, frozenset[str]]:
+def counted_rules(db: sqlite_utils.Database,
+                  raw_rules: dict[Pair, frozenset[str]] | None = None) -> dict[Pair, frozenset[str]]:
     """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`): what every agreement number
-    and pass rate reads as "the random sample"."""
+    and pass rate reads as "the random sample". `raw_rules`: `sample_rules(db)` when the caller has read it."""
     counted = counted_pairs(db).pairs
-    rules = {p: (r if p in counted else r - {"random"}) for p, r in sample_rules(db).items()}
+    rules = {p: (r if p in counted else r - {"random"})
+             for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
     return rules
 
 
@@ -723,7 +731,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     constraints = _as_set(constraint)
     info = _pair_info_kept(db)
     raw_rules = sample_rules(db)
-    rules = counted_rules(db)
+    rules = counted_rules(db, raw_rules)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
     labels_by_pair = human_labels_by_pair(db, rubric_seen=seen)
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
