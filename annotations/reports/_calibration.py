@@ -576,7 +576,8 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
 
 def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
-                 post_reveal: set[Pair] = frozenset()) -> SliceStats:
+                 post_reveal: set[Pair] = frozenset(),
+                 stratum_of: dict[Pair, tuple[str, str]] | None = None) -> SliceStats:
     order = _label_order(dict.fromkeys(info[p].labels for p in pairs))
     random_pairs = [p for p in pairs if p in humans and "random" in rules.get(p, ())]
     targeted_pairs = [p for p in pairs if p in humans and "targeted" in rules.get(p, ())
@@ -645,7 +646,9 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                               sum(minority) / len(minority) if minority else math.nan)
     n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
     n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
-    weights = design_weights(random_pairs, pairs, lambda p: (p[1], info[p].model))
+    # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
+    weights = design_weights(random_pairs, pairs, (lambda p: (p[1], info[p].model)) if stratum_of is None
+                             else stratum_of.__getitem__)
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid, agreement(maj_j, maj_h, order),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
                       tuple(rvr), consistency, changed,
@@ -730,6 +733,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
     info = _pair_info_kept(db)
+    stratum_of = _kept(db, "strata", (), lambda: {p: (p[1], i.model) for p, i in info.items()})
     raw_rules = sample_rules(db)
     rules = counted_rules(db, raw_rules)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
@@ -753,7 +757,8 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_c[p[1]].append(p)
             by_t[info[p].type].append(p)
             by_ls["/".join(info[p].labels)].append(p)
-        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal)  # noqa: E731
+        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal,  # noqa: E731
+                                              stratum_of)
         _, name, version, created = rubric_rows[sha]
         verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
         verification = ()
