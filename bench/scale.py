@@ -163,7 +163,9 @@ def main() -> None:
             results = []
             for _ in range(args.reps):
                 proc = subprocess.run([sys.executable, __file__, "--one", str(path), command], env=env,
-                                      capture_output=True, text=True, check=True)
+                                      capture_output=True, text=True)
+                if proc.returncode:
+                    sys.exit(f"{command} on {path} failed:\n{proc.stderr[-3000:]}")
                 results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
             sec = statistics.median(r["seconds"] for r in results)
             base = statistics.median(r["baseline"] for r in results)
