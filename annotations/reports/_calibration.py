@@ -46,6 +46,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
@@ -794,6 +795,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
 # mutated by its readers. Not kept for an in-memory database (no file to name it by).
 _KEPT: dict[tuple, Any] = {}
 _KEPT_SIZE = 4
+_KEPT_LOCK = threading.Lock()
 
 
 def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any) -> Any:
@@ -801,11 +803,14 @@ def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any) -> An
     if not path:
         return compute()
     key = (path, name, args, verdicts_version(db))
-    if key not in _KEPT:
-        if len(_KEPT) >= _KEPT_SIZE:
-            _KEPT.pop(next(iter(_KEPT)))
-        _KEPT[key] = compute()
-    return _KEPT[key]
+    found = _KEPT.get(key)
+    if found is None:
+        found = compute()
+        with _KEPT_LOCK:  # the app serves sessions from threads
+            while len(_KEPT) >= _KEPT_SIZE:
+                _KEPT.pop(next(iter(_KEPT)))
+            _KEPT[key] = found
+    return found
 
 
 def _pair_info_kept(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
