@@ -43,7 +43,6 @@ Conventions (stated once, used everywhere):
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import threading
@@ -435,7 +434,7 @@ class _Verdicts:
     labels: dict[int, str | None]  # repeat -> label (None = error)
     reason: dict[int, str | None]
 
-    @functools.cached_property  # labels are complete once loaded; `common_repeats` builds new objects
+    @property
     def pattern(self) -> tuple[tuple[int, str | None], ...]:
         """The (repeat, label) items: every statistic of a slice over all its pairs (repeat vs repeat, consistency,
         error rows, the PPI prediction) depends on a pair only through this, so a slice is summarised by the count
@@ -578,11 +577,15 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
 def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
                  post_reveal: set[Pair] = frozenset(),
-                 stratum_of: dict[Pair, tuple[str, str]] | None = None) -> SliceStats:
-    order = _label_order(dict.fromkeys(info[p].labels for p in pairs))
-    random_pairs = [p for p in pairs if p in humans and "random" in rules.get(p, ())]
-    targeted_pairs = [p for p in pairs if p in humans and "targeted" in rules.get(p, ())
-                      and "random" not in rules.get(p, ())]
+                 stratum_of: dict[Pair, tuple[str, str]] | None = None,
+                 columns: "_Columns | None" = None) -> SliceStats:
+    # `columns`: each pair's label set and verdict pattern, looked up at C speed (a slice may hold 500k pairs)
+    if columns is None:
+        columns = _columns(pairs, verdicts, info)
+    order = _label_order(dict.fromkeys(map(columns.label_set.__getitem__, pairs)))
+    labelled = list(filter(humans.__contains__, pairs))  # in pair order; few
+    random_pairs = [p for p in labelled if "random" in rules.get(p, ())]
+    targeted_pairs = [p for p in labelled if "targeted" in rules.get(p, ()) and "random" not in rules.get(p, ())]
     tie = no_valid = 0
     maj_j, maj_h, tgt_j, tgt_h = [], [], [], []
     all_correct = changed = 0
@@ -611,7 +614,7 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order)))
     # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
     # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
-    sequence = [verdicts[p].pattern for p in pairs]
+    sequence = list(map(columns.pattern.__getitem__, pairs))
     patterns = Counter(sequence)
     rvr = []
     for i, a in enumerate(repeats):
@@ -655,6 +658,15 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                       tuple(rvr), consistency, changed,
                       majority_weighted=agreement(maj_j, maj_h, order, weights=weights),
                       verdict_rows=n_rows, verdict_errors=n_errors)
+
+
+class _Columns(NamedTuple):
+    label_set: dict[Pair, tuple[str, ...]]
+    pattern: dict[Pair, tuple[tuple[int, str | None], ...]]
+
+
+def _columns(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _Columns:
+    return _Columns({p: info[p].labels for p in pairs}, {p: verdicts[p].pattern for p in pairs})
 
 
 def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -758,8 +770,9 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_c[p[1]].append(p)
             by_t[info[p].type].append(p)
             by_ls["/".join(info[p].labels)].append(p)
+        columns = _columns(pairs, verdicts, info)
         stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal,  # noqa: E731
-                                              stratum_of)
+                                              stratum_of, columns)
         _, name, version, created = rubric_rows[sha]
         verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
         verification = ()
