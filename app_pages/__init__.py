@@ -25,6 +25,7 @@ def pages() -> list:
         st.Page(HERE / "runs.py", title="Runs"),
         st.Page(HERE / "compare.py", title="Compare"),
         st.Page(HERE / "rubrics.py", title="Rubrics"),
+        st.Page(HERE / "drift.py", title="Drift"),
     ]
 
 

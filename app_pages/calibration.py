@@ -110,6 +110,24 @@ if below:
 else:
     st.success(f"Every stratum meets the {report.rate:.0%} review quota ({len(report.coverage)} strata).")
 
+# Label planning beside the quota (issue 15.4): the quota says the sample is drawn and labelled; this says whether
+# the labels are enough for the precision wanted on each corrected rate, and what difference they can resolve.
+plans = [(g, p) for g in report.groups for p in g.plans if p.n_labelled >= 2]
+if plans:
+    def _more(n: int | None, why: str | None) -> str:
+        return "cannot (" + (why or "") + ")" if n is None else (f"{n}" + (" (all)" if why else ""))
+
+    st.markdown(f"**Label planning** (95% CI half-width target ±{100 * plans[0][1].target_half_width:g} points)")
+    st.dataframe(pd.DataFrame([{
+        "judge · rubric": f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}",
+        "rate": p.model + (f" · {p.label}" if p.label else " · pass rate"),
+        "labelled": fmt_int(p.n_labelled),
+        "half-width now": "–" if p.half_width is None else f"±{100 * p.half_width:.1f} pts",
+        "more labels for the target": _more(p.more_labels, p.reason),
+        "more per run for a difference of two runs": _more(p.more_labels_difference, p.difference_reason),
+        "smallest detectable difference": "–" if p.mdd is None else f"{100 * p.mdd:.1f} pts",
+    } for g, p in plans]), hide_index=True, width="stretch")
+
 # ------------------------------------------------------------------ disagreements (read before the tabs: counts)
 who = reviewer()
 rows = _disagreements(str(path), version, **filters)
@@ -316,6 +334,14 @@ with tab_more:
                                         "corrected (PPI)": fmt_pct(p.estimate),
                                         "95% CI": f"{fmt_pct(p.ppi_ci_low)} – {fmt_pct(p.ppi_ci_high)}",
                                         "method": p.method} for p in g.pass_rates]),
+                         hide_index=True, width="stretch")
+        if g.label_rates:
+            st.dataframe(pd.DataFrame([{"model under test": x.model, "label set": x.label_set, "label": x.label,
+                                        "judge share": fmt_pct(x.rate.judge_pass_rate),
+                                        "labelled": fmt_int(x.rate.n_labelled),
+                                        "corrected (PPI)": fmt_pct(x.rate.estimate),
+                                        "95% CI": f"{fmt_pct(x.rate.ppi_ci_low)} – {fmt_pct(x.rate.ppi_ci_high)}",
+                                        "method": x.rate.method} for x in g.label_rates]),
                          hide_index=True, width="stretch")
     st.markdown("**Human vs human (overlap pairs)**")
     if report.human_human:

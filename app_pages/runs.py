@@ -16,8 +16,10 @@ with ann.unit_of_work(db_path()) as db:
     imported = ann.imported_verdicts(db)
 
 judge_batches = sum(b.kind == "judge" for b in batches)
+drift_batches = sum(b.kind == "drift" for b in batches)
 if batches:
-    st.caption(f"{judge_batches} judge batch(es), {len(batches) - judge_batches} model run batch(es), newest first.")
+    st.caption(f"{judge_batches} judge batch(es), {len(batches) - judge_batches - drift_batches} model run batch(es)"
+               + (f", {drift_batches} drift batch(es)" if drift_batches else "") + ", newest first.")
     st.dataframe(
         [{"batch": b.id, "kind": b.kind, "status": b.status, "started": b.started_at, "finished": b.finished_at or "–",
           "planned": fmt_int(b.planned), "sent": fmt_int(b.sent), "verdicts": fmt_int(b.verdicts),

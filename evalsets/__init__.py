@@ -34,10 +34,11 @@ from judgecal.evalsets._registry import (
     run_check,
     validate_check,
 )
-from judgecal.evalsets._io import InputError, Parsed, Problem, jsonl_lines, load_json, parse_rows, read_evalset, read_rows, read_runs, write_jsonl
+from judgecal.evalsets._io import (BATCH_ROWS, InputError, Parsed, Problem, ProblemLog, SeenKeys, chunks, jsonl_lines, load_json, parse_rows,
+                                   read_evalset, read_rows, read_runs, stream_evalset, stream_rows, stream_runs, write_jsonl)
 from judgecal.evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
 from judgecal.evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
-from judgecal.evalsets._react import ReactError, ReactLog, parse_react, react_runs
+from judgecal.evalsets._react import ReactError, ReactLog, parse_react, react_chunk, react_runs
 
 from judgecal.evalsets._ifeval_files import (  # noqa: E402
     IFEVAL_IDS,
@@ -62,17 +63,22 @@ from judgecal.evalsets._evidence import (  # noqa: E402  (the one renderer of a 
     render_trajectory,
 )
 
+from judgecal.evalsets._harness import HarnessImport, HarnessVerdict, MissingExtra  # noqa: E402
+from judgecal.evalsets._harness_doctor import HARNESSES, Diagnosis, Harness, diagnose  # noqa: E402
+
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
     "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
     "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
-    "ReactError", "ReactLog", "parse_react", "react_runs",
+    "ReactError", "ReactLog", "parse_react", "react_chunk", "react_runs",
     "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval",
     "summarize_ifeval",
-    "InputError", "Parsed", "Problem", "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "write_jsonl",
+    "BATCH_ROWS", "InputError", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks", "jsonl_lines", "load_json", "parse_rows", "read_evalset",
+    "read_rows", "read_runs", "stream_evalset", "stream_rows", "stream_runs", "write_jsonl",
     "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
     "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",
     "VerdictRow",
+    "HARNESSES", "Diagnosis", "Harness", "HarnessImport", "HarnessVerdict", "MissingExtra", "diagnose",
 ]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALL = "all"
 REQUIRED_COLUMNS = (
@@ -113,6 +115,8 @@ def _is_count(v: Any) -> bool:
 
 
 def _frame(rows: pd.DataFrame | Iterable[Any]) -> pd.DataFrame:
+    import pandas as pd  # on first use: pandas costs ~0.4 s to import, which every CLI command paid
+
     df = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     if df.empty:
         raise ValueError("no check results to summarise")

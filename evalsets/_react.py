@@ -122,8 +122,17 @@ def parse_react(text: str) -> ReactLog:
 def react_runs(parsed: Parsed[RunRecord]) -> Parsed[RunRecord]:
     """Run records whose `output` is a ReAct log, with the log turned into `trajectory`, `tool_calls` and the Final
     Answer as `output`. Raises InputError naming file, line, field and the log line of every malformed log."""
-    out: Parsed[RunRecord] = Parsed(parsed.file, header=parsed.header)
-    problems: list[Problem] = []
+    out = react_chunk(parsed)
+    if out.problems:
+        raise InputError(out.problems)
+    return out
+
+
+def react_chunk(parsed: Parsed[RunRecord]) -> Parsed[RunRecord]:
+    """`react_runs` of one streamed chunk: the malformed logs join the chunk's problems (the importer refuses the
+    file at the end) instead of raising."""
+    out: Parsed[RunRecord] = Parsed(parsed.file, header=parsed.header, problems=list(parsed.problems))
+    problems = out.problems
     for k, r in enumerate(parsed.rows):
         if r.output is None:  # a failed run (error only): nothing to parse
             out.rows.append(r)
@@ -141,8 +150,6 @@ def react_runs(parsed: Parsed[RunRecord]) -> Parsed[RunRecord]:
         out.rows.append(r.model_copy(update={"trajectory": log.steps, "output": log.final_answer,
                                              "tool_calls": log.tool_calls}))
         out.lines.append(parsed.lines[k])
-    if problems:
-        raise InputError(problems)
     return out
 
 

@@ -38,6 +38,15 @@ from judgecal.judge._runner import (
     plan_pairwise,
     run_batch,
 )
+from judgecal.judge._probes import (
+    INJECTIONS,
+    PADDING,
+    PROBE_KINDS,
+    ProbePair,
+    paraphrases_of,
+    plan_probe,
+    probe_variants,
+)
 from judgecal.judge._local import (
     DEMO_QUALITY_WARNING,
     LocalBackend,
@@ -56,5 +65,6 @@ __all__ = [
     "KEY_HEADER", "Answer", "Backend", "OpenAIBackend", "verdict_key_header", "CLAIM_CHUNK", "PoolResult", "run_pool",
     "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
     "VerdictSink", "plan", "run_batch", "PAIR_SWAP", "PairwiseTask", "pair_output", "plan_pairwise",
+    "INJECTIONS", "PADDING", "PROBE_KINDS", "ProbePair", "paraphrases_of", "plan_probe", "probe_variants",
     "DEMO_QUALITY_WARNING", "LocalBackend", "find_local_model", "is_demo_quality", "local_backend_available",
 ]

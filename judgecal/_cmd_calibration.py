@@ -13,6 +13,8 @@ from judgecal.annotations.reports import format_report
 from judgecal.annotations.reports import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate, run_pass_gate
 from judgecal.annotations.review import import_llmbar
 from judgecal.annotations.reports import DEFAULT_TUNE_SHARE, compare_rubrics
+from judgecal.annotations.reports import GateResult, PROBE_LIMITS, format_probes, probe_gate_checks, probe_results
+from judgecal.annotations.reports import verdict_position_bias
 from judgecal.evalsets._io import read_text_file  # house: private
 from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, say
 
@@ -50,7 +52,10 @@ def cmd_report(args: argparse.Namespace) -> str:
     try:
         with ann.unit_of_work(args.db, readonly=True) as db:
             report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
-                                        rubric_seen=args.rubric_seen, rate=args.rate)
+                                        rubric_seen=args.rubric_seen, rate=args.rate,
+                                        target_half_width=args.target_half_width)
+            probes = probe_results(db, rubric=args.rubric, model=args.model)
+            positions = verdict_position_bias(db, rubric=args.rubric, model=args.model)
             comparison = None
             if args.compare:
                 comparison = compare_rubrics(db, *args.compare, judge_model=args.model, seed=args.seed,
@@ -61,8 +66,13 @@ def cmd_report(args: argparse.Namespace) -> str:
         data = report.to_dict()
         if comparison is not None:
             data["comparison"] = comparison.to_dict()
+        data["probes"] = [r.as_dict() for r in probes]
+        data["position_bias"] = [p.as_dict() for p in positions]
         return _write(json.dumps(data, ensure_ascii=False, allow_nan=False, indent=2) + "\n", args.out)
-    return _write(format_report(report, fmt, comparison), args.out)
+    text = format_report(report, fmt, comparison)
+    if fmt == "text" and (section := format_probes(probes, positions)):
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    return _write(text, args.out)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -78,6 +88,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
             result = run_gate(db, min_kappa=args.min_kappa, min_coverage=args.min_coverage,
                               min_pass_rate=args.min_pass_rate, constraints=args.constraint or None,
                               rubric=args.rubric, model=args.model, on=args.on, min_n=args.min_n)
+            result = _with_probe_limits(db, args, result)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     if args.json:
@@ -87,9 +98,17 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
+def _with_probe_limits(db, args: argparse.Namespace, result: GateResult) -> GateResult:
+    """The judge gate's checks plus one per `--max-...` probe limit (issue 15.3)."""
+    checks = probe_gate_checks(db, {flag: getattr(args, flag) for flag in PROBE_LIMITS}, rubric=args.rubric,
+                               model=args.model)
+    return GateResult(result.checks + tuple(checks)) if checks else result
+
+
 def _cmd_run_gate(args: argparse.Namespace) -> int:
     """`gate --run`: did this run regress? Mechanical checks and the judge-corrected pass rate; no new labels."""
     judge_only = [f for f, v in (("--min-kappa", args.min_kappa), ("--constraint", args.constraint)) if v]
+    judge_only += [f"--{f.replace('_', '-')}" for f in PROBE_LIMITS if getattr(args, f) is not None]
     if judge_only:
         raise CommandError(f"gate --run: {', '.join(judge_only)} belong(s) to the judge gate (`judgecal gate` "
                            "without --run); run both gates as two CI steps")
@@ -117,6 +136,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _filters(p)
     p.add_argument("--rubric-seen", help="only human labels made while this rubric version was shown")
     p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
+    p.add_argument("--target-half-width", type=positive_fraction, default=ann.PLAN_HALF_WIDTH, metavar="H",
+                   help="label planning: the 95%% CI half-width to plan for, of each corrected rate and of a "
+                        "difference between two runs (default 0.03, ±3 points)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON (same as --format json)")
     p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
     p.add_argument("--out", type=Path, help="write to this file instead of printing")
@@ -147,7 +169,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-n", type=_min_n, default=DEFAULT_MIN_N,
                    help=f"compared random pairs each gated slice needs (default {DEFAULT_MIN_N})")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    _probe_limits(p)
     p.set_defaults(func=cmd_gate)
+
+
+def _probe_limits(p: argparse.ArgumentParser) -> None:
+    # Each limit is read against the bound of the probe's exact 95% interval that makes it conservative; a limit
+    # with no probe run fails (annotations/reports/_probes.py probe_gate_checks).
+    p.add_argument("--max-position-bias", type=fraction, metavar="RATE",
+                   help="judge gate: the first-position rate's 95%% interval must lie within [1-RATE, RATE] (e.g. "
+                        "0.55); from `probe position`, else from the version's stored pairwise verdicts")
+    p.add_argument("--max-verbosity-flip", type=fraction, metavar="RATE",
+                   help="judge gate: upper 95%% bound of `probe verbosity`'s flip rate toward pass")
+    p.add_argument("--max-injection-flip", type=fraction, metavar="RATE",
+                   help="judge gate: upper 95%% bound of `probe injection`'s flip rate (e.g. 0.02)")
+    p.add_argument("--max-inconsistency", type=fraction, metavar="RATE",
+                   help="judge gate: upper 95%% bound of `probe consistency`'s disagreement rate")
 
 
 if __name__ == "__main__":  # pragma: no cover

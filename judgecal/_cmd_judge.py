@@ -12,7 +12,7 @@ from pathlib import Path
 
 from judgecal import annotations as ann
 from judgecal.annotations import store as av
-from judgecal.evalsets import read_rows, write_jsonl
+from judgecal.evalsets import read_rows, stream_rows, write_jsonl
 from judgecal.judge import (
     DEFAULT_CONCURRENCY,
     DEFAULT_REPEATS,
@@ -145,14 +145,9 @@ def cmd_price(args: argparse.Namespace) -> str:
 
 
 def _import_verdicts(db_path: Path, file: Path) -> str:
-    parsed = read_rows(file, av.VerdictImportRow, id_field=None)
-    shas = {r.rubric_sha256 for r in parsed.rows}
-    with ann.unit_of_work(db_path) as db, ann.write(db):
+    with ann.unit_of_work(db_path) as db:
         # Verdicts of a shipped rubric (the demo's, or any judgecal user's) bring its real template along.
-        for rubric in shipped_versions():  # oldest first: versions are numbered in the order stored
-            if rubric.sha256 in shas:
-                av.store_rubric(db, rubric.name, rubric.template, rubric.sha256, rubric.note)
-        s = av.import_verdicts(db, parsed)
+        s = av.import_verdicts(db, stream_rows(file, av.VerdictImportRow, id_field=None), templates=shipped_versions())
     return f"judge verdicts: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 

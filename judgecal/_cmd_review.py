@@ -21,6 +21,8 @@ def format_coverage(rows: list[ann.StratumCoverage]) -> str:
 
 
 def cmd_sample(args: argparse.Namespace) -> str:
+    if args.paired:
+        return _cmd_sample_paired(args)
     with ann.unit_of_work(args.db) as db:
         s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
                             include_unjudged=not args.judged_only)
@@ -30,6 +32,24 @@ def cmd_sample(args: argparse.Namespace) -> str:
         f"pairs (now {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap)\n\n"
         + format_coverage(rows)
     )
+
+
+def _cmd_sample_paired(args: argparse.Namespace) -> str:
+    run_a, run_b = args.paired
+    with ann.unit_of_work(args.db) as db:
+        try:
+            d = ann.draw_paired(db, run_a, run_b, rate=args.rate, seed=args.seed)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        counted = ann.paired_counted(db, run_a, run_b)
+    lines = [f"paired sample of {run_a} and {run_b}: {d.drawn} of the {d.units} items × constraints both runs answered "
+             f"(added {d.added_pairs} pairs); each is labelled in both runs", "",
+             "constraint  drawn  counted (labelled in both runs, in draw order)"]
+    width = max([10, *(len(c) for c in counted.order)])
+    lines[2] = f"{'constraint':<{width}}  drawn  counted (labelled in both runs, in draw order)"
+    for cid in sorted(counted.order):
+        lines.append(f"{cid:<{width}}  {len(counted.order[cid]):>5}  {counted.prefix[cid]:>7}")
+    return "\n".join(lines)
 
 
 def format_assignment(progress: list[ann.ReviewerProgress], overlap: ann.OverlapProgress) -> str:
@@ -76,6 +96,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
     p.add_argument("--judged-only", action="store_true",
                    help="do not sample pairs that no rubric has judged yet (stratum …|unjudged)")
+    p.add_argument("--paired", nargs=2, metavar=("RUN_A", "RUN_B"),
+                   help="draw the same items for two runs instead (rate of the items × constraints both answered, "
+                        "each labelled in both runs): what `compare`'s paired corrected difference uses")
     p.set_defaults(func=cmd_sample)
 
     a = sub.add_parser(

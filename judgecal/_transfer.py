@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple
 from judgecal import annotations as ann
 from judgecal import evalsets
 from judgecal.evalsets import Parsed, read_rows, write_jsonl
-from judgecal import _cmd_calibration, _cmd_judge
+from judgecal import _cmd_calibration, _cmd_harness, _cmd_judge
 
 
 class Transfer(NamedTuple):
@@ -20,33 +20,44 @@ class Transfer(NamedTuple):
     run: Callable[[Path, Path], str]
 
 
+# The row imports stream: a file is read, validated and inserted in chunks inside one write transaction, so memory
+# is bounded by the chunk and a bad row anywhere still leaves the project untouched (the transaction rolls back).
 def import_evalset(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_evalset(file)
     with ann.unit_of_work(db_path) as db:
-        s = ann.import_items(db, parsed)
+        s = ann.import_items(db, evalsets.stream_evalset(file))
     return f"eval items: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
 def import_runs(db_path: Path, file: Path) -> str:
-    parsed = evalsets.read_runs(file)
     with ann.unit_of_work(db_path) as db:
-        s = ann.import_runs(db, parsed)
+        s = ann.import_runs(db, evalsets.stream_runs(file))
     return f"run records: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
 def import_react(db_path: Path, file: Path) -> str:
-    # Every log is parsed before the project is opened: one malformed step and nothing is imported.
-    parsed = evalsets.react_runs(evalsets.read_runs(file))
+    # One malformed step anywhere and nothing is imported: the problems of each chunk's logs join the file's.
     with ann.unit_of_work(db_path) as db:
-        s = ann.import_runs(db, parsed)
+        s = ann.import_runs(db, map(evalsets.react_chunk, evalsets.stream_runs(file)))
     return f"run records from ReAct logs: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 
 def import_labels(db_path: Path, file: Path) -> str:
-    parsed = read_rows(file, ann.HumanLabelRow, id_field=None)
+    stream = _Counted(evalsets.stream_rows(file, ann.HumanLabelRow, id_field=None))
     with ann.unit_of_work(db_path) as db:
-        n = ann.import_labels(db, parsed)
-    return f"human labels: {n} imported, {len(parsed.rows) - n} already present ({file})"
+        n = ann.import_labels(db, stream)
+    return f"human labels: {n} imported, {stream.rows - n} already present ({file})"
+
+
+class _Counted:
+    """A stream of chunks that counts the rows it passed on."""
+
+    def __init__(self, chunks):
+        self._chunks, self.rows = chunks, 0
+
+    def __iter__(self):
+        for chunk in self._chunks:
+            self.rows += len(chunk.rows)
+            yield chunk
 
 
 def import_samples(db_path: Path, file: Path) -> str:
@@ -85,6 +96,18 @@ IMPORTERS: dict[str, Transfer] = {
     "llmbar": Transfer("an LLMBar-style pairwise file: items, human labels, recorded judge verdicts",
                        _cmd_calibration._import_llmbar),
     "samples": Transfer("the review sample (rules, strata, seeds: the pre-committed draw order)", import_samples),
+    # Other harnesses' files (docs/importers.md): their samples as items and run records, their graders' results
+    # as verdicts, in one transaction.
+    "inspect": Transfer("an Inspect AI eval log (.eval/.json; needs the [inspect] extra): samples, model-graded "
+                        "scores as verdicts", _cmd_harness.harness_importer("inspect")),
+    "promptfoo": Transfer("a promptfoo result file (-o .json/.jsonl): llm-rubric, g-eval and other model-graded "
+                          "assertions as verdicts", _cmd_harness.harness_importer("promptfoo")),
+    "deepeval": Transfer("a DeepEval test run (.deepeval/.latest_test_run.json): metrics as verdicts",
+                         _cmd_harness.harness_importer("deepeval")),
+    "lmeval": Transfer("lm-evaluation-harness --log_samples samples_<task>_<date>.jsonl: 0/1 metrics as verdicts",
+                       _cmd_harness.harness_importer("lmeval")),
+    "langfuse": Transfer("a Langfuse export (traces with their scores, JSON/JSONL): evaluator scores as verdicts",
+                         _cmd_harness.harness_importer("langfuse")),
 }
 
 EXPORTERS: dict[str, Transfer] = {

@@ -41,8 +41,11 @@ PROJECT_ACCESS: dict[str, str | Callable[[argparse.Namespace], str]] = {
     "report": READ, "gate": READ, "export": READ, "compare": READ,
     "price": lambda a: READ if a.model is None else UPDATE,
     "assign": lambda a: READ if a.reviewers is None else UPDATE,
-    "check": UPDATE, "sample": UPDATE, "judge": UPDATE, "run": UPDATE, "app": UPDATE, "feedback": UPDATE,
+    "check": UPDATE, "sample": UPDATE, "judge": UPDATE, "probe": UPDATE, "run": UPDATE, "app": UPDATE, "feedback": UPDATE,
     "demo": CREATE, "import": CREATE,
+    "anchor": lambda a: UPDATE if a.action == "freeze" else READ,
+    "drift": lambda a: READ if a.history else UPDATE,
+    "doctor": None,  # reads a file, never a project
 }
 
 
@@ -66,7 +69,8 @@ def _command_modules() -> list:
 
     modules = [_cmd_project]
     # Commands of packages that are present; each module registers what it owns.
-    for name in ("_cmd_judge", "_cmd_review", "_cmd_calibration", "_cmd_runner", "_cmd_feedback"):
+    for name in ("_cmd_judge", "_cmd_review", "_cmd_calibration", "_cmd_runner", "_cmd_feedback", "_cmd_drift",
+                 "_cmd_probe", "_cmd_harness"):
         try:
             modules.append(__import__(f"judgecal.{name}", fromlist=["register"]))
         except ModuleNotFoundError as exc:

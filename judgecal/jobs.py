@@ -331,3 +331,88 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
     with ann.unit_of_work(db_path) as db:
         report = pairwise_report(db, run_a, run_b, chosen.sha256, backend.model)
     return PairwiseResult(b.id, b.status, b.summary, chosen, len(stored_pairs), report)
+
+
+# --------------------------------------------------------------------------- bias probes (issue 15.3)
+
+__all__ += ["ProbeRun", "run_probe"]
+
+
+class ProbeRun(NamedTuple):
+    batch_id: str
+    status: str  # done | failed | interrupted (see `batch`)
+    summary: BatchSummary
+    rubric: Rubric
+    rubric_version: int
+    kind: str
+    pairs: int
+    result: Any  # annotations ProbeResult of this rubric version × judge model (None: nothing answered yet)
+
+
+def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rubric = "strict",
+              sample: int | None = None, seed: int = 0, constraint: str | None = None,
+              paraphrases: Sequence[str | Rubric] = (), concurrency: int = DEFAULT_CONCURRENCY,
+              progress: Progress | bool | None = None, grace_s: float | None = None,
+              on_start: Callable[[str, int, Rubric, int], None] | None = None,
+              on_stop: Callable[[int], None] | None = None) -> ProbeRun:
+    """Probe the judge by controlled perturbation (`kind` in judge.PROBE_KINDS) on the counted pairs the probe
+    applies to (or `sample` of them, drawn with `seed`), as one judge batch: the judge itself answers each pair's
+    baseline and perturbed prompts; answers already stored are not asked again, error rows are, a killed batch
+    resumes. Stored per rubric version in `probe_verdicts`; returns the probe's result. `paraphrases`
+    (consistency): rubric files or Rubrics; default: the shipped paraphrases of a shipped rubric. Errors and
+    callbacks as `judge_pairs`."""
+    from judgecal.annotations.reports import probe_results, probe_targets  # noqa: PLC0415
+    from judgecal.judge import PROBE_KINDS, ProbePair, paraphrases_of, plan_probe, probe_variants  # noqa: PLC0415
+
+    if kind not in PROBE_KINDS:
+        raise JobError(f"unknown probe {kind!r}: one of {', '.join(PROBE_KINDS)}")
+    if concurrency < 1:
+        raise JobError("concurrency must be at least 1")
+    if sample is not None and sample < 1:
+        raise JobError("--sample must be at least 1")
+    if paraphrases and kind != "consistency":
+        raise JobError("paraphrases belong to the consistency probe")
+    db_path = Path(db_path)
+    with ann.unit_of_work(db_path) as db:
+        chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
+        alternatives: list[Rubric] = []
+        for p in paraphrases:
+            alt = p if isinstance(p, Rubric) else resolve_rubric(db, p)
+            if alt.sha256 == chosen.sha256:
+                raise JobError(f"paraphrase {alt.name!r} is the probed rubric itself, not a paraphrase")
+            alternatives.append(alt)
+        if kind == "consistency" and not alternatives:
+            alternatives = paraphrases_of(chosen)
+            if not alternatives:
+                raise JobError(f"rubric {chosen.name!r} has no shipped paraphrases: give --paraphrase FILE (a "
+                               "rewording of the rubric with the same placeholders), once per paraphrase")
+        try:
+            targets = probe_targets(db, kind, sample=sample, seed=seed, constraint=constraint)
+        except ValueError as exc:
+            raise JobError(str(exc)) from None
+        stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
+        price = av.get_price(db, backend.model)
+    variants = probe_variants(kind, alternatives)
+    try:
+        tasks = plan_probe(kind, [ProbePair(*t) for t in targets], chosen, backend.model, paraphrases=alternatives)
+    except ValueError as exc:
+        raise JobError(str(exc)) from None
+    settings = backend.settings() | {
+        "probe": kind, "variants": list(variants), "rubric": chosen.name, "rubric_version": stored.version,
+        "rubric_sha256": chosen.sha256, "concurrency": concurrency, "constraint": constraint, "sample": sample,
+        "seed": seed, "pairs": len(targets),
+        **({"paraphrases": [a.sha256 for a in alternatives]} if alternatives else {}),
+    }
+    with batch(db_path, settings, kind="probe") as b:
+        if on_start is not None:
+            on_start(b.id, len(targets), chosen, stored.version)
+        with ann.SqliteProbeSink(db_path, b.id, kind, variants) as sink:
+            b.summary = run_batch([], chosen, backend, sink, concurrency=concurrency, tasks=tasks,
+                                  price=tuple(price) if price else None, progress=progress, grace_s=grace_s,
+                                  on_stop=on_stop)
+        for verdict, _ in sink.replaced:
+            b.summary.unstored(verdict)
+    with ann.unit_of_work(db_path) as db:
+        found = [r for r in probe_results(db, rubric=chosen.sha256, model=backend.model) if r.probe == kind]
+    return ProbeRun(b.id, b.status, b.summary, chosen, stored.version, kind, len(targets),
+                    found[0] if found else None)

@@ -180,3 +180,16 @@ def test_cached_report_follows_new_labels_and_verdicts(page_db, monkeypatch):
         add_verdicts(db, R1, {10: "PPP"})  # re-judged: now it agrees with alice
     at.run()
     assert not at.exception and not any(t.value.startswith("run-10 ·") for t in at.text)
+
+
+def test_page_shows_label_planning_beside_the_quota(page_db, monkeypatch):
+    # issue 15.4: labels for the target half-width and the smallest detectable difference, beside the quota
+    at = _open(page_db, monkeypatch)
+    assert any("Label planning" in m.value for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "smallest detectable difference" in d.value.columns)
+    with ann.unit_of_work(page_db) as db:
+        (g,) = ann.calibration_report(db).groups
+    (plan,) = g.plans
+    row = table.iloc[0]
+    assert row["labelled"] == str(plan.n_labelled) and row["smallest detectable difference"] == (
+        f"{100 * plan.mdd:.1f} pts")

@@ -123,6 +123,22 @@ from judgecal.annotations.reports._pairwise import (
     store_pairs,
 )
 
+from judgecal.annotations.reports._probes import (
+    PROBE_LIMITS,
+    PROBES,
+    PositionBias,
+    ProbeResult,
+    ProbeTarget,
+    VerdictPosition,
+    binomial_p,
+    format_probes,
+    position_bias,
+    probe_gate_checks,
+    probe_targets,
+    probe_results,
+    verdict_position_bias,
+)
+
 __all__ = [
     "BatchRow", "PairSource", "batches", "calibration_version", "check_results_of_run", "data_version",
     "errors_by_cause", "imported_verdicts", "item_ids", "labelled_pair_ids", "pair_source", "project_counts",
@@ -140,4 +156,25 @@ __all__ = [
     "BoundaryCase", "BoundaryReport", "CaseRun", "CategoryReport", "blocked_by", "boundary_category",
     "boundary_report", "forbidden_calls", "format_boundary", "PAIR_RUN_PREFIX", "PAIR_SOURCE", "ReviewOrder",
     "clopper_pearson", "pair_record_id", "pairwise_report", "review_order", "store_pairs",
+    "PROBE_LIMITS", "PROBES", "PositionBias", "ProbeResult", "VerdictPosition", "binomial_p", "format_probes",
+    "position_bias", "probe_gate_checks", "probe_results", "ProbeTarget", "probe_targets", "verdict_position_bias",
+]
+from judgecal.annotations.reports._drift import (  # noqa: E402  (issue 15.6: anchors and drift)
+    Baseline,
+    DriftCheck,
+    DriftHistoryRow,
+    DriftReport,
+    FlippedPair,
+    UNANSWERED,
+    anchor_baselines,
+    anchor_rank,
+    drift_checks,
+    drift_history,
+    drift_report,
+    freeze_anchor,
+)
+
+__all__ += [
+    "Baseline", "DriftCheck", "DriftHistoryRow", "DriftReport", "FlippedPair", "UNANSWERED", "anchor_baselines",
+    "anchor_rank", "drift_checks", "drift_history", "drift_report", "freeze_anchor",
 ]

@@ -55,11 +55,12 @@ import numpy as np
 import sqlite_utils
 
 from judgecal.annotations import stats as agr
-from judgecal.annotations.stats import (PPI_TUNE_MIN_N, PassRate, ac1_batch, design_weights, kappa_from_table,
-                                        ppi_pass_rate, ppi_prediction)
+from judgecal.annotations.stats import (PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate, RatePlan, ac1_batch,
+                                        design_weights, kappa_from_table, label_shares, ppi_pass_rate, ppi_prediction,
+                                        rate_plan)
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
-                                   sample_rules)
+                                   sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import verdicts_version
 
@@ -198,6 +199,10 @@ class JudgeGroup:
     # population; rows of further repeats on some pairs only (say the labelled ones) are ignored and counted.
     repeats_used: tuple[int, ...] = ()
     ignored_repeat_rows: int = 0
+    # issue 15: the corrected share of each label for label sets that are not pass/fail (pairwise, refusal level,
+    # Likert), per model under test; and label planning for every corrected rate (pass rates, then label shares)
+    label_rates: tuple[LabelShare, ...] = ()
+    plans: tuple[RatePlan, ...] = ()
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
@@ -553,6 +558,9 @@ class NonRandomLabels:
     targeted: int
     unsampled: int
     majority: Agreement | None
+    # pairs only in a paired sample of two runs (`sample --paired`): a random draw of items, counted by `compare`'s
+    # paired difference, not by this report's agreement (another draw order); neither targeted nor unsampled
+    paired: int = 0
 
 
 def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans: dict[Pair, str],
@@ -565,10 +573,11 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
         if m is not None:
             j.append(m)
             h.append(humans[p])
-    kinds = Counter("beyond" if "random" in raw_rules.get(p, ()) else "targeted" if raw_rules.get(p) else "none"
+    kinds = Counter("beyond" if "random" in raw_rules.get(p, ()) else "targeted" if "targeted" in raw_rules.get(p, ())
+                    else "paired" if PAIRED in raw_rules.get(p, ()) else "targeted" if raw_rules.get(p) else "none"
                     for p in rest)
     return NonRandomLabels(len(rest), kinds["beyond"], kinds["targeted"], kinds["none"],
-                           agreement(j, h, _label_order(info[p].labels for p in rest)))
+                           agreement(j, h, _label_order(info[p].labels for p in rest)), kinds["paired"])
 
 
 # --------------------------------------------------------------------------- the report
@@ -705,6 +714,28 @@ def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], hum
     return ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
 
 
+def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[LabelShare, ...]:
+    """Per model under test × label set other than pass/fail: the corrected share of each label (`label_shares`),
+    labelled pairs being the counted random pairs, post-stratified by constraint id like the pass rate."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
+    for p in pairs:
+        if set(info[p].labels) != set(PASS_FAIL):
+            groups[(info[p].model, tuple(info[p].labels))].append(p)
+    out: list[LabelShare] = []
+    for (model, label_set), ps in sorted(groups.items()):
+        lab = [p for p in ps if p in humans and "random" in rules.get(p, ())]
+        out += label_shares(model, label_set, [list(verdicts[p].labels.values()) for p in ps],
+                            [list(verdicts[p].labels.values()) for p in lab], [humans[p] for p in lab],
+                            strata_all=[p[1] for p in ps], strata_lab=[p[1] for p in lab])
+    return tuple(out)
+
+
+def _plans(rates: tuple[PassRate, ...], shares: tuple[LabelShare, ...], target: float) -> tuple[RatePlan, ...]:
+    return (tuple(rate_plan(r, target) for r in rates)
+            + tuple(rate_plan(s.rate, target, label=f"{s.label_set}: {s.label}") for s in shares))
+
+
 def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric: str | None = None,
                               model: str | None = None) -> PassRate | None:
     """The prediction-powered pass rate of one run (run_records.run_id) over its pass/fail semantic pairs.
@@ -734,13 +765,14 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
 
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
                        constraint: str | Sequence[str] | None = None, rubric_seen: str | None = None,
-                       rate: float = DEFAULT_RATE) -> CalibrationReport:
+                       rate: float = DEFAULT_RATE,
+                       target_half_width: float = PLAN_HALF_WIDTH) -> CalibrationReport:
     """The calibration report (see the module docstring for every convention).
 
     `rubric` filters rubric versions (sha256, 8+ prefix, name = all versions, or name@version); `model` is the judge
     model; `constraint` one or more constraint ids; `rubric_seen` keeps human labels made while that rubric was shown;
-    `rate` is the review quota per stratum (constraint × model under test × rubric version). Unknown rubric specs
-    raise ValueError.
+    `rate` is the review quota per stratum (constraint × model under test × rubric version); `target_half_width`
+    the 95% half-width label planning aims at (`RatePlan`). Unknown rubric specs raise ValueError.
     """
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
@@ -784,10 +816,11 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             jm, sha, name, version, created, stats("overall", pairs),
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
             tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
-            _pass_rates(pairs, verdicts, humans, rules, info),
+            rates := _pass_rates(pairs, verdicts, humans, rules, info),
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
             verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
+            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(rates, shares, target_half_width),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}

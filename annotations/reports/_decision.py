@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from judgecal.evalsets import load_json
-from judgecal.annotations.stats import Z_95
+from judgecal.annotations.stats import Z_95, VarianceParts, min_detectable_difference, plan_labels
 
 if TYPE_CHECKING:  # annotations only: _runs imports this module
     from judgecal.annotations.reports._runs import RunStats
@@ -79,6 +79,12 @@ class RateDifference(NamedTuple):
     drop_points: float
     low: float
     high: float
+    # issue 15: the paired corrected difference (kind "paired judge-corrected") carries its SE, p-value and the
+    # labelled items it rests on; the minimum detectable difference (80% power, two-sided 5%) is for every kind
+    se_points: float | None = None
+    p_value: float | None = None
+    n_labelled: int | None = None
+    mdd_points: float | None = None
 
 
 def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
@@ -97,14 +103,33 @@ def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
         return None
     d = 100 * (ra - rb)
     half = 100 * Z_95 * se
-    return RateDifference(kind, ra, rb, d, d - half, d + half)
+    return RateDifference(kind, ra, rb, d, d - half, d + half, 100 * se, None, None,
+                          100 * min_detectable_difference(se))
+
+
+def _labels_to_decide(diff: RateDifference, limit: float, parts: Sequence[VarianceParts], unit: str) -> str:
+    """"N more <unit>" for the CI to clear the limit if the estimate holds (plan_labels on the distance from the
+    estimate to the limit), or why no number can be given."""
+    if not parts:
+        return "label more pairs"
+    distance = abs(diff.drop_points - limit) / 100
+    if distance < 1e-9:
+        return "the estimate sits on the limit: no number of labels can be projected to decide"
+    plan = plan_labels(parts, distance)
+    if plan.more is None:
+        return f"no number of labels decides it at this estimate: {plan.reason}"
+    return f"about {plan.more} more {unit}" + (f"; {plan.reason}" if plan.reason else "")
 
 
 def _pp(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
-def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
+def decide(a: RunStats, b: RunStats, thresholds: dict[str, float], *, difference: RateDifference | None = None,
+           parts: Sequence[VarianceParts] = (), unit: str = "labels per run") -> Decision:
+    """The switch decision. `difference` replaces the pass-rate drop of `rate_difference` (the paired corrected
+    difference when the runs have a paired sample); `parts` are its variance parts (in rate units), from which an
+    undecided threshold says how many more labels (`unit`) would let the CI clear the limit."""
     reasons: list[Reason] = []
     for key, limit in thresholds.items():
         value: float | None = None
@@ -113,16 +138,20 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float]) -> Decision:
                 value = 100 * (a.completion_rate - b.completion_rate)
             detail = f"completion {_pp(a.completion_rate)} -> {_pp(b.completion_rate)}"
         elif key == "max_constraint_drop_points":
-            diff = rate_difference(a, b)
+            diff = difference if difference is not None else rate_difference(a, b)
             if diff is None:
                 detail = f"constraint pass rate {_pp(a.constraint_pass_rate)} -> {_pp(b.constraint_pass_rate)}"
             else:
                 value = diff.drop_points
                 status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
                 detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
-                          f"[{diff.low:.2f}, {diff.high:.2f}]")
+                          f"[{diff.low:.2f}, {diff.high:.2f}]") if not diff.kind.startswith("paired") else (
+                    f"{diff.kind} pass-rate drop on the items both runs answered ({diff.n_labelled} labelled in "
+                    f"both): {diff.drop_points:.2f} points [{diff.low:.2f}, {diff.high:.2f}], p = {diff.p_value:.2g}")
                 verdict = {"ok": "the whole CI is within the limit", "fail": "the whole CI is beyond the limit",
-                           "undecided": "UNDECIDED, the CI straddles the limit (label more pairs)"}[status]
+                           "undecided": "UNDECIDED, the CI straddles the limit ("
+                                        + (_labels_to_decide(diff, limit, parts, unit) if status == "undecided"
+                                           else "") + ")"}[status]
                 reasons.append(Reason(key, limit, value, status == "ok", f"{detail} vs limit {limit:g}: {verdict}",
                                       status, diff.low, diff.high))
                 continue

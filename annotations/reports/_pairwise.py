@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import sqlite_utils
-from scipy.stats import beta
+from judgecal.annotations.stats import beta_ppf
 
 from judgecal.evalsets import EvalItem, Parsed, RunRecord
 from judgecal.annotations.reports._calibration import human_labels_by_pair
@@ -161,8 +161,8 @@ def clopper_pearson(k: int, n: int, level: float = Z95) -> Proportion:
     if n == 0:
         return Proportion(0, 0, None, None)
     a = (1 - level) / 2
-    low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    low = 0.0 if k == 0 else float(beta_ppf(a, k, n - k + 1))
+    high = 1.0 if k == n else float(beta_ppf(1 - a, k + 1, n - k))
     return Proportion(k, n, low, high)
 
 

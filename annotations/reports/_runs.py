@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
@@ -26,11 +26,12 @@ from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_
 from judgecal.annotations.store import iter_runs, load_items
 from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, RateDifference, Reason, decide,
                                                    parse_thresholds, rate_difference, read_thresholds)
-from judgecal.annotations.stats import (CorrectedRate, corrected_rate as _corrected_rate, percentile as _percentile,
-                                        ppi_prediction, ratio as _rate)
+from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, VarianceParts,
+                                        corrected_rate as _corrected_rate, min_detectable_difference,
+                                        percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
 from judgecal.annotations.store import blind_first_labels, current_labels, standing_labels_sql
-from judgecal.annotations.review import counted_pairs
+from judgecal.annotations.review import counted_pairs, paired_counted
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
 
@@ -250,6 +251,9 @@ class _RunData(NamedTuple):
     stats: RunStats
     item_pass: dict[str, bool | None]
     item_failed: dict[str, tuple[str, ...]]
+    corrected: CorrectedRate | None = None  # the whole-run corrected rate with its variance parts
+    mech: tuple[int, int] = (0, 0)  # mechanical checks (passed, checked) of the corrected rate
+    sem_pairs: int = 0  # pass/fail semantic pairs in the corrected rate (S)
 
 
 #: Fewest repeats of every item for `repeat_spread` (seed 000 §3.2: a rate from fewer runs has no spread to read).
@@ -459,7 +463,8 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
                                 else f"{labels.ppi_source[1]} · rubric {labels.ppi_source[0][:12]}"),
         **extras.fields(db, records, cost),
     )
-    return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()})
+    return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
+                    (mech[0], mech[1]), len(judge_all))
 
 
 def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | None = None,
@@ -505,6 +510,16 @@ class Comparison:
     items: tuple[ItemOutcome, ...]  # both_fail first (often a broken item), then only_a, only_b, both_pass, rest
     decision: Decision | None
     warnings: tuple[Comparability, ...] = ()
+    # issue 15: the paired corrected difference of the semantic pass/fail pairs (None without a paired sample), the
+    # whole-run drop it gives when it covers both runs' corrected rates, else why it does not
+    paired: PairedDifference | None = None
+    paired_drop: RateDifference | None = None
+    paired_note: str | None = None
+
+    @property
+    def difference(self) -> RateDifference | None:
+        """The pass-rate drop A - B the decision reads: the paired one when it applies, else `rate_difference`."""
+        return self.paired_drop if self.paired_drop is not None else rate_difference(self.a, self.b)
 
     def bucket(self, name: str) -> list[ItemOutcome]:
         return [i for i in self.items if i.bucket == name]
@@ -519,8 +534,10 @@ class Comparison:
             "decision": None if self.decision is None else {
                 "switch": self.decision.switch, "status": self.decision.status,
                 "reasons": [r._asdict() for r in self.decision.reasons]},
-            "difference": None if (d := rate_difference(self.a, self.b)) is None else d._asdict(),
+            "difference": None if (d := self.difference) is None else d._asdict(),
             "warnings": [w._asdict() for w in self.warnings],
+            "paired_difference": None if self.paired is None else _finite(asdict(self.paired)) | {
+                "mdd": _none_nan(min_detectable_difference(self.paired.se)), "note": self.paired_note},
         }
 
 
@@ -546,13 +563,101 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
                                     dbb.item_failed.get(item_id, ())))
     outcomes.sort(key=lambda o: BUCKETS.index(o.bucket))  # stable: import order within a bucket
     warnings = tuple(comparability(da.stats, dbb.stats, allow_prompt_change=allow_prompt_change))
-    decision = decide(da.stats, dbb.stats, thresholds) if thresholds else None
+    paired, drop, parts, note = paired_comparison(db, run_a, run_b, items, labels, da, dbb)
+    if drop is not None:
+        unit = "items labelled in both runs, 2 labels each"
+    else:
+        # the unpaired drop: both runs' corrected variance parts add (only when the drop is the corrected one)
+        unpaired = rate_difference(da.stats, dbb.stats)
+        parts = [d.corrected.parts for d in (da, dbb) if d.corrected is not None and d.corrected.parts is not None]
+        if len(parts) != 2 or unpaired is None or unpaired.kind != "judge-corrected":
+            parts = []
+        unit = "labels per run"
+    decision = (decide(da.stats, dbb.stats, thresholds, difference=drop, parts=parts, unit=unit) if thresholds
+                else None)
     refusals = [w for w in warnings if w.refuses]
     if decision is not None and refusals:
         reasons = decision.reasons + tuple(Reason("comparable", 0.0, None, False, f"REFUSED: {w.text}", "fail")
                                            for w in refusals)
         decision = Decision(False, reasons, "don't switch")
-    return Comparison(da.stats, dbb.stats, tuple(outcomes), decision, warnings)
+    return Comparison(da.stats, dbb.stats, tuple(outcomes), decision, warnings, paired, drop, note)
+
+
+def _none_nan(x: float) -> float | None:
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def _finite(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: _none_nan(v) for k, v in d.items()}
+
+
+def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: dict[str, EvalItem],
+                      labels: PairLabels, da: _RunData, dbb: _RunData
+                      ) -> tuple[PairedDifference | None, RateDifference | None, list[VarianceParts], str | None]:
+    """The paired corrected difference A - B (issue 15.1) over the units (item × pass/fail semantic constraint)
+    both runs answered and the judge version of the corrected rates (`labels.ppi_source`) judged in every record;
+    labelled units are the counted units of the paired sample (`paired_counted`), each run's value the mean of its
+    records' blind first labels (its judge prediction: of `ppi_prediction`). None without a paired sample.
+
+    The whole-run drop (what `max_constraint_drop_points` reads) follows exactly when the units are all of both
+    runs' corrected semantic pairs, with as many records per unit in both runs and the same number of checked
+    constraints: drop = (mech_A - mech_B) / T + (S / T) × paired difference (mechanical checks have no error).
+    Otherwise the note says why and the unpaired drop stands."""
+    sample = paired_counted(db, run_a, run_b)
+    if not sample.drawn:
+        return None, None, [], None
+    records: dict[str, dict[str, list[str]]] = {run_a: defaultdict(list), run_b: defaultdict(list)}
+    for rid, item, run in db.execute("SELECT id, item_id, run_id FROM run_records WHERE run_id IN (?, ?)"
+                                     " ORDER BY seq", [run_a, run_b]):
+        records[run][item].append(rid)
+    f_a, f_b, s_all, fa_lab, fb_lab, ya_lab, yb_lab, s_lab = [], [], [], [], [], [], [], []
+    repeats: set[tuple[int, int]] = set()
+    for item_id in items:
+        ra, rb = records[run_a].get(item_id), records[run_b].get(item_id)
+        if not ra or not rb:
+            continue
+        for c in items[item_id].constraints:
+            if c.check is not None or c.labels != PASS_FAIL:
+                continue
+            pa = [labels.ppi_judge.get((r, c.id)) for r in ra]
+            pb = [labels.ppi_judge.get((r, c.id)) for r in rb]
+            if None in pa or None in pb:
+                continue
+            repeats.add((len(pa), len(pb)))
+            f_a.append(sum(pa) / len(pa))
+            f_b.append(sum(pb) / len(pb))
+            s_all.append(c.id)
+            blind_a = [labels.human_blind.get((r, c.id)) for r in ra]
+            blind_b = [labels.human_blind.get((r, c.id)) for r in rb]
+            if (item_id, c.id) in sample.counted and None not in blind_a and None not in blind_b:
+                fa_lab.append(f_a[-1])
+                fb_lab.append(f_b[-1])
+                ya_lab.append(sum(lab == "pass" for lab in blind_a) / len(ra))
+                yb_lab.append(sum(lab == "pass" for lab in blind_b) / len(rb))
+                s_lab.append(c.id)
+    paired = ppi_difference(f_a, f_b, fa_lab, fb_lab, ya_lab, yb_lab, strata_all=s_all, strata_lab=s_lab)
+    if not paired.defined:
+        return paired, None, [], f"the paired difference is undefined: {paired.reason}"
+    (ma, ta), (mb, tb) = da.mech, dbb.mech
+    per_unit = {r for r, _ in repeats} | {r for _, r in repeats}
+    total_a, total_b = ta + da.sem_pairs, tb + dbb.sem_pairs
+    if not (len(per_unit) == 1 and da.sem_pairs == dbb.sem_pairs == len(f_a) * next(iter(per_unit))
+            and total_a == total_b):
+        return paired, None, [], ("the paired units are not all of both runs' corrected pairs (different items, "
+                                  "failed records, repeats or checks): the pass-rate drop stays unpaired")
+    share = da.sem_pairs / total_a
+    centre = (ma - mb) / total_a + share * paired.estimate
+    se = share * paired.se
+    # a and b stay the runs' own corrected rates (None without random-sample labels): the drop is the paired one
+    drop = RateDifference("paired judge-corrected", da.stats.judge_corrected_pass_rate,  # type: ignore[arg-type]
+                          dbb.stats.judge_corrected_pass_rate,  # type: ignore[arg-type]
+                          100 * centre, 100 * (centre - Z_95 * se), 100 * (centre + Z_95 * se),
+                          # the drop's own test (its centre carries the exact mechanical difference too)
+                          100 * se, math.erfc(abs(centre) / se / math.sqrt(2)) if se > 0 else paired.p_value,
+                          paired.n_labelled, 100 * min_detectable_difference(se))
+    parts = [VarianceParts(paired.var_pred, paired.var_rect, paired.n_units, paired.lam, paired.n_labelled,
+                           paired.var_y, paired.cov_yf, paired.var_f_lab).scaled(share)]
+    return paired, drop, parts, None
 
 
 class Comparability(NamedTuple):

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any, Sequence
 
 from judgecal.annotations.reports._calibration import Agreement, CalibrationReport, SliceStats
-from judgecal.annotations.reports._decision import _pp, rate_difference
+from judgecal.annotations.reports._decision import _pp
 from judgecal.annotations.reports._runs import BUCKETS, Comparison, RunStats
 from judgecal.annotations.stats import ratio as _rate
 
@@ -90,9 +90,11 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         nr = g.non_random
         if nr is not None and nr.n:
             b.append(("p", f"{nr.n} labels on pairs that do not count ({nr.beyond_prefix} beyond the labelled prefix "
-                           f"of the draw order, {nr.targeted} targeted, {nr.unsampled} never sampled); judge agrees on "
+                           f"of the draw order, {nr.targeted} targeted, {nr.unsampled} never sampled"
+                           + (f", {nr.paired} only in a paired sample of two runs" if nr.paired else "")
+                           + "); judge agrees on "
                            + (f"{nr.majority.agree} of {nr.majority.n}" if nr.majority else "none")
-                           + ". Not used in any number."))
+                           + (". Not used in any number here." if nr.paired else ". Not used in any number.")))
         b.append(("p", f"Verified on: {g.verified_on}."))
         if g.ignored_repeat_rows:
             b.append(("p", f"{g.ignored_repeat_rows} verdict rows of repeats that not every judged pair has were "
@@ -128,6 +130,22 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                       [[p.model, str(p.n_judged), _pct(p.judge_pass_rate), str(p.n_labelled), _pct(p.human_pass_rate),
                         f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}] {p.method}"
                         + (f" ({p.reason})" if p.reason else "")] for p in g.pass_rates]))
+        if g.label_rates:
+            b.append(("table", ["model under test", "label set", "label", "judge share", "labelled", "human share",
+                                "corrected (PPI) [95% CI]"],
+                      [[x.model, x.label_set, x.label, _pct(x.rate.judge_pass_rate), str(x.rate.n_labelled),
+                        _pct(x.rate.human_pass_rate),
+                        f"{_pct(x.rate.ppi_estimate)} [{_pct(x.rate.ppi_ci_low)}, {_pct(x.rate.ppi_ci_high)}] "
+                        f"{x.rate.method}" + (f" ({x.rate.reason})" if x.rate.reason else "")]
+                       for x in g.label_rates]))
+        if g.plans:
+            b.append(("table", ["label planning", "labelled", "95% half-width now",
+                                f"more labels for ±{100 * g.plans[0].target_half_width:g} points",
+                                "more labels per run, difference of two runs", "smallest detectable difference"],
+                      [[p.model + (f" · {p.label.rsplit(': ', 1)[-1]}" if p.label else ""), str(p.n_labelled),
+                        _points(p.half_width),
+                        _more(p.more_labels, p.reason), _more(p.more_labels_difference, p.difference_reason),
+                        _points(p.mdd, "")] for p in g.plans]))
     b.append(("h", 2, "Human vs human (overlap pairs: the ceiling)"))
     if report.human_human:
         b.append(("table", ["slice", "pairs", "agree", "kappa [95% CI]", "reading"],
@@ -275,6 +293,17 @@ def _fmt(x: float | None, spec: str = ".1f", suffix: str = "") -> str:
     return "-" if x is None else f"{x:{spec}}{suffix}"
 
 
+def _points(x: float | None, sign: str = "±") -> str:
+    return "–" if x is None or math.isnan(x) else f"{sign}{100 * x:.1f} points"
+
+
+def _more(n: int | None, reason: str | None) -> str:
+    if n is None:
+        return "– (label 2 pairs first)" if reason and reason.startswith("at least two") else (
+            f"– ({reason})" if reason else "–")
+    return str(n) + (" (all the unlabelled pairs)" if reason else "")
+
+
 def format_comparison(c: Comparison) -> str:
     a, b = c.a, c.b
     rows = [
@@ -310,10 +339,20 @@ def format_comparison(c: Comparison) -> str:
     spread_keys = sorted(set(a.repeat_spread) | set(b.repeat_spread))
     for key in spread_keys:
         rows.append((f"over repeats: {key.replace('_', ' ')}", _spread(a, key), _spread(b, key)))
-    diff = rate_difference(a, b)
+    diff = c.difference
     if diff is not None:
         rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
-                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI"))
+                     f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI" + (
+                         f", p = {diff.p_value:.2g}" if diff.p_value is not None else "")))
+        if diff.mdd_points is not None and not math.isnan(diff.mdd_points):
+            rows.append(("  smallest drop these labels detect", f"{diff.mdd_points:.2f} points",
+                         "80% power, two-sided 5%"))
+    p = c.paired
+    if p is not None:
+        rows.append(("paired corrected difference A - B", f"{100 * p.estimate:+.2f} points" if p.defined else "n/a",
+                     (f"[{100 * p.low:+.2f}, {100 * p.high:+.2f}] 95% CI, p = {p.p_value:.2g}; {p.n_labelled} of "
+                      f"{p.n_units} items labelled in both runs; {p.method}; judge alone {100 * p.judge_difference:+.2f}"
+                      if p.defined else (p.reason or ""))))
     for cause in sorted(set(a.errors) | set(b.errors)):
         rows.append((f"error rate: {cause}", _pp(a.error_rates.get(cause, 0.0)), _pp(b.error_rates.get(cause, 0.0))))
     w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
@@ -343,6 +382,8 @@ def format_comparison(c: Comparison) -> str:
         if s.token_outliers:
             lines.append(f"{s.run_id}: token outliers: {', '.join(s.token_outliers)}")
     lines += [f"warning: {w.text}" for w in c.warnings]
+    if c.paired_note:
+        lines.append(f"note: {c.paired_note}")
     if c.decision is not None:
         lines.append("")
         lines.append("verdict: " + {"switch": "SWITCH to B", "undecided": "UNDECIDED (DON'T SWITCH yet)"}.get(

@@ -7,7 +7,11 @@ private modules (rules: the map at the top of docs/decisions.md)."""
 from judgecal.annotations.review._sampling import (
     DEFAULT_OVERLAP,
     DEFAULT_RATE,
+    PAIRED,
     CountedPairs,
+    PairedDraw,
+    PairedSample,
+    PairedUnit,
     DrawSettings,
     Pair,
     ReviewProgress,
@@ -20,8 +24,12 @@ from judgecal.annotations.review._sampling import (
     coverage,
     draw_orders,
     draw_rank,
+    draw_paired,
     draw_sample,
     import_samples,
+    paired_counted,
+    paired_key,
+    paired_order,
     labelled_pairs,
     last_draw,
     population_pairs,
@@ -66,6 +74,7 @@ from judgecal.annotations.review._llmbar import (
     import_llmbar,
     parse_llmbar,
     rubric_sha,
+    run_output,
 )
 from judgecal.annotations.review._assign import (
     ASSIGN_METHODS,
@@ -112,4 +121,6 @@ __all__ = [
     "standing_assignments", "ReasonLine", "label_set_for", "reason_conclusion", "reason_contradicts",
     "reason_lines", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
     "guidelines_for", "is_admin", "parse_admins", "save_guideline",
+    "run_output", "PAIRED", "PairedDraw", "PairedSample",
+    "PairedUnit", "draw_paired", "paired_counted", "paired_key", "paired_order",
 ]

@@ -35,7 +35,7 @@ from judgecal.annotations.review._guidelines import guidelines_for as guidelines
 from judgecal.annotations.store import load_items, load_run
 from judgecal.annotations.review._reasons import ReasonLine, reason_lines
 from judgecal.annotations.store import current_labels
-from judgecal.annotations.review._sampling import Pair, draw_orders, population_key, sample_rules
+from judgecal.annotations.review._sampling import Pair, draw_orders, paired_order, population_key, sample_rules
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.store import majority_label
 from judgecal.evalsets import render_evidence
@@ -136,6 +136,7 @@ def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
     1. the random sample, each constraint × model population in its draw order (`draw_orders`), the populations
        interleaved round-robin in an order of this reviewer's own (a hash of reviewer and population), so two
        reviewers rarely meet on a pair while both fill the counted prefix from its front;
+    1b. the paired sample of two runs (`sample --paired`), in its draw order, a unit's pairs of both runs together;
     2. the targeted-only pairs: those whose judge repeats disagree first (SPEC §5: unstable judgements get a human
        look), then judge errors, each in the reviewer's own hash order.
 
@@ -155,7 +156,8 @@ def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
         (pos, mine(population_key(*pop)), pair)
         for pop, order in draw_orders(db).items() for pos, pair in enumerate(order))]
     out: dict[Pair, None] = {}
-    for group in (random_order, sorted(unstable, key=lambda p: mine(f"{p[0]}\x1f{p[1]}")),
+    # the paired sample of two runs (`sample --paired`) next, in its draw order: its own counted prefix
+    for group in (random_order, paired_order(db), sorted(unstable, key=lambda p: mine(f"{p[0]}\x1f{p[1]}")),
                   sorted(targeted, key=lambda p: mine(f"{p[0]}\x1f{p[1]}"))):
         for pair in group:
             out.setdefault(pair, None)

@@ -606,7 +606,7 @@ class SampleRow(BaseModel):
 
     run_record_id: str = Field(min_length=1)
     constraint_id: str = Field(min_length=1)
-    rule: Literal["random", "targeted", "overlap"]
+    rule: Literal["random", "targeted", "overlap", "paired"]
     stratum: str = Field(min_length=1)
     reason: str | None = None
     seed: int | None = None
@@ -652,6 +652,39 @@ def _not_a_draw(parsed: Parsed[SampleRow], fresh: list[tuple], pairs: set[Pair],
     return problems
 
 
+def _not_a_paired_draw(db: sqlite_utils.Database, parsed: Parsed[SampleRow], fresh: list[tuple]) -> list[Problem]:
+    """Problems for imported paired rows that are not the front of their (run pair, constraint) order under the
+    first row's seed, or that join a paired sample already drawn: a paired sample is drawn, not chosen."""
+    drawn = {r[0] for r in db.execute("SELECT DISTINCT stratum FROM samples WHERE rule = ?", [PAIRED])}
+    runs = dict(db.execute("SELECT id, run_id FROM run_records").fetchall())
+    items = dict(db.execute("SELECT id, item_id FROM run_records").fetchall())
+    index_of = {(r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at): i
+                for i, r in enumerate(parsed.rows)}
+    by_key: dict[str, list[tuple]] = defaultdict(list)
+    for row in fresh:
+        if row[2] == PAIRED:
+            by_key[row[3]].append(row)
+    problems = []
+    for key, rows in by_key.items():
+        line = index_of[rows[0]]
+        pair_runs = sorted({runs[r[0]] for r in rows})
+        cid = rows[0][1]
+        if key in drawn or len(pair_runs) != 2 or paired_key(*pair_runs, cid) != key:
+            problems.append(parsed.problem(line, "stratum", f"{key}: not a paired draw of two runs, or that paired "
+                                                            "sample is already drawn; draw it with `judgecal sample "
+                                                            "--paired`"))
+            continue
+        seed = int(rows[0][5] or 0)
+        population = [u for u in _paired_population(db, *pair_runs) if u.constraint_id == cid]
+        units = {PairedUnit(items[r[0]], cid) for r in rows}
+        front = set(heapq.nsmallest(len(units), population, key=lambda u: _paired_rank(seed, key, u.item_id)))
+        if front != units:
+            problems.append(parsed.problem(line, "run_record_id", f"the paired sample {key} is not the first "
+                                                                  f"{len(units)} items of its draw order under seed "
+                                                                  f"{seed}: a sample is drawn, not chosen"))
+    return problems
+
+
 def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
     """Insert an exported review sample (one transaction); rows already stored are skipped. Every row must name a
     semantic pair of the project. A sample is drawn once: a file that would add random or overlap rows to a
@@ -675,15 +708,174 @@ def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
         elif row[:3] in stored_keys:
             problems.append(parsed.problem(index, "rule", "this pair is already in the sample under this rule, "
                                                           "with other fields"))
-        elif r.rule != "targeted" and (r.constraint_id, model[r.run_record_id]) in drawn:
+        elif r.rule not in ("targeted", PAIRED) and (r.constraint_id, model[r.run_record_id]) in drawn:
             problems.append(parsed.problem(index, "rule", f"{r.constraint_id} × {model[r.run_record_id]} already "
                                                           "has a random sample: its draw order is pre-committed"))
         else:
             fresh.append(row)
     problems += _not_a_draw(parsed, fresh, pairs, model)
+    problems += _not_a_paired_draw(db, parsed, fresh)
     if problems:
         raise InputError(problems)
     with write(db):
         db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
                             " VALUES (?,?,?,?,?,?,?)", fresh)
     return len(fresh)
+
+
+# --------------------------------------------------------------------------- the paired sample (issue 15.1)
+#
+# The per-population draws above are independent across models, so two runs' labelled pairs share few items (90 of
+# 600 in issue 15's simulation) and cannot support a paired estimate of their difference. `draw_paired` draws items:
+# one pre-committed order per (run pair, constraint id), a hash of (seed, key, item id), and the first
+# ceil(rate × U) units (item × constraint answered by both runs) go to review with every record of the item in BOTH
+# runs (rule `paired`, stratum = the key). The counted-pairs rule carries over: the counted units are the longest
+# prefix of that order whose pairs in both runs all carry a blind first label (`paired_counted`).
+
+PAIRED = "paired"
+
+
+class PairedUnit(NamedTuple):
+    item_id: str
+    constraint_id: str
+
+
+def paired_key(run_a: str, run_b: str, constraint_id: str) -> str:
+    """The population key (stored as the rows' stratum) of a paired draw: the run ids sorted, so `compare B A` finds
+    the sample drawn for A B."""
+    lo, hi = sorted((run_a, run_b))
+    return f"{PAIRED}|{lo}|{hi}|{constraint_id}"
+
+
+def _paired_rank(seed: int, key: str, item_id: str) -> bytes:
+    return hashlib.sha256(f"{seed}\x1f{key}\x1f{item_id}".encode()).digest()
+
+
+def _paired_population(db: sqlite_utils.Database, run_a: str, run_b: str) -> dict[PairedUnit, list[Pair]]:
+    """Every unit answered by both runs (semantic constraint with output in each) -> its pairs in both runs."""
+    sides: dict[PairedUnit, dict[str, list[Pair]]] = defaultdict(lambda: {run_a: [], run_b: []})
+    for cid, rid, item, run in db.execute(f"SELECT c.id, r.id, r.item_id, r.run_id {_SEMANTIC_PAIRS}"
+                                          " AND r.run_id IN (?, ?) ORDER BY r.seq", [run_a, run_b]):
+        sides[PairedUnit(item, cid)][run].append(Pair(rid, cid))
+    return {u: s[run_a] + s[run_b] for u, s in sides.items() if s[run_a] and s[run_b]}
+
+
+class PairedDraw(NamedTuple):
+    units: int  # units answered by both runs
+    drawn: int  # units in the paired sample
+    added_pairs: int
+
+
+def draw_paired(db: sqlite_utils.Database, run_a: str, run_b: str, *, rate: float = DEFAULT_RATE,
+                seed: int = 0) -> PairedDraw:
+    """Top up the paired sample of two runs: per constraint id, the first ceil(rate × U) units of the committed
+    order (U: units both runs answered), every pair of each unit in both runs. One transaction; idempotent; the
+    seed is committed by the first paired draw of each (run pair, constraint) (later draws reuse it). ValueError for
+    an unknown run, the same run twice, or two runs that share no answered item."""
+    _check_rates(rate, 0)
+    if run_a == run_b:
+        raise ValueError(f"--paired needs two different runs, got {run_a!r} twice")
+    known = {r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IN (?, ?)",
+                                      [run_a, run_b])}
+    for run in (run_a, run_b):
+        if run not in known:
+            raise ValueError(f"no run records with run_id {run!r}")
+    stamp = now_iso()
+    with write(db):
+        population = _paired_population(db, run_a, run_b)
+        if not population:
+            raise ValueError(f"runs {run_a!r} and {run_b!r} share no item with a semantic constraint both answered")
+        stored = {Pair(rid, cid) for rid, cid in db.execute(
+            "SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [PAIRED])}
+        seeds = {stratum: int(s or 0) for stratum, s in db.execute(
+            "SELECT stratum, seed FROM samples WHERE rowid IN (SELECT min(rowid) FROM samples WHERE rule = ?"
+            " GROUP BY stratum)", [PAIRED])}
+        by_cid: dict[str, list[PairedUnit]] = defaultdict(list)
+        for unit in population:
+            by_cid[unit.constraint_id].append(unit)
+        rows, drawn = [], 0
+        for cid in sorted(by_cid):
+            key = paired_key(run_a, run_b, cid)
+            key_seed = seeds.setdefault(key, seed)
+            units = heapq.nsmallest(quota(rate, len(by_cid[cid])), by_cid[cid],
+                                    key=lambda u: _paired_rank(key_seed, key, u.item_id))
+            drawn += len(units)
+            for unit in units:
+                rows += [(p[0], p[1], PAIRED, key, None, key_seed, stamp) for p in population[unit] if p not in stored]
+        db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                            " VALUES (?,?,?,?,?,?,?)", rows)
+    return PairedDraw(len(population), drawn, len(rows))
+
+
+class PairedSample(NamedTuple):
+    """The paired sample of two runs: each constraint's sampled units in draw order, how many of them count (the
+    prefix whose pairs all carry a blind first label, in both runs), and the counted units."""
+
+    order: dict[str, tuple[PairedUnit, ...]]  # constraint id -> units in draw order
+    prefix: dict[str, int]
+    counted: frozenset[PairedUnit]
+
+    @property
+    def drawn(self) -> int:
+        return sum(len(o) for o in self.order.values())
+
+
+def paired_counted(db: sqlite_utils.Database, run_a: str, run_b: str) -> PairedSample:
+    """The counted units of the paired sample of `run_a` and `run_b` (see the section comment): the prefix of each
+    constraint's draw order whose items have a blind first label on every record with output in both runs (a record
+    added after the draw stops the prefix there until it is labelled; `sample --paired` again puts it in the
+    sample)."""
+    lo, hi = sorted((run_a, run_b))
+    prefix_key = f"{PAIRED}|{lo}|{hi}|"
+    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
+    units: dict[str, dict[PairedUnit, list[tuple[str, Pair]]]] = defaultdict(lambda: defaultdict(list))
+    seeds: dict[str, int] = {}
+    for rid, cid, stratum, seed, item, run in db.execute(
+            "SELECT s.run_record_id, s.constraint_id, s.stratum, s.seed, r.item_id, r.run_id FROM samples s"
+            " JOIN run_records r ON r.id = s.run_record_id WHERE s.rule = ? AND substr(s.stratum, 1, ?) = ?"
+            " ORDER BY s.rowid", [PAIRED, len(prefix_key), prefix_key]):
+        seeds.setdefault(stratum, int(seed or 0))
+        units[stratum][PairedUnit(item, cid)].append((run, Pair(rid, cid)))
+    # A unit is labelled when every record of its item in both runs carries a blind first label on the constraint,
+    # records added after the draw included: adding a record to an awkward item cannot drop it from the labelled
+    # units while the prefix runs on past it.
+    records: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for rid, item, run in db.execute("SELECT id, item_id, run_id FROM run_records WHERE run_id IN (?, ?)"
+                                     " AND (output IS NOT NULL OR trajectory IS NOT NULL)", [run_a, run_b]):
+        records[(item, run)].append(rid)
+    order: dict[str, tuple[PairedUnit, ...]] = {}
+    prefix: dict[str, int] = {}
+    counted: set[PairedUnit] = set()
+    for stratum, members in units.items():
+        cid = stratum[len(prefix_key):]
+        ranked = tuple(sorted(members, key=lambda u: _paired_rank(seeds[stratum], stratum, u.item_id)))
+        k = 0
+        for unit in ranked:
+            current = [Pair(rid, cid) for run in (run_a, run_b) for rid in records[(unit.item_id, run)]]
+            if not (all(records[(unit.item_id, run)] for run in (run_a, run_b))
+                    and all(p in blind for p in current)):
+                break
+            k += 1
+        order[cid], prefix[cid] = ranked, k
+        counted.update(ranked[:k])
+    return PairedSample(order, prefix, frozenset(counted))
+
+
+def paired_order(db: sqlite_utils.Database) -> list[Pair]:
+    """Every paired-sample pair in the order the review queue serves them: each (run pair, constraint) population
+    in draw order, the populations interleaved, a unit's pairs together (run by run, in record order)."""
+    seeds: dict[str, int] = {}
+    units: dict[tuple[str, str], list[Pair]] = defaultdict(list)
+    for rid, cid, stratum, seed, item in db.execute(
+            "SELECT s.run_record_id, s.constraint_id, s.stratum, s.seed, r.item_id FROM samples s"
+            " JOIN run_records r ON r.id = s.run_record_id WHERE s.rule = ? ORDER BY r.run_id, r.seq", [PAIRED]):
+        seeds.setdefault(stratum, int(seed or 0))
+        units[(stratum, item)].append(Pair(rid, cid))
+    ranked: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for stratum, item in units:
+        ranked[stratum].append((stratum, item))
+    positions = []
+    for stratum, keys in ranked.items():
+        keys.sort(key=lambda k: _paired_rank(seeds[stratum], stratum, k[1]))
+        positions += [(pos, stratum, key) for pos, key in enumerate(keys)]
+    return [p for _pos, _s, key in sorted(positions) for p in units[key]]

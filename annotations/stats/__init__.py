@@ -36,7 +36,9 @@ from judgecal.annotations.stats._majority import (
 from judgecal.annotations.stats._ppi import (
     PPI_TUNE_MIN_N,
     PassRate,
+    PPIMean,
     design_weights,
+    ppi_mean,
     ppi_pass_rate,
     ppi_prediction,
 )
@@ -46,10 +48,31 @@ from judgecal.annotations.stats._rates import (
     percentile,
     ratio,
 )
+from judgecal.annotations.stats._drift import (
+    KappaChange,
+    KappaPoint,
+    paired_kappa_change,
+)
 from judgecal.annotations.stats._planning import (
+    PLAN_HALF_WIDTH,
+    Z_POWER_80,
+    LabelPlan,
+    RatePlan,
+    VarianceParts,
     labels_needed,
     labels_needed_for_interval,
+    min_detectable_difference,
+    plan_labels,
+    rate_plan,
 )
+from judgecal.annotations.stats._corrected import (
+    LabelShare,
+    PairedDifference,
+    label_prediction,
+    label_shares,
+    ppi_difference,
+)
+from judgecal.annotations.stats._lazy import beta_ppf, binom_cdf, ndtr, ndtri
 
 __all__ = [
     "Z_95", "AgreementResult", "interpret_kappa", "MIN_N_INTERVAL", "KappaInterval", "KappaResult", "cohen_kappa",
@@ -57,4 +80,9 @@ __all__ = [
     "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
     "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
     "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
+    "beta_ppf", "binom_cdf", "ndtr", "ndtri",
+    "PPIMean", "ppi_mean", "Z_POWER_80", "LabelPlan", "VarianceParts", "min_detectable_difference", "plan_labels",
+    "PLAN_HALF_WIDTH", "RatePlan", "rate_plan",
+    "LabelShare", "PairedDifference", "label_prediction", "label_shares", "ppi_difference",
 ]
+__all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from judgecal.annotations.stats._lazy import ndtr, ndtri
 
 from judgecal.annotations.stats._two_rater import (
     ac1_batch, _agreement_weights, _kappa_batch, _pabak_batch, _two_rater_table,

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr
+from judgecal.annotations.stats._lazy import ndtr
 
 from judgecal.annotations.stats._common import AgreementResult, _PE_ONE_TOL, _factorize, _missing_mask, _wald
 

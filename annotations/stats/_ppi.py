@@ -8,7 +8,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from judgecal.annotations.stats._common import Z_95
 from judgecal.annotations.stats._majority import majority_label
@@ -39,6 +39,12 @@ class PassRate:
     reason: str | None
     lam: float = 1.0  # the PPI++ power-tuning weight λ used (1 = plain PPI)
     method: str = "PPI"
+    # what label planning projects from (`PPIMean`): var of the judge's predictions over all N, of the rectifier
+    var_pred: float = math.nan
+    var_rect: float = math.nan
+    var_y: float = math.nan
+    cov_yf: float = math.nan
+    var_f_lab: float = math.nan
 
     @property
     def estimate(self) -> float | None:
@@ -72,49 +78,98 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
     if n_lab == 0:
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
                         "no human labels on the random sample: the judge's pass rate cannot be corrected")
-    weight = [1.0] * n_lab
-    if strata_all is not None or strata_lab is not None:
-        if strata_all is None or strata_lab is None or len(strata_all) != n_all or len(strata_lab) != n_lab:
-            raise ValueError("strata_all and strata_lab must both be given, one stratum per judged / labelled pair")
-        size, got = Counter(strata_all), Counter(strata_lab)
-        missing = sorted((str(k) for k in size if k not in got))
-        if missing or set(got) - set(size):
-            why = (f"no human label in the random sample on {', '.join(map(repr, missing))}: the judge's pass rate "
-                   "there cannot be corrected" if missing else "labelled pairs outside the judged strata")
-            return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, why)
-        weight = [n_lab * size[k] / got[k] / n_all for k in strata_lab]
-    # PPI++ (Angelopoulos, Duchi & Zrnic 2023): theta = λ mean(f on all N) + mean(w (y - λ f) on the n labelled),
-    # variance λ² var(f)/N + var(w (y - λ f))/n; the λ minimising it is cov(wy, wf)/n / (var(f)/N + var(wf)/n)
-    # (for w = 1: cov(y, f) / ((1 + n/N) var(f)), the paper's mean-estimation λ̂), clipped to [0, 1] so the result is
-    # never worse than the human labels alone (λ = 0) nor than plain PPI (λ = 1).
-    wy = [w * h for w, h in zip(weight, human_lab)]
-    wf = [w * j for w, j in zip(weight, judge_lab)]
-    lam, method = 1.0, "PPI (λ = 1)"
-    if n_lab >= PPI_TUNE_MIN_N and n_all >= 2:
-        denom = statistics.variance(judge_all) / n_all + statistics.variance(wf) / n_lab
-        if denom > 0:
-            lam = min(1.0, max(0.0, statistics.covariance(wy, wf) / n_lab / denom))
-            method = f"PPI++ (λ = {lam:.2f})"
-    else:
-        method = f"PPI (λ = 1: fewer than {PPI_TUNE_MIN_N} labels to tune λ)"
-    rect = [y - lam * f for y, f in zip(wy, wf)]
-    estimate = lam * raw + sum(rect) / n_lab
-    if n_lab < 2 or n_all < 2:
-        se = math.nan
+    weight = _strata_weights(strata_all, strata_lab, n_all, n_lab)
+    if isinstance(weight, str):
+        return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, weight)
+    core = ppi_mean(judge_all, judge_lab, human_lab, weight)
+    estimate, se, lam, method = core.estimate, core.se, core.lam, core.method
+    if math.isnan(se):
         reason = "at least two judged and two labelled pairs are needed for a CI"
-    else:
-        var_rect = statistics.variance(rect)
-        if var_rect == 0:
-            # every labelled pair agrees with the judge (or all differ alike): the plug-in variance is 0 and the CI
-            # would claim certainty; floor it at the variance of one disagreement in n + 1 pairs (the weights average
-            # 1), as the kappa interval never has zero width either
-            var_rect = n_lab / (n_lab + 1) ** 2
-        se = math.sqrt(lam * lam * statistics.variance(judge_all) / n_all + var_rect / n_lab)
     # A pass rate lives in [0, 1]: the estimate and its interval are clipped there together (the normal interval can
     # poke out near the ends, and so can the estimate on few labels). An undefined SE leaves both bounds NaN.
     low, high = (math.nan, math.nan) if math.isnan(se) else (_clip01(estimate - Z_95 * se),
                                                               _clip01(estimate + Z_95 * se))
-    return PassRate(model, n_all, raw, n_lab, human, _clip01(estimate), se, low, high, reason, lam, method)
+    return PassRate(model, n_all, raw, n_lab, human, _clip01(estimate), se, low, high, reason, lam, method,
+                    core.var_pred, core.var_rect, core.var_y, core.cov_yf, core.var_f_lab)
+
+
+class PPIMean(NamedTuple):
+    """The prediction-powered mean behind every corrected number (a pass rate, a label's share, the paired difference
+    of two runs), unclipped: `var_pred` (var of the predictions over all N) and `var_rect` (var of the weighted
+    rectifier y - λ f on the n labelled, floored) are what the label planning projects from
+    (`stats._planning.ppi_labels_needed`). `se` is NaN below two judged or two labelled."""
+
+    estimate: float
+    se: float
+    lam: float
+    method: str
+    var_pred: float
+    var_rect: float
+    n_all: int
+    n_lab: int
+    # the sample moments of the weighted labels and predictions on the labelled units, so planning can project what
+    # the λ rule will pick with more labels: var(wy), cov(wy, wf), var(wf)
+    var_y: float = math.nan
+    cov_yf: float = math.nan
+    var_f_lab: float = math.nan
+
+
+def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequence[float],
+             weight: Sequence[float] | None = None, *, tune_min_n: int = PPI_TUNE_MIN_N) -> PPIMean:
+    """PPI / PPI++ estimate of the mean of y over all N units from predictions on all N (`pred_all`, labelled units
+    included, as in Angelopoulos et al. 2023) and predictions and labels on the n labelled units, each rectifier
+    weighted by `weight` (post-stratification, see `ppi_pass_rate`; 1 by default). The one λ rule of the project:
+    λ = 1 below PPI_TUNE_MIN_N labels, else λ̂ minimising the estimated variance, clipped to [0, 1]. Needs n >= 1
+    and N >= 1 (callers say why when not). `tune_min_n` exists for the coverage benchmark (bench/ppi_coverage.py
+    compares the rule with tuning from 2 labels and with λ = 1 always, a huge value); callers leave it alone."""
+    n_all, n_lab = len(pred_all), len(pred_lab)
+    if n_all == 0 or n_lab == 0 or len(y_lab) != n_lab:
+        raise ValueError("ppi_mean needs predictions on at least one unit and one label per labelled prediction")
+    weight = [1.0] * n_lab if weight is None else list(weight)
+    # PPI++ (Angelopoulos, Duchi & Zrnic 2023): theta = λ mean(f on all N) + mean(w (y - λ f) on the n labelled),
+    # variance λ² var(f)/N + var(w (y - λ f))/n; the λ minimising it is cov(wy, wf)/n / (var(f)/N + var(wf)/n)
+    # (for w = 1: cov(y, f) / ((1 + n/N) var(f)), the paper's mean-estimation λ̂), clipped to [0, 1] so the result is
+    # never worse than the human labels alone (λ = 0) nor than plain PPI (λ = 1).
+    wy = [w * h for w, h in zip(weight, y_lab)]
+    wf = [w * j for w, j in zip(weight, pred_lab)]
+    lam, method = 1.0, "PPI (λ = 1)"
+    var_pred = statistics.variance(pred_all) if n_all >= 2 else math.nan
+    if n_lab >= tune_min_n and n_all >= 2:
+        denom = var_pred / n_all + statistics.variance(wf) / n_lab
+        if denom > 0:
+            lam = min(1.0, max(0.0, statistics.covariance(wy, wf) / n_lab / denom))
+            method = f"PPI++ (λ = {lam:.2f})"
+    else:
+        method = f"PPI (λ = 1: fewer than {tune_min_n} labels to tune λ)"
+    rect = [y - lam * f for y, f in zip(wy, wf)]
+    estimate = lam * sum(pred_all) / n_all + sum(rect) / n_lab
+    if n_lab < 2 or n_all < 2:
+        return PPIMean(estimate, math.nan, lam, method, var_pred, math.nan, n_all, n_lab)
+    moments = (statistics.variance(wy), statistics.covariance(wy, wf), statistics.variance(wf))
+    var_rect = statistics.variance(rect)
+    if var_rect == 0:
+        # every labelled unit agrees with the prediction (or all differ alike): the plug-in variance is 0 and the CI
+        # would claim certainty; floor it at the variance of one disagreement in n + 1 units (the weights average
+        # 1), as the kappa interval never has zero width either
+        var_rect = n_lab / (n_lab + 1) ** 2
+    se = math.sqrt(lam * lam * var_pred / n_all + var_rect / n_lab)
+    return PPIMean(estimate, se, lam, method, var_pred, var_rect, n_all, n_lab, *moments)
+
+
+def _strata_weights(strata_all: Sequence[Any] | None, strata_lab: Sequence[Any] | None, n_all: int,
+                    n_lab: int) -> list[float] | str:
+    """Each labelled unit's post-stratification weight n (N_s / n_s) / N (see `ppi_pass_rate`), 1 without strata;
+    a reason (str) when a judged stratum has no labelled unit or a labelled one lies outside the judged strata."""
+    if strata_all is None and strata_lab is None:
+        return [1.0] * n_lab
+    if strata_all is None or strata_lab is None or len(strata_all) != n_all or len(strata_lab) != n_lab:
+        raise ValueError("strata_all and strata_lab must both be given, one stratum per judged / labelled pair")
+    size, got = Counter(strata_all), Counter(strata_lab)
+    missing = sorted((str(k) for k in size if k not in got))
+    if missing or set(got) - set(size):
+        return (f"no human label in the random sample on {', '.join(map(repr, missing))}: the judge's pass rate "
+                "there cannot be corrected" if missing else "labelled pairs outside the judged strata")
+    return [n_lab * size[k] / got[k] / n_all for k in strata_lab]
 
 
 def _clip01(x: float) -> float:

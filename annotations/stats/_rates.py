@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from judgecal.annotations.stats._planning import VarianceParts
 from judgecal.annotations.stats._ppi import ppi_pass_rate
 
 
@@ -32,6 +33,8 @@ class CorrectedRate(NamedTuple):
     low: float
     high: float
     method: str
+    # the variance parts of the whole-run rate (the semantic part's, scaled by S / total): label planning
+    parts: VarianceParts | None = None
 
 
 def corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
@@ -54,4 +57,6 @@ def corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab:
         return (passed + x * sem) / total
 
     return CorrectedRate(whole(pr.ppi_estimate), pr.ppi_se * sem / total, whole(pr.ppi_ci_low),
-                         whole(pr.ppi_ci_high), pr.method)
+                         whole(pr.ppi_ci_high), pr.method,
+                         VarianceParts(pr.var_pred, pr.var_rect, pr.n_judged, pr.lam, pr.n_labelled, pr.var_y,
+                                       pr.cov_yf, pr.var_f_lab).scaled(sem / total))

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr
-from scipy.stats import binom
+from judgecal.annotations.stats._lazy import binom_cdf, ndtr
 
 from judgecal.annotations.stats._common import (
     AgreementResult, Z_95, _PE_ONE_TOL, _as_1d, _factorize, _missing_mask, _numberlike, _sqrt_var, _wald,
@@ -358,7 +357,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    return float(min(1.0, 2.0 * binom.cdf(min(b, c), n, 0.5)))
+    return float(min(1.0, 2.0 * binom_cdf(min(b, c), n, 0.5)))
 
 
 #: Below this many pairs a kappa interval is labelled approximate: the simulated coverage of every method we tried

@@ -85,6 +85,27 @@ from judgecal.annotations.store._verdicts import (
     unknown_rubric_sha256,
     verdict_export_rows,
 )
+from judgecal.annotations.store._anchors import (
+    AnchorPair,
+    AnchorRow,
+    DriftRunRow,
+    DriftVerdict,
+    FrozenVerdict,
+    OpenedDriftRun,
+    SqliteDriftSink,
+    anchor_pairs,
+    anchor_verdicts,
+    drift_verdicts,
+    finish_drift_run,
+    get_anchor,
+    get_drift_run,
+    insert_anchor,
+    list_anchors,
+    list_drift_runs,
+    open_drift_run,
+)
+
+from judgecal.annotations.store._probes import ProbeVerdict, SqliteProbeSink, probe_verdicts
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
@@ -97,4 +118,10 @@ __all__ = [
     "SqliteVerdictSink", "VerdictImportRow", "finish_batch", "flip_rates", "get_price", "get_rubric", "heartbeat",
     "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "majority_label", "mark_dead_batches",
     "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
+    "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
+]
+__all__ += [  # frozen anchors and drift runs (issue 15.6)
+    "AnchorPair", "AnchorRow", "DriftRunRow", "DriftVerdict", "FrozenVerdict", "OpenedDriftRun", "SqliteDriftSink",
+    "anchor_pairs", "anchor_verdicts", "drift_verdicts", "finish_drift_run", "get_anchor", "get_drift_run",
+    "insert_anchor", "list_anchors", "list_drift_runs", "open_drift_run",
 ]

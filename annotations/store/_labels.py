@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, Literal, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgecal.evalsets import InputError, Parsed, Problem, printable
+from judgecal.evalsets import InputError, Parsed, Problem, ProblemLog, chunks, printable
 from judgecal.evalsets._models import FailureMode  # house: private
 from judgecal.annotations.store._schema import now_iso, write
 
@@ -84,53 +84,71 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     return problems
 
 
-def import_labels(db: sqlite_utils.Database, parsed: Parsed[HumanLabelRow]) -> int:
-    """Insert imported human labels (one transaction). Rows identical to a stored event are skipped."""
-    label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
-    problems = []
-    for index, row in enumerate(parsed.rows):
-        if row.event == "undo" and row.label is not None:
-            problems.append(parsed.problem(index, "label", "an undo event carries no label"))
-    problems += validate_label_rows(
-        Parsed(parsed.file, [r for r in parsed.rows if r.event != "undo"],
-               [ln for r, ln in zip(parsed.rows, parsed.lines) if r.event != "undo"]),
-        label_sets,
-    )
-    if problems:
-        raise InputError(problems)
+def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Iterable[Parsed[HumanLabelRow]]) -> int:
+    """Insert imported human labels (a whole `Parsed` or a stream of chunks; one transaction, all or nothing).
+    Rows identical to a stored event are skipped."""
+    conn = db.conn
+    problems = ProblemLog()
     stamp = now_iso()
-    rows = [
-        (
-            r.run_record_id, r.constraint_id, r.reviewer, r.event, r.label, r.note, r.failure_mode, r.seconds_spent,
-            r.rubric_version_seen, int(r.blind), r.guideline_version,
-            r.created_at.isoformat() if r.created_at else None,  # last: rows without it are matched on the rest
-        )
-        for r in parsed.rows
-    ]
+    inserted = 0
+    # A row without created_at gets the import time, so it can only match a stored event by its other fields: as
+    # many such rows are skipped as identical events are stored (re-importing the file is a no-op). Counted over
+    # the whole file, against the events stored before it.
+    consumed: Counter[tuple[Any, ...]] = Counter()
     with write(db):
-        stored = db.execute(
+        last_before = conn.execute("SELECT coalesce(max(id), 0) FROM human_labels").fetchone()[0]
+        for parsed in chunks(source):
+            problems.extend(parsed.problems)
+            problems.extend(parsed.problem(index, "label", "an undo event carries no label")
+                            for index, row in enumerate(parsed.rows) if row.event == "undo" and row.label is not None)
+            label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
+            problems.extend(validate_label_rows(
+                Parsed(parsed.file, [r for r in parsed.rows if r.event != "undo"],
+                       [ln for r, ln in zip(parsed.rows, parsed.lines) if r.event != "undo"]),
+                label_sets,
+            ))
+            if problems.total:
+                continue  # the file is refused: read on only to report every problem
+            rows = [
+                (
+                    r.run_record_id, r.constraint_id, r.reviewer, r.event, r.label, r.note, r.failure_mode,
+                    r.seconds_spent, r.rubric_version_seen, int(r.blind), r.guideline_version,
+                    r.created_at.isoformat() if r.created_at else None,  # last: rows without it are matched on the rest
+                )
+                for r in parsed.rows
+            ]
+            stored = _stored_events(conn, sorted({r[0] for r in rows}), last_before)
+            existing = set(stored)
+            untimed = Counter(row[:-1] for row in stored)
+            fresh = []
+            for r in rows:
+                if r[-1] is not None:
+                    if r not in existing:
+                        fresh.append(r)
+                elif untimed[r[:-1]] > consumed[r[:-1]]:
+                    consumed[r[:-1]] += 1
+                else:
+                    fresh.append(r[:-1] + (stamp,))
+            conn.executemany(
+                "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
+                " seconds_spent, rubric_version_seen, blind, guideline_version, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                fresh,
+            )
+            inserted += len(fresh)
+        problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
+    return inserted
+
+
+def _stored_events(conn: Any, run_record_ids: list[str], last_before: int) -> list[tuple[Any, ...]]:
+    """The label events of these run records stored before this import began (id <= last_before)."""
+    out: list[tuple[Any, ...]] = []
+    for start in range(0, len(run_record_ids), 900):
+        part = run_record_ids[start:start + 900]
+        out += conn.execute(
             "SELECT run_record_id, constraint_id, reviewer, event, label, note, failure_mode, seconds_spent,"
             " rubric_version_seen, blind, guideline_version, created_at FROM human_labels"
-        ).fetchall()
-        existing = set(stored)
-        # A row without created_at gets the import time, so it can only match a stored event by its other fields:
-        # as many such rows are skipped as identical events are stored (re-importing the file is a no-op).
-        untimed = Counter(row[:-1] for row in stored)
-        fresh = []
-        for r in rows:
-            if r[-1] is not None:
-                if r not in existing:
-                    fresh.append(r)
-            elif untimed[r[:-1]] > 0:
-                untimed[r[:-1]] -= 1
-            else:
-                fresh.append(r[:-1] + (stamp,))
-        db.conn.executemany(
-            "INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, note, failure_mode,"
-            " seconds_spent, rubric_version_seen, blind, guideline_version, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            fresh,
-        )
-    return len(fresh)
+            f" WHERE id <= ? AND run_record_id IN ({','.join('?' * len(part))})", [last_before, *part]).fetchall()
+    return out
 
 
 def label_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:

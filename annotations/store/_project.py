@@ -10,6 +10,8 @@ import sqlite_utils
 
 from judgecal.evalsets import (
     Check,
+    ProblemLog,
+    chunks,
     Constraint,
     EvalItem,
     InputError,
@@ -39,60 +41,71 @@ class ImportSummary(dict):
     """Counts per outcome: {'inserted': n, 'unchanged': n}."""
 
 
-def import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
-    """Insert eval items with their constraints. Re-importing an identical item is a no-op; an existing id with
-    different content is an error (items are versioned by content: give a changed item a new id).
+def import_items(db: sqlite_utils.Database, source: Parsed[EvalItem] | Iterable[Parsed[EvalItem]]) -> ImportSummary:
+    """Insert eval items with their constraints: a whole `Parsed` or a `stream_rows` stream of chunks, in one write
+    transaction (a bad row anywhere and nothing is imported; memory is bounded by the chunk, not the file).
+    Re-importing an identical item is a no-op; an existing id with different content is an error (items are
+    versioned by content: give a changed item a new id).
 
     What is already stored is read inside the write transaction: two processes importing the same new file then
     queue on the write lock and the second finds every row present (not a UNIQUE constraint error)."""
-    with write(db):
-        return _import_items(db, parsed)
-
-
-def _import_items(db: sqlite_utils.Database, parsed: Parsed[EvalItem]) -> ImportSummary:
     conn = db.conn
-    existing = {
-        row[0]: row[1] for row in conn.execute("SELECT id, content_sha256 FROM eval_items")
-    }
-    problems: list[Problem] = []
-    new: list[tuple[int, EvalItem, str]] = []
-    for index, item in enumerate(parsed.rows):
-        sha = item_sha256(item)
-        if item.id in existing:
-            if existing[item.id] != sha:
-                problems.append(parsed.problem(index, "id", f"item {item.id!r} already exists with different content"))
-            continue
-        new.append((index, item, sha))
-    if problems:
-        raise InputError(problems)
+    problems = ProblemLog()
+    inserted = unchanged = 0
     with write(db):
-        seq0 = conn.execute("SELECT coalesce(max(seq), 0) FROM eval_items").fetchone()[0]
-        conn.executemany(
-            "INSERT INTO eval_items (id, instruction, input, reference, source, scenario, created_at, derived_from,"
-            " tags, split, fixtures, content_sha256, seq, turns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    item.id, item.instruction, _dumps(item.input), item.reference, item.source, item.scenario,
-                    item.created_at.isoformat() if item.created_at else None, item.derived_from,
-                    _dumps(list(item.tags)), item.split, _dumps(item.fixtures), sha, seq0 + n + 1,
-                    _dumps(list(item.turns)) if item.turns is not None else None,
-                )
-                for n, (_, item, sha) in enumerate(new)
-            ],
-        )
-        conn.executemany(
-            "INSERT INTO constraints (item_id, id, seq, text, type, severity, check_json, labels, expected)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    item.id, c.id, k, c.text, c.type, c.severity,
-                    _dumps(c.check.model_dump(mode="json")) if c.check else None, _dumps(list(c.labels)), c.expected,
-                )
-                for _, item, _ in new
-                for k, c in enumerate(item.constraints)
-            ],
-        )
-    return ImportSummary(inserted=len(new), unchanged=len(parsed.rows) - len(new))
+        seq = conn.execute("SELECT coalesce(max(seq), 0) FROM eval_items").fetchone()[0]
+        for parsed in chunks(source):
+            problems.extend(parsed.problems)
+            existing = dict(_stored(conn, "SELECT id, content_sha256 FROM eval_items", [r.id for r in parsed.rows]))
+            new: list[tuple[EvalItem, str]] = []
+            for index, item in enumerate(parsed.rows):
+                sha = item_sha256(item)
+                if item.id in existing:
+                    if existing[item.id] != sha:
+                        problems.extend([parsed.problem(index, "id", f"item {item.id!r} already exists with different content")])
+                    else:
+                        unchanged += 1
+                    continue
+                new.append((item, sha))
+            if problems.total:
+                continue  # the file is refused: read on only to report every problem
+            conn.executemany(
+                "INSERT INTO eval_items (id, instruction, input, reference, source, scenario, created_at, derived_from,"
+                " tags, split, fixtures, content_sha256, seq, turns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        item.id, item.instruction, _dumps(item.input), item.reference, item.source, item.scenario,
+                        item.created_at.isoformat() if item.created_at else None, item.derived_from,
+                        _dumps(list(item.tags)), item.split, _dumps(item.fixtures), sha, seq + n,
+                        _dumps(list(item.turns)) if item.turns is not None else None,
+                    )
+                    for n, (item, sha) in enumerate(new, start=1)
+                ],
+            )
+            seq += len(new)
+            inserted += len(new)
+            conn.executemany(
+                "INSERT INTO constraints (item_id, id, seq, text, type, severity, check_json, labels, expected)"
+                " VALUES (?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        item.id, c.id, k, c.text, c.type, c.severity,
+                        _dumps(c.check.model_dump(mode="json")) if c.check else None, _dumps(list(c.labels)), c.expected,
+                    )
+                    for item, _ in new
+                    for k, c in enumerate(item.constraints)
+                ],
+            )
+        problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
+    return ImportSummary(inserted=inserted, unchanged=unchanged)
+
+
+def _stored(conn: Any, select: str, ids: list[str]) -> Iterator[tuple[Any, ...]]:
+    """Rows of `select` (which reads `... FROM table`) whose id is in `ids`, looked up in chunks (SQLite caps the
+    number of bound parameters). Only the ids of one chunk are ever asked, so memory follows the chunk."""
+    for start in range(0, len(ids), 900):
+        part = ids[start:start + 900]
+        yield from conn.execute(f"{select} WHERE id IN ({','.join('?' * len(part))})", part)
 
 
 _RUN_COLUMNS = (
@@ -112,48 +125,48 @@ def _run_tuple(r: RunRecord, seq: int) -> tuple[Any, ...]:
     )
 
 
-def import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
-    """Insert run records. Each must name an existing eval item; ids must be new (an identical re-import is a
-    no-op, a changed record under an old id is an error). Read and insert in one write transaction, as
-    `import_items`."""
-    with write(db):
-        return _import_runs(db, parsed)
-
-
-def _import_runs(db: sqlite_utils.Database, parsed: Parsed[RunRecord]) -> ImportSummary:
+def import_runs(db: sqlite_utils.Database, source: Parsed[RunRecord] | Iterable[Parsed[RunRecord]]) -> ImportSummary:
+    """Insert run records (a whole `Parsed` or a stream of chunks, one write transaction, as `import_items`). Each
+    must name an existing eval item; ids must be new (an identical re-import is a no-op, a changed record under an
+    old id is an error)."""
     conn = db.conn
-    item_ids = {row[0] for row in conn.execute("SELECT id FROM eval_items")}
-    ids = [r.id for r in parsed.rows]
-    existing: dict[str, tuple[Any, ...]] = {}
-    has_runs = conn.execute("SELECT 1 FROM run_records LIMIT 1").fetchone() is not None
-    # Look up only the ids in this file, in chunks (SQLite caps the number of bound parameters).
-    for start in range(0, len(ids) if has_runs else 0, 900):
-        chunk = ids[start:start + 900]
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(f"SELECT {','.join(_RUN_COLUMNS)} FROM run_records WHERE id IN ({marks})", chunk):
-            existing[row[0]] = tuple(row)
-    problems: list[Problem] = []
-    new: list[RunRecord] = []
-    for index, record in enumerate(parsed.rows):
-        if record.item_id not in item_ids:
-            problems.append(parsed.problem(index, "item_id", f"no eval item {record.item_id!r} in the project"))
-            continue
-        if record.id in existing:
-            if existing[record.id] != _run_tuple(record, 0)[:-1]:
-                problems.append(parsed.problem(index, "id", f"run record {record.id!r} already exists with different content"))
-            continue
-        new.append(record)
-    if problems:
-        raise InputError(problems)
+    problems = ProblemLog()
+    inserted = unchanged = 0
     with write(db):
-        seq0 = conn.execute("SELECT coalesce(max(seq), 0) FROM run_records").fetchone()[0]
-        with gc_paused():
-            rows = [_run_tuple(r, seq0 + n) for n, r in enumerate(new, start=1)]
-        conn.executemany(
-            f"INSERT INTO run_records ({','.join(_RUN_COLUMNS)}, seq) VALUES ({','.join('?' * (len(_RUN_COLUMNS) + 1))})",
-            rows,
-        )
-    return ImportSummary(inserted=len(new), unchanged=len(parsed.rows) - len(new))
+        seq = conn.execute("SELECT coalesce(max(seq), 0) FROM run_records").fetchone()[0]
+        has_runs = conn.execute("SELECT 1 FROM run_records LIMIT 1").fetchone() is not None
+        for parsed in chunks(source):
+            problems.extend(parsed.problems)
+            item_ids = {row[0] for row in _stored(conn, "SELECT id FROM eval_items",
+                                                  sorted({r.item_id for r in parsed.rows}))}
+            existing: dict[str, tuple[Any, ...]] = {}
+            if has_runs:
+                existing = {row[0]: tuple(row) for row in _stored(
+                    conn, f"SELECT {','.join(_RUN_COLUMNS)} FROM run_records", [r.id for r in parsed.rows])}
+            new: list[RunRecord] = []
+            for index, record in enumerate(parsed.rows):
+                if record.item_id not in item_ids:
+                    problems.extend([parsed.problem(index, "item_id", f"no eval item {record.item_id!r} in the project")])
+                    continue
+                if record.id in existing:
+                    if existing[record.id] != _run_tuple(record, 0)[:-1]:
+                        problems.extend([parsed.problem(index, "id", f"run record {record.id!r} already exists with different content")])
+                    else:
+                        unchanged += 1
+                    continue
+                new.append(record)
+            if problems.total:
+                continue  # the file is refused: read on only to report every problem
+            with gc_paused():
+                rows = [_run_tuple(r, seq + n) for n, r in enumerate(new, start=1)]
+            conn.executemany(
+                f"INSERT INTO run_records ({','.join(_RUN_COLUMNS)}, seq) VALUES ({','.join('?' * (len(_RUN_COLUMNS) + 1))})",
+                rows,
+            )
+            seq += len(new)
+            inserted += len(new)
+        problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
+    return ImportSummary(inserted=inserted, unchanged=unchanged)
 
 
 def _item_from_row(row: dict[str, Any], constraints: list[dict[str, Any]]) -> EvalItem:

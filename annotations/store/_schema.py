@@ -657,6 +657,112 @@ def _m010_pairwise(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("010_pairwise", _m010_pairwise),)
 
 
+def _m011_probes(db: sqlite_utils.Database) -> None:
+    # Bias probes (issue 15.3): the judge's answers to perturbed prompts, per probe kind and variant, kept apart from
+    # `verdicts` so no agreement number, pass rate or cache of `judge` ever reads a perturbed answer. Keyed like a
+    # verdict, the variant in place of the repeat; an error row is replaced by a later answer, a label never.
+    _execute_script(db,
+        """
+        CREATE TABLE probe_verdicts (
+            probe TEXT NOT NULL,            -- position | verbosity | injection | consistency
+            variant TEXT NOT NULL,          -- baseline | swapped | padded | injection:<style> | paraphrase:<sha>
+            run_record_id TEXT NOT NULL REFERENCES run_records(id),
+            constraint_id TEXT NOT NULL,
+            rubric_sha256 TEXT NOT NULL,    -- the probed rubric version (a paraphrase is a variant of it)
+            judge_model TEXT NOT NULL,
+            label TEXT,                     -- position: mapped back to the original numbering
+            reason TEXT,
+            error TEXT,
+            error_detail TEXT,
+            raw TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            latency_ms REAL,
+            batch_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (probe, rubric_sha256, judge_model, run_record_id, constraint_id, variant)
+        );
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("011_probes", _m011_probes),)
+
+
+def _m012_drift(db: sqlite_utils.Database) -> None:
+    # Drift (issue 15.6). anchors: a frozen, seeded random subset of the counted pairs, immutable once written;
+    # anchor_pairs: its pairs with the blind first label that counted at freeze time; anchor_verdicts: every judge
+    # verdict row (each judge model × rubric version × repeat, error rows too) those pairs had at freeze time.
+    # drift_runs: one re-judging of an anchor; its id is the run nonce that keys its verdicts, so a drift run asks the
+    # judge again instead of finding the verdicts cache; unfinished (finished_at NULL) runs are resumed.
+    # drift_verdicts: the re-judge's answers, apart from `verdicts` so they never enter the calibration report.
+    _execute_script(db,
+        """
+        CREATE TABLE anchors (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            seed INTEGER NOT NULL,
+            seed_given INTEGER NOT NULL,   -- 1: --seed; 0: drawn at random at freeze time
+            size INTEGER NOT NULL,         -- pairs in the anchor
+            counted INTEGER NOT NULL,      -- counted pairs it was drawn from
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE anchor_pairs (
+            anchor_id INTEGER NOT NULL REFERENCES anchors(id),
+            run_record_id TEXT NOT NULL REFERENCES run_records(id),
+            constraint_id TEXT NOT NULL,
+            human_label TEXT NOT NULL,     -- the first reviewer's blind first label
+            reviewer TEXT NOT NULL,
+            PRIMARY KEY (anchor_id, run_record_id, constraint_id)
+        );
+        CREATE TABLE anchor_verdicts (
+            anchor_id INTEGER NOT NULL REFERENCES anchors(id),
+            run_record_id TEXT NOT NULL,
+            constraint_id TEXT NOT NULL,
+            rubric_sha256 TEXT NOT NULL,
+            judge_model TEXT NOT NULL,
+            repeat INTEGER NOT NULL,
+            label TEXT,
+            error TEXT,
+            PRIMARY KEY (anchor_id, run_record_id, constraint_id, rubric_sha256, judge_model, repeat)
+        );
+        CREATE TABLE drift_runs (
+            id TEXT PRIMARY KEY,           -- the run nonce
+            anchor_id INTEGER NOT NULL REFERENCES anchors(id),
+            judge_model TEXT NOT NULL,
+            rubric_sha256 TEXT NOT NULL,
+            repeats INTEGER NOT NULL,
+            baseline_model TEXT NOT NULL,  -- the frozen verdicts it is compared with
+            baseline_sha256 TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,              -- NULL: not finished, the next `judgecal drift` resumes it
+            result TEXT                    -- JSON of the drift report when finished
+        );
+        CREATE INDEX drift_runs_anchor ON drift_runs(anchor_id, judge_model, rubric_sha256);
+        CREATE TABLE drift_verdicts (
+            drift_run_id TEXT NOT NULL REFERENCES drift_runs(id),
+            run_record_id TEXT NOT NULL,
+            constraint_id TEXT NOT NULL,
+            repeat INTEGER NOT NULL,
+            label TEXT,
+            reason TEXT,
+            error TEXT,
+            error_detail TEXT,
+            raw TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            latency_ms REAL,
+            batch_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (drift_run_id, run_record_id, constraint_id, repeat)
+        );
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("012_drift", _m012_drift),)
+
+
 def _m014_stratum_indexes(db: sqlite_utils.Database) -> None:
     # Issue 16.2: report, gate and sample aggregate in SQL. The distinct judged pairs of each stratum (rubric version
     # × constraint, the model joined from the run record) come from this covering index in its order, without a

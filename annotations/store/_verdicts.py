@@ -17,7 +17,8 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from judgecal.evalsets import UNSTORABLE_NOTE, InputError, Parsed, Problem, VerdictRow, storable
+from judgecal.evalsets import (UNSTORABLE_NOTE, InputError, Parsed, Problem, ProblemLog, SeenKeys, VerdictRow, chunks,
+                               storable)
 from judgecal.evalsets._models import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
@@ -187,73 +188,114 @@ def unknown_rubric_sha256(name: str) -> str:
     return hashlib.sha256(f"judgecal:unknown-template:{name}".encode()).hexdigest()
 
 
-def import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]) -> dict[str, int]:
-    """Insert imported verdicts in one transaction: all or nothing. A row identical to a stored verdict is skipped;
-    one that differs from it is an error. Rubrics unknown to the project are created (template not known).
-    Stored rows are read inside the write transaction, so two concurrent imports of one file cannot collide."""
-    with write(db):
-        return _import_verdicts(db, parsed)
-
-
-def _import_verdicts(db: sqlite_utils.Database, parsed: Parsed[VerdictImportRow]) -> dict[str, int]:
-    label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
-    problems: list[Problem] = validate_label_rows(parsed, label_sets, allow_missing_label=True)
+def import_verdicts(db: sqlite_utils.Database,
+                    source: Parsed[VerdictImportRow] | Iterable[Parsed[VerdictImportRow]], *,
+                    templates: Iterable[Any] = ()) -> dict[str, int]:
+    """Insert imported verdicts (a whole `Parsed` or a `stream_rows` stream of chunks) in one write transaction: all
+    or nothing, memory bounded by the chunk. A row identical to a stored verdict is skipped; one that differs from it
+    is an error. Rubrics unknown to the project are created: with their template when `templates` (rubric versions
+    with name, template, sha256, note; oldest first) has it, else as "template not known". Stored rows are read
+    inside the write transaction, so two concurrent imports of one file cannot collide."""
+    conn = db.conn
+    problems = ProblemLog()
+    seen = SeenKeys()
     known = {r.sha256: r for r in list_rubrics(db)}
+    templates = list(templates)
+    names = {t.sha256: t.name for t in templates} | {sha: r.name for sha, r in known.items()}
     latest_by_name: dict[str, RubricRow] = {}
     for r in known.values():
         if r.name not in latest_by_name or r.version > latest_by_name[r.name].version:
             latest_by_name[r.name] = r
     to_create: dict[str, str] = {}  # sha -> name
     version_of: dict[str, int] = {}  # sha -> the lowest rubric_version the file gives it
-    shas: list[str] = []
-    for index, row in enumerate(parsed.rows):
-        sha = row.rubric_sha256
-        if sha is None:
-            sha = latest_by_name[row.rubric].sha256 if row.rubric in latest_by_name else unknown_rubric_sha256(row.rubric)
-        if sha in known and row.rubric is not None and known[sha].name != row.rubric:
-            problems.append(parsed.problem(index, "rubric", f"rubric {sha[:12]} is named {known[sha].name!r} in the project, not {row.rubric!r}"))
-        if sha not in known:
-            name = row.rubric or f"imported-{sha[:8]}"
-            if to_create.setdefault(sha, name) != name:
-                problems.append(parsed.problem(index, "rubric", f"rubric {sha[:12]} is given two names: {to_create[sha]!r} and {name!r}"))
-            if row.rubric_version is not None:
-                if version_of.setdefault(sha, row.rubric_version) != row.rubric_version:
-                    problems.append(parsed.problem(index, "rubric_version", f"rubric {sha[:12]} is given two versions: "
-                                                   f"{version_of[sha]} and {row.rubric_version}"))
-        shas.append(sha)
-    seen: dict[tuple[Any, ...], int] = {}
-    for index, (row, sha) in enumerate(zip(parsed.rows, shas)):
-        key = (row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat)
-        if key in seen:
-            problems.append(parsed.problem(index, "repeat", f"duplicate verdict (same pair, rubric, model and repeat as line {parsed.lines[seen[key]]})"))
-        seen.setdefault(key, index)
-    if problems:
-        raise InputError(problems)
     inserted = unchanged = 0
     stamp = now_iso()
-    with write(db):
-        # in the exporting project's version order (file order where no version is given)
-        order = {sha: i for i, sha in enumerate(to_create)}
-        for sha, name in sorted(to_create.items(), key=lambda kv: (version_of.get(kv[0], math.inf), order[kv[0]])):
-            store_rubric(db, name, "", sha, note="imported: the template of this rubric is not known to the project")
-        for index, (row, sha) in enumerate(zip(parsed.rows, shas)):
-            values = (row.label, row.reason, row.error, row.error_detail, row.input_tokens, row.output_tokens, row.latency_ms)
-            existing = db.execute(
-                "SELECT label, reason, error, error_detail, input_tokens, output_tokens, latency_ms FROM verdicts"
-                " WHERE run_record_id = ? AND constraint_id = ? AND rubric_sha256 = ? AND judge_model = ? AND repeat = ?",
-                [row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat]).fetchone()
-            if existing is not None:
-                if tuple(existing) == values:
-                    unchanged += 1
-                    continue
-                raise InputError([parsed.problem(index, "label", "a different verdict for this pair, rubric, model and repeat is already stored")])
-            db.execute(
-                f"INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at) VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})",
-                [row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat, row.label, row.reason,
-                 row.error, row.error_detail, None, row.input_tokens, row.output_tokens, row.latency_ms,
-                 f"import:{parsed.file}", stamp])
-            inserted += 1
+    try:
+        with write(db):
+            # New rubrics are created at the end, in version order, once the whole file has named them; their
+            # verdicts go in first, so the foreign key is checked at COMMIT.
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            for parsed in chunks(source):
+                problems.extend(parsed.problems)
+                label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
+                problems.extend(validate_label_rows(parsed, label_sets, allow_missing_label=True))
+                shas = [_rubric_of(parsed, index, row, known, names, latest_by_name, to_create, version_of, problems)
+                        for index, row in enumerate(parsed.rows)]
+                keys = [(row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat)
+                        for row, sha in zip(parsed.rows, shas)]
+                firsts = seen.first_lines([json.dumps(k) for k in keys], parsed.lines)
+                problems.extend(parsed.problem(index, "repeat", "duplicate verdict (same pair, rubric, model and "
+                                                                f"repeat as line {first})")
+                                for index, first in enumerate(firsts) if first is not None)
+                stored = _stored_verdicts(conn, sorted({k[0] for k in keys}))
+                fresh = []
+                for index, (row, key) in enumerate(zip(parsed.rows, keys)):
+                    if firsts[index] is not None:
+                        continue
+                    values = (row.label, row.reason, row.error, row.error_detail, row.input_tokens,
+                              row.output_tokens, row.latency_ms)
+                    if key in stored:
+                        if stored[key] == values:
+                            unchanged += 1
+                        else:
+                            problems.extend([parsed.problem(index, "label", "a different verdict for this pair, "
+                                                                            "rubric, model and repeat is already stored")])
+                        continue
+                    fresh.append((*key, row.label, row.reason, row.error, row.error_detail, None, row.input_tokens,
+                                  row.output_tokens, row.latency_ms, f"import:{parsed.file}", stamp))
+                if problems.total:
+                    continue  # the file is refused: read on only to report every problem
+                conn.executemany(f"INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at)"
+                                 f" VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})", fresh)
+                inserted += len(fresh)
+            problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
+            # Rubrics the file brings: shipped templates first (in their own order), then the rest in the exporting
+            # project's version order (file order where no version is given).
+            shipped = [t for t in templates if t.sha256 in to_create]
+            for t in shipped:
+                store_rubric(db, t.name, t.template, t.sha256, t.note)
+            order = {sha: i for i, sha in enumerate(to_create)}
+            rest = {sha: name for sha, name in to_create.items() if sha not in {t.sha256 for t in shipped}}
+            for sha, name in sorted(rest.items(), key=lambda kv: (version_of.get(kv[0], math.inf), order[kv[0]])):
+                store_rubric(db, name, "", sha, note="imported: the template of this rubric is not known to the project")
+    finally:
+        seen.close()
     return {"inserted": inserted, "unchanged": unchanged}
+
+
+def _rubric_of(parsed: Parsed[VerdictImportRow], index: int, row: VerdictImportRow, known: dict[str, RubricRow],
+               names: dict[str, str], latest_by_name: dict[str, RubricRow], to_create: dict[str, str], version_of: dict[str, int],
+               problems: ProblemLog) -> str:
+    """The rubric version a row names (its sha256, else the latest stored version of its name); records rubrics
+    new to the project in `to_create` / `version_of` and the rows that contradict them in `problems`."""
+    sha = row.rubric_sha256
+    if sha is None:
+        sha = latest_by_name[row.rubric].sha256 if row.rubric in latest_by_name else unknown_rubric_sha256(row.rubric)
+    if sha in names and row.rubric is not None and names[sha] != row.rubric:
+        problems.extend([parsed.problem(index, "rubric", f"rubric {sha[:12]} is named {names[sha]!r} in the project, not {row.rubric!r}")])
+    if sha not in known:
+        name = row.rubric or names.get(sha) or f"imported-{sha[:8]}"
+        if to_create.setdefault(sha, name) != name:
+            problems.extend([parsed.problem(index, "rubric", f"rubric {sha[:12]} is given two names: {to_create[sha]!r} and {name!r}")])
+        if row.rubric_version is not None:
+            if version_of.setdefault(sha, row.rubric_version) != row.rubric_version:
+                problems.extend([parsed.problem(index, "rubric_version", f"rubric {sha[:12]} is given two versions: "
+                                                f"{version_of[sha]} and {row.rubric_version}")])
+    return sha
+
+
+def _stored_verdicts(conn: Any, run_record_ids: list[str]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """The stored verdicts of these run records by key (pair, rubric, model, repeat) -> the values an import row
+    must match. Asked per chunk, so memory follows the chunk."""
+    out: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    for start in range(0, len(run_record_ids), 900):
+        part = run_record_ids[start:start + 900]
+        for row in conn.execute(
+                "SELECT run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, reason, error,"
+                " error_detail, input_tokens, output_tokens, latency_ms FROM verdicts"
+                f" WHERE run_record_id IN ({','.join('?' * len(part))})", part):
+            out[tuple(row[:5])] = tuple(row[5:])
+    return out
 
 
 EXPORT_FIELDS = (

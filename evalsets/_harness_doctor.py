@@ -1,0 +1,175 @@
+"""The harness table (kind -> reader) and `doctor`: which import fits an unknown file.
+
+A signature is the set of fields a format always writes (`required`, alternatives joined by "|") plus fields that
+only it writes (`hints`). A format fits when every required field is present; among those that fit, the one with
+the most recognised fields wins. The file is only read, never imported.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+from judgecal.evalsets._harness import HarnessImport
+from judgecal.evalsets._harness_deepeval import read_deepeval
+from judgecal.evalsets._harness_inspect import read_inspect
+from judgecal.evalsets._harness_langfuse import read_langfuse
+from judgecal.evalsets._harness_lmeval import read_lmeval
+from judgecal.evalsets._harness_promptfoo import read_promptfoo
+from judgecal.evalsets._io import InputError, Problem, load_json, read_text_file
+
+
+class Harness(NamedTuple):
+    name: str
+    read: Callable[[str | Path], HarnessImport]
+
+
+HARNESSES: dict[str, Harness] = {
+    "inspect": Harness("Inspect AI", read_inspect),
+    "promptfoo": Harness("promptfoo", read_promptfoo),
+    "deepeval": Harness("DeepEval", read_deepeval),
+    "lmeval": Harness("lm-evaluation-harness", read_lmeval),
+    "langfuse": Harness("Langfuse", read_langfuse),
+}
+
+
+class Signature(NamedTuple):
+    kind: str  # the `judgecal import` kind
+    name: str
+    required: tuple[str, ...]  # each "a" or "a|b" (either)
+    hints: tuple[str, ...] = ()
+
+
+# Ours first (README "File formats"), then each harness's. Paths with a dot look inside a single JSON document.
+SIGNATURES: tuple[Signature, ...] = (
+    Signature("evalset", "judgecal eval items", ("id", "instruction", "constraints"),
+              ("input", "reference", "source", "split", "tags", "fixtures", "turns")),
+    Signature("runs", "judgecal run records", ("id", "item_id", "model", "output|trajectory|error|messages"),
+              ("prompt_version", "run_id", "tool_calls", "input_tokens", "output_tokens", "latency_ms")),
+    Signature("labels", "judgecal human labels", ("run_record_id", "constraint_id", "reviewer", "label"),
+              ("event", "note", "failure_mode", "seconds_spent", "blind")),
+    Signature("verdicts", "judgecal judge verdicts",
+              ("run_record_id", "constraint_id", "judge_model", "rubric|rubric_sha256", "label|error"),
+              ("repeat", "reason", "error_detail", "rubric_version")),
+    Signature("samples", "judgecal review sample", ("run_record_id", "constraint_id", "rule"),
+              ("stratum", "seed", "drawn_at")),
+    Signature("ifeval", "IFEval", ("key", "prompt", "instruction_id_list", "kwargs", "response"),
+              ("response_model",)),
+    Signature("llmbar", "LLMBar", ("instruction", "output_1", "output_2", "human_label"), ("item_id", "dataset")),
+    Signature("inspect", "Inspect AI eval log", ("eval", "samples|results"), ("version", "status", "plan", "stats")),
+    Signature("promptfoo", "promptfoo results", ("prompt|results.results", "gradingResult|results.results"),
+              ("evalId", "testCase", "testIdx", "promptIdx", "provider", "response", "success", "score", "vars")),
+    Signature("deepeval", "DeepEval test run", ("testCases|testRunData",),
+              ("testFile", "conversationalTestCases", "metricsScores", "hyperparameters", "testRunLink")),
+    Signature("lmeval", "lm-evaluation-harness samples", ("doc_id", "resps|filtered_resps", "arguments"),
+              ("doc", "target", "filter", "metrics", "doc_hash", "prompt_hash", "target_hash")),
+    Signature("langfuse", "Langfuse traces and scores", ("id|traceId", "input|output|name"),
+              ("traceId", "sessionId", "userId", "observations", "scores", "dataType", "stringValue", "source",
+               "comment", "timestamp", "htmlPath")),
+)
+# A field every signature above could name is no evidence: only distinctive ones make a harness "recognised".
+_WEAK = frozenset({"id", "name", "input", "output", "model", "label", "version", "score", "source", "timestamp",
+                   "error", "metadata"})
+SAMPLE_ROWS = 50
+
+
+class Diagnosis(NamedTuple):
+    lines: tuple[str, ...]  # what doctor prints
+    command: str | None  # the import kind that fits, None when none does
+    missing: str | None  # for the closest format that does not fit: what it lacks
+
+
+def _fields(path: Path) -> tuple[str, set[str]]:
+    """(what the file is, the field names of its first rows: top-level keys, plus `a.b` for a single document's
+    nested objects)."""
+    import zipfile  # here, not at the top: only doctor needs it, and `judgecal --help` should not pay for it
+
+    if path.suffix.lower() == ".eval" or (path.is_file() and zipfile.is_zipfile(path)):
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise InputError([Problem(str(path), 0, "", f"cannot read the zip archive: {exc}")]) from None
+        # Inspect's .eval is a zip with header.json (or _journal/start.json while running) and samples/*.json.
+        fields = {"eval"} if {"header.json", "_journal/start.json"} & names else set()
+        fields |= {"samples"} if any(n.startswith("samples/") for n in names) else set()
+        return "a zip archive", fields | {"version"} if fields else set()
+    text = read_text_file(path)
+    if path.suffix.lower() == ".csv":
+        header = next(csv.reader(io.StringIO(text)), [])
+        return "CSV", {h.strip() for h in header if h.strip()}
+    stripped = text.strip()
+    try:
+        doc = load_json(stripped) if stripped else None
+    except json.JSONDecodeError:
+        doc = None
+    if isinstance(doc, dict):
+        fields = set(doc)
+        for k, v in doc.items():
+            if isinstance(v, dict):
+                fields |= {f"{k}.{kk}" for kk in v}
+        if isinstance(doc.get("data"), list):  # an API page: look at its rows
+            fields |= _row_fields(doc["data"])
+        return "one JSON document", fields
+    if isinstance(doc, list):
+        return "a JSON list", _row_fields(doc)
+    rows: list[Any] = []
+    for line in text.split("\n"):
+        if line.strip():
+            try:
+                rows.append(load_json(line))
+            except json.JSONDecodeError:
+                continue
+            if len(rows) >= SAMPLE_ROWS:
+                break
+    return ("JSONL" if rows else "not JSON, JSONL or CSV"), _row_fields(rows)
+
+
+def _row_fields(rows: list[Any]) -> set[str]:
+    out: set[str] = set()
+    for r in rows[:SAMPLE_ROWS]:
+        if isinstance(r, dict):
+            out |= set(r)
+    return out
+
+
+def _check(sig: Signature, fields: set[str]) -> tuple[list[str], list[str]]:
+    """(recognised fields, missing requirements) of one signature."""
+    found, missing = [], []
+    for req in sig.required:
+        hit = [a for a in req.split("|") if a in fields]
+        if not hit:
+            missing.append(req.replace("|", " or "))
+        found += [a for a in hit if a not in found]
+    found += [h for h in sig.hints if h in fields and h not in found]
+    return found, missing
+
+
+def diagnose(path: str | Path) -> Diagnosis:
+    """Which import kind fits the file, from its field names. Raises InputError when it cannot be read."""
+    path = Path(path)
+    what, fields = _fields(path)
+    lines = [f"{path}: {what}; fields: {', '.join(sorted(fields)) if fields else '(none found)'}"]
+    fitting: list[tuple[int, Signature, list[str]]] = []
+    close: list[tuple[int, Signature, list[str]]] = []
+    for sig in SIGNATURES:
+        found, missing = _check(sig, fields)
+        strong = [f for f in found if f.split(".")[0] not in _WEAK]
+        if not missing and strong:
+            fitting.append((len(found), sig, found))
+        elif strong:
+            close.append((len(strong), sig, missing))
+    for _, sig, found in sorted(fitting, key=lambda t: -t[0]):
+        lines.append(f"recognised: {sig.name} (`import {sig.kind}`): {', '.join(found)}")
+    if fitting:
+        best = max(fitting, key=lambda t: t[0])[1]
+        return Diagnosis(tuple(lines), best.kind, None)
+    missing = None
+    if close:
+        _, sig, lack = max(close, key=lambda t: t[0])
+        missing = f"closest is {sig.name} (`import {sig.kind}`), which needs {', '.join(lack)}"
+        lines.append(f"partly recognised: {missing}")
+    return Diagnosis(tuple(lines), None, missing)

@@ -1,0 +1,109 @@
+"""lm-evaluation-harness sample logs (`--log_samples`: samples_<task>_<date>.jsonl): per-sample metrics of generated
+answers become verdicts. Field-by-field mapping: docs/importers.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from judgecal.evalsets._harness import (
+    GraderSpec,
+    HarnessBuilder,
+    HarnessImport,
+    HarnessVerdict,
+    file_sha8,
+    pass_fail,
+    read_json_or_jsonl,
+    scored_reason,
+    text_of,
+)
+
+KIND = "lmeval"
+# The fields lm-eval writes for every sample; any other top-level number is a metric (older logs have no "metrics").
+BOOKKEEPING = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+                         "doc_hash", "prompt_hash", "target_hash"})
+_SAMPLES_FILE = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
+
+
+def _prompt(arguments: Any) -> Any:
+    """The prompt of a generate_until request: [[prompt, gen_kwargs]] (lm-eval < 0.4.3) or
+    {"gen_args_0": {"arg_0": prompt, "arg_1": gen_kwargs}}."""
+    if isinstance(arguments, dict):
+        first = arguments.get("gen_args_0")
+        return first.get("arg_0") if isinstance(first, dict) else None
+    if isinstance(arguments, list) and arguments and isinstance(arguments[0], list) and arguments[0]:
+        return arguments[0][0]
+    return None
+
+
+def _output(row: dict[str, Any]) -> str | None:
+    """The model's text: the first generation (`resps[0][0]`), what a reviewer should read; None for loglikelihood
+    requests, whose responses are numbers."""
+    resps = row.get("resps")
+    if isinstance(resps, list) and resps:
+        first = resps[0][0] if isinstance(resps[0], list) and resps[0] else resps[0]
+        if isinstance(first, str):
+            return first
+    return None
+
+
+def _metric_names(row: dict[str, Any]) -> list[str]:
+    if isinstance(row.get("metrics"), list):
+        return [str(n) for n in row["metrics"] if n in row]
+    return [k for k, v in row.items() if k not in BOOKKEEPING and isinstance(v, (int, float, bool))]
+
+
+def read_lmeval(path: str | Path) -> HarnessImport:
+    path = Path(path)
+    text, rows = read_json_or_jsonl(path)
+    b = HarnessBuilder(KIND, path)
+    m = _SAMPLES_FILE.match(path.name)
+    task = m.group("task") if m else path.stem
+    # lm-eval writes its samples under <output_path>/<model name, "/" as "__">/; the samples carry no model.
+    model = path.parent.name.replace("__", "/") if m and path.parent.name else "unknown"
+    run_key = f"{task}:{m.group('date') if m else 'file-' + file_sha8(text)}"
+    # A metric is a pass/fail judge only if every value it has in the file is 0/1 (exact_match, acc); a bleu that
+    # happens to be 0 on one sample is still a score, never a "fail" verdict.
+    binary: dict[str, bool] = {}
+    for _, row in rows:
+        if isinstance(row, dict):
+            for n in _metric_names(row):
+                binary[n] = binary.get(n, True) and pass_fail(row.get(n)) is not None and not isinstance(row.get(n), str)
+    for line, row in rows:
+        if not isinstance(row, dict) or "doc_id" not in row:
+            b.problem(line, "doc_id", "expected an lm-eval sample (an object with doc_id)")
+            continue
+        output = _output(row)
+        if output is None:
+            b.skip("samples whose responses are log-likelihoods, not generated text")
+            continue
+        names = [n for n in _metric_names(row) if binary.get(n)]
+        for n in _metric_names(row):
+            if not binary.get(n):
+                b.skip(f"values of {n} (not 0/1 throughout the file: a score without a pass mark)")
+        flt = row.get("filter")
+        suffix = f",{flt}" if isinstance(flt, str) and flt != "none" else ""
+        graders = [GraderSpec(f"{n}{suffix}", f"lm-evaluation-harness metric {n}{suffix} on {task}") for n in names]
+        if not graders:
+            b.skip("samples without a per-sample metric")
+            continue
+        prompt = _prompt(row.get("arguments"))
+        if prompt is None:
+            b.problem(line, "arguments", "no prompt found (expected [[prompt, kwargs]] or gen_args_0.arg_0)")
+            continue
+        item_id = b.item(line, f"{task}:{row['doc_id']}", prompt, graders, reference=text_of(row.get("target")),
+                         where="arguments")
+        if item_id is None:
+            continue
+        run_id = b.run(line, f"{KIND}:{run_key}:{row['doc_id']}{suffix}", item_id, model=model, output=output,
+                       run=run_key, where="resps")
+        if run_id is None:
+            continue
+        for n in names:
+            value = row.get(n)
+            label = pass_fail(value)
+            b.verdict(line, HarnessVerdict(run_id, f"{n}{suffix}", f"lmeval:{task}:{n}{suffix}", f"lm-eval:{n}", 0,
+                                           label, scored_reason(KIND, value, "1 = pass, 0 = fail",
+                                                                text_of(row.get("filtered_resps")))))
+    return b.result()

@@ -1,0 +1,129 @@
+"""promptfoo result files (`promptfoo eval -o out.json` or `out.jsonl`): model-graded assertions become verdicts.
+
+Field-by-field mapping: docs/importers.md. Only model-graded assertion types are verdicts (a `contains` or
+`javascript` assertion is a mechanical check, not a judge to calibrate); each becomes one semantic constraint whose
+text is the assertion's rubric (`value`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from judgecal.evalsets._harness import (
+    GraderSpec,
+    HarnessBuilder,
+    HarnessImport,
+    HarnessVerdict,
+    file_sha8,
+    read_json_or_jsonl,
+    scored_reason,
+    text_of,
+)
+from judgecal.evalsets._io import InputError, Problem
+
+KIND = "promptfoo"
+# promptfoo's model-graded assertion types (its docs, "Model-graded metrics").
+MODEL_GRADED = frozenset({
+    "llm-rubric", "g-eval", "model-graded-closedqa", "model-graded-factuality", "factuality", "answer-relevance",
+    "context-faithfulness", "context-recall", "context-relevance", "conversation-relevance", "search-rubric",
+    "pi", "classifier",
+})
+
+
+def _results(path: Path) -> tuple[str, list[tuple[int, str, dict[str, Any]]]]:
+    """(eval id, [(line, where, result)]) from the JSON output (one document) or the JSONL output (one per line)."""
+    text, docs = read_json_or_jsonl(path)
+    file = str(path)
+    if len(docs) == 1 and isinstance(docs[0][1], dict) and "results" in docs[0][1]:
+        doc = docs[0][1]
+        inner = doc["results"]
+        rows = inner.get("results") if isinstance(inner, dict) else inner
+        if not isinstance(rows, list):
+            raise InputError([Problem(file, 1, "results.results", "expected the list of test results")])
+        eval_id = doc.get("evalId") or f"file-{file_sha8(text)}"
+        return str(eval_id), [(1, f"results.results[{i}]", r) for i, r in enumerate(rows)]
+    return f"file-{file_sha8(text)}", [(line, "(row)", r) for line, r in docs]
+
+
+def _graded(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(constraint id, component result) for each model-graded assertion result, ids unique within the test."""
+    grading = result.get("gradingResult") or {}
+    components = grading.get("componentResults") or []
+    if not components and isinstance(grading.get("assertion"), dict):
+        components = [grading]
+    graded = [c for c in components if isinstance(c, dict) and isinstance(c.get("assertion"), dict)
+              and c["assertion"].get("type") in MODEL_GRADED]
+    counts = Counter(c["assertion"]["type"] for c in graded)
+    seen: Counter[str] = Counter()
+    out = []
+    for c in graded:
+        t = c["assertion"]["type"]
+        seen[t] += 1
+        out.append((t if counts[t] == 1 else f"{t}-{seen[t]}", c))
+    return out
+
+
+def _grader(assertion: dict[str, Any], result: dict[str, Any], default: str | None) -> str:
+    for source in (assertion.get("provider"), (result.get("testCase") or {}).get("options", {}).get("provider"),
+                   default):
+        if isinstance(source, str) and source:
+            return source
+        if isinstance(source, dict) and isinstance(source.get("id"), str):
+            return source["id"]
+    return "promptfoo-default-grader"
+
+
+def read_promptfoo(path: str | Path) -> HarnessImport:
+    path = Path(path)
+    eval_id, results = _results(path)
+    b = HarnessBuilder(KIND, path)
+    occurrences: Counter[str] = Counter()
+    for line, where, r in results:
+        if not isinstance(r, dict):
+            b.problem(line, where, "expected a JSON object (a promptfoo test result)")
+            continue
+        provider = r.get("provider") or {}
+        model = provider.get("label") or provider.get("id") if isinstance(provider, dict) else str(provider)
+        prompt = r.get("prompt") or {}
+        if not isinstance(prompt, dict) or not isinstance(prompt.get("raw"), str):
+            b.problem(line, f"{where}.prompt.raw", "missing: the prompt promptfoo sent (is this a promptfoo result?)")
+            continue
+        response = r.get("response") if isinstance(r.get("response"), dict) else {}
+        graded = _graded(r)
+        if not graded:
+            failed = r.get("failureReason") == 2 or response.get("output") is None
+            b.skip("results whose provider failed before grading" if failed
+                   else "results without a model-graded assertion")
+            continue
+        test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
+        graders = [GraderSpec(cid, text_of(c["assertion"].get("value")) or c["assertion"]["type"]) for cid, c in graded]
+        local = f"{r.get('testIdx', '')}:{test.get('description') or ''}".rstrip(":")
+        item_id = b.item(line, local, prompt["raw"], graders, input=r.get("vars") or None,
+                         where=f"{where}.prompt.raw")
+        if item_id is None:
+            continue
+        key = f"{r.get('testIdx')}:{r.get('promptIdx')}:{model}"
+        occurrences[key] += 1
+        # A repeated test (--repeat) has the same indices: its n-th occurrence is its n-th run record.
+        sample = r.get("id") or (key if occurrences[key] == 1 else f"{key}:{occurrences[key]}")
+        error = r.get("error") if r.get("failureReason") == 2 or response.get("output") is None else None
+        usage = response.get("tokenUsage") or {}
+        run_id = b.run(line, f"{KIND}:{eval_id}:{sample}", item_id, model=str(model or "unknown"),
+                       output=response.get("output"), error=error or None, run=eval_id,
+                       input_tokens=usage.get("prompt"), output_tokens=usage.get("completion"),
+                       latency_ms=r.get("latencyMs"), where=f"{where}.response.output")
+        if run_id is None or error:
+            continue
+        for cid, c in graded:
+            if not isinstance(c.get("pass"), bool):
+                b.problem(line, f"{where}.gradingResult.componentResults.pass", f"{cid}: expected true or false")
+                continue
+            a = c["assertion"]
+            threshold = a.get("threshold")
+            rule = "label from the file's pass field" + (f" (threshold {threshold})" if threshold is not None else "")
+            b.verdict(line, HarnessVerdict(run_id, cid, f"promptfoo:{a['type']}", _grader(a, r, None), 0,
+                                           "pass" if c["pass"] else "fail",
+                                           scored_reason(KIND, c.get("score"), rule, c.get("reason"))))
+    return b.result()

@@ -1,0 +1,508 @@
+"""Drift (issue 15.6): a frozen anchor set re-judged, flip rate with CI, kappa change, exit codes for CI, resume.
+
+Real parts: SQLite files in tmp_path, the real `openai` SDK over HTTP against tests/openai_stub.py (the judge that
+made the baseline and the one that re-judges are stub responders), the CLI through `main` and, for the kill, as a
+subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judgecal import annotations as ann
+from judgecal import jobs
+from judgecal.annotations import store as av
+from judgecal.cli import main
+from judgecal.judge import OpenAIBackend, shipped_rubric
+from judgecal.annotations.stats import paired_kappa_change
+from openai_stub import Reply, StubServer, error_body, verdicts
+from test_judge_fixtures import make_project
+
+REPO = Path(__file__).resolve().parents[1]
+N_ITEMS = 15  # x 2 semantic constraints = 30 pairs
+MODEL = "judge-x"
+
+
+def _n(key: str) -> int:
+    """Item number of a request's verdict key (`run-N-0|constraint|repeat`)."""
+    return int(key.split("|")[0].split("-")[1])
+
+
+def baseline_judge(req) -> str:
+    """Fails the `grounded` constraint of every third item, passes everything else."""
+    return "fail" if _n(req.key) % 3 == 0 and "|grounded|" in req.key else "pass"
+
+
+def human(pair: tuple[str, str]) -> str:
+    """The humans agree with the baseline judge except on item 1's `polite` (they say fail)."""
+    n = int(pair[0].split("-")[1])
+    if (n, pair[1]) == (1, "polite"):
+        return "fail"
+    return "fail" if n % 3 == 0 and pair[1] == "grounded" else "pass"
+
+
+FLIP_ITEMS = {2, 5, 8}  # the drifted judge answers the opposite of the baseline on these items' pairs (6 pairs)
+
+
+def drifted_judge(req) -> str:
+    label = baseline_judge(req)
+    if _n(req.key) in FLIP_ITEMS:
+        return "pass" if label == "fail" else "fail"
+    return label
+
+
+def _backend(url: str, model: str = MODEL) -> OpenAIBackend:
+    return OpenAIBackend(model=model, base_url=url, api_key="sk-test", max_retries=0, concurrency=8)
+
+
+def _labelled_project(path: Path, *, repeats: int = 1, label_all: bool = True) -> Path:
+    """A project judged by `baseline_judge` (through the stub), every pair sampled and labelled blind by alice."""
+    make_project(path, n_items=N_ITEMS, label_sets=False)
+    with StubServer(verdicts(baseline_judge)) as server:
+        backend = _backend(server.url)
+        try:
+            jobs.judge_pairs(path, backend, repeats=repeats, progress=False)
+        finally:
+            backend.close()
+    with ann.unit_of_work(path) as db:
+        ann.draw_sample(db, rate=1.0, overlap=0.0, seed=3)
+        if label_all:
+            for rid, cid in sorted(ann.counted_pairs(db).order[("grounded", "agent-a")] +
+                                   ann.counted_pairs(db).order[("polite", "agent-a")]):
+                ann.record_label(db, "alice", (rid, cid), human((rid, cid)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    return _labelled_project(tmp_path_factory.mktemp("drift") / "template.db")
+
+
+@pytest.fixture
+def project(template: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "p.db"
+    src = sqlite3.connect(template)
+    out = sqlite3.connect(dst)
+    src.backup(out)
+    src.close()
+    out.close()
+    return dst
+
+
+def _cli(db: Path, *args: str) -> int:
+    return main(["--db", str(db), *args])
+
+
+def _drift(db: Path, url: str, *args: str) -> int:
+    return _cli(db, "drift", "--model", MODEL, "--base-url", url, "--max-retries", "0", "--quiet", *args)
+
+
+def _json_out(capsys) -> dict:
+    out = capsys.readouterr().out
+    return json.loads(out)
+
+
+# --------------------------------------------------------------------------- the anchor
+
+
+def test_freeze_takes_every_counted_pair_with_its_verdicts_and_labels(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze", "--json") == 0
+    frozen = _json_out(capsys)
+    assert frozen["name"] == "anchor-1" and frozen["pairs"] == 30 and frozen["counted_at_freeze"] == 30
+    assert frozen["seed_given"] is False
+    with ann.unit_of_work(project) as db:
+        anchor = ann.get_anchor(db, "anchor-1")
+        pairs = ann.anchor_pairs(db, anchor.id)
+        assert {p.human_label for p in pairs if (p.run_record_id, p.constraint_id) == ("run-1-0", "polite")} == {"fail"}
+        assert all(p.reviewer == "alice" for p in pairs)
+        [base] = ann.anchor_baselines(db, anchor.id)
+        assert (base.judge_model, base.pairs, base.repeats) == (MODEL, 30, 1)
+        assert len(ann.anchor_verdicts(db, anchor.id)) == 30
+
+
+def test_anchor_is_a_seeded_draw_that_no_label_or_verdict_can_steer(project: Path, tmp_path: Path) -> None:
+    # The attack: pick pairs where the judge is stable or right. A pair's rank depends on the seed and its ids only,
+    # so the same seed draws the same pairs whatever the verdicts and labels say; another seed draws others.
+    with ann.unit_of_work(project) as db:
+        a = ann.freeze_anchor(db, "a", size=10, seed=7)
+        b = ann.freeze_anchor(db, "b", size=10, seed=8)
+        pa = {(p.run_record_id, p.constraint_id) for p in ann.anchor_pairs(db, a.id)}
+        pb = {(p.run_record_id, p.constraint_id) for p in ann.anchor_pairs(db, b.id)}
+        db.execute("UPDATE verdicts SET label = CASE label WHEN 'pass' THEN 'fail' ELSE 'pass' END")
+        c = ann.freeze_anchor(db, "c", size=10, seed=7)
+        pc = {(p.run_record_id, p.constraint_id) for p in ann.anchor_pairs(db, c.id)}
+        assert len(pa) == len(pb) == 10 and pa != pb
+        assert pc == pa
+        expected = sorted(ann.counted_pairs(db).pairs, key=lambda p: ann.anchor_rank(7, p[0], p[1]))[:10]
+        assert pa == {tuple(p) for p in expected}
+
+
+def test_pairs_that_do_not_count_never_enter_an_anchor(project: Path) -> None:
+    # A label given after the reveal (not blind) on an unsampled pair, or a blind label beyond the counted prefix,
+    # must not make a pair anchor material: only counted pairs (random sample, blind, labelled prefix) are drawn.
+    with ann.unit_of_work(project) as db:
+        counted = ann.counted_pairs(db).pairs
+        anchor = ann.freeze_anchor(db, "all")
+        assert {(p.run_record_id, p.constraint_id) for p in ann.anchor_pairs(db, anchor.id)} == set(counted)
+
+
+def test_pairwise_pair_records_are_not_anchor_material(project: Path) -> None:
+    # `judge --pairwise` records are judged in both orders by their own batch; a plain re-judge would ask one order.
+    with ann.unit_of_work(project) as db:
+        with ann.write(db):
+            db.execute("UPDATE run_records SET run_id = 'pairwise:r1' WHERE id = 'run-1-0'")
+        anchor = ann.freeze_anchor(db, "no-pairwise")
+        ids = {p.run_record_id for p in ann.anchor_pairs(db, anchor.id)}
+    assert "run-1-0" not in ids and len(ids) == N_ITEMS - 1
+
+
+def test_freeze_without_labels_exits_2_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    db = _labelled_project(tmp_path / "nolabels.db", label_all=False)
+    with ann.unit_of_work(db) as conn:
+        before = ann.table_counts(conn)
+    assert _cli(db, "anchor", "freeze") == 2
+    err = capsys.readouterr().err
+    assert "no counted pairs to freeze" in err and "blind first label" in err
+    with ann.unit_of_work(db) as conn:
+        assert ann.table_counts(conn) == before
+
+
+@pytest.mark.parametrize("args,message", [
+    (["anchor", "freeze", "--size", "31"], "only 30 counted pairs"),
+    (["anchor", "list", "--size", "3"], "are for `anchor freeze`"),
+], ids=["size-too-big", "list-with-size"])
+def test_bad_freeze_input_exits_2(project: Path, capsys, args, message) -> None:
+    assert _cli(project, *args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_anchor_name_is_frozen_once(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze", "--name", "weekly") == 0
+    assert _cli(project, "anchor", "freeze", "--name", "weekly") == 2
+    assert "already frozen" in capsys.readouterr().err
+    assert _cli(project, "anchor", "list") == 0
+    assert "weekly: 30 of 30 counted pairs" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- drift
+
+
+def test_unchanged_judge_is_asked_again_and_shows_no_drift(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze") == 0
+    capsys.readouterr()
+    with ann.unit_of_work(project) as db:
+        verdicts_before = db.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+    with StubServer(verdicts(baseline_judge)) as server:
+        rc = _drift(project, server.url, "--max-flip-rate", "0.2", "--max-kappa-drop", "0.2", "--json")
+        asked = server.count
+    assert rc == 0
+    out = _json_out(capsys)
+    assert asked == 30  # the verdicts cache did not answer: every anchor pair went to the judge again
+    d = out["drift"]
+    assert d["flip_rate"]["k"] == 0 and d["flip_rate"]["n"] == 30 and d["unanswered"] == 0
+    # Exact 95% upper bound for 0/30: 1 - 0.025^(1/30) = 0.1157 (Clopper-Pearson).
+    assert d["flip_rate"]["ci_high"] == pytest.approx(1 - 0.025 ** (1 / 30), abs=1e-9)
+    assert d["kappa_change"]["change"] == 0 and d["finished"] is True and out["passed"] is True
+    # No flip on 30 pairs does not prove no drift: the drop's upper bound stays above 0 (0.157 here).
+    assert 0.05 < d["kappa_drop"]["ci_high"] < 0.2
+    with ann.unit_of_work(project) as db:  # drift answers never enter the calibration report's verdicts
+        assert db.execute("SELECT count(*) FROM verdicts").fetchone()[0] == verdicts_before
+
+
+def test_drifted_judge_is_caught_with_the_right_flip_count(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze") == 0
+    capsys.readouterr()
+    with StubServer(verdicts(drifted_judge)) as server:
+        rc = _drift(project, server.url, "--max-flip-rate", "0.1", "--json")
+    assert rc == 1
+    out = _json_out(capsys)
+    d = out["drift"]
+    assert d["flip_rate"]["k"] == 6 and d["flip_rate"]["n"] == 30
+    assert {(f["run_record_id"], f["constraint_id"]) for f in d["flipped"]} == {
+        (f"run-{n}-0", c) for n in FLIP_ITEMS for c in ("grounded", "polite")}
+    # items 2, 5, 8 are not multiples of 3: every pair of theirs was pass at freeze
+    assert d["transitions"] == {"pass -> fail": 6}
+    # Hand-derived kappas. Humans: 6 fail (items 3, 6, 9, 12, 15 grounded (5) + item 1 polite), 24 pass.
+    # At freeze the judge fails 5 (the grounded ones): agree 29/30, p_e = (5*6 + 25*24)/900 = 0.7, kappa = (29/30 -
+    # 0.7) / 0.3 = 0.8889. Now the judge also fails the 6 pairs of items 2, 5, 8 (humans: pass): judge fail 11,
+    # agree 23/30, p_e = (11*6 + 19*24)/900 = 0.58, kappa = (23/30 - 0.58) / 0.42 = 0.4444.
+    assert d["kappa_at_freeze"]["kappa"] == pytest.approx(0.888889, abs=1e-6)
+    assert d["kappa_now"]["kappa"] == pytest.approx(0.444444, abs=1e-6)
+    assert d["kappa_drop"]["drop"] == pytest.approx(0.444444, abs=1e-6)
+    assert d["kappa_change"]["ci_low"] < -0.444 < d["kappa_change"]["ci_high"] < 0
+    [check] = out["checks"]
+    assert check["name"] == "max_flip_rate" and check["ok"] is False
+
+
+@pytest.mark.parametrize("limit,on,rc", [("0.1", "bound", 1), ("0.5", "bound", 1), ("0.8", "bound", 0),
+                                         ("0.5", "point", 0)], ids=["tight", "bound-above", "loose", "point"])
+def test_kappa_drop_limit_is_decided_on_the_upper_bound(project: Path, capsys, limit, on, rc) -> None:
+    # Point drop 0.444 [0.17, 0.74] (paired bootstrap, n = 30): a limit of 0.5 passes only on the point estimate.
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url, "--max-kappa-drop", limit, "--on", on) == rc
+    out = capsys.readouterr().out
+    assert ("FAIL max_kappa_drop" in out) == (rc == 1)
+
+
+def test_pairs_the_judge_cannot_answer_count_as_flips_and_are_reported_apart(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze") == 0
+    capsys.readouterr()
+
+    def some_fail(req):
+        if _n(req.key) in (4, 7):
+            return Reply(500, error_body(500, "overloaded"))
+        return baseline_judge(req)
+
+    with StubServer(verdicts(some_fail)) as server:
+        rc = _drift(project, server.url, "--json")
+    out = _json_out(capsys)
+    assert rc == 0  # a partial failure: warned about, not a limit (none given)
+    d = out["drift"]
+    assert d["unanswered"] == 4 and d["flip_rate"]["k"] == 4 and d["label_flip_rate"]["k"] == 0
+    assert d["label_flip_rate"]["n"] == 26
+    assert d["transitions"] == {"pass -> (no answer)": 4}
+    assert d["kappa_now"]["kappa"] < d["kappa_at_freeze"]["kappa"]  # unanswered = the judge's abstain
+
+
+def test_each_scheduled_run_asks_again_and_the_history_keeps_them(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 0
+        assert _drift(project, server.url) == 0
+        assert server.count == 60
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url) == 0
+    capsys.readouterr()
+    assert _cli(project, "drift", "--history", "--json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["flips"] for r in rows] == [0, 0, 6] and len({r["drift_run"] for r in rows}) == 3
+    with ann.unit_of_work(project) as db:
+        assert db.execute("SELECT count(DISTINCT drift_run_id), count(*) FROM drift_verdicts").fetchone() == (3, 90)
+        assert db.execute("SELECT count(*) FROM batches WHERE kind = 'drift' AND status = 'done'").fetchone()[0] == 3
+
+
+def test_a_new_judge_model_is_compared_with_the_frozen_one(project: Path, capsys) -> None:
+    assert _cli(project, "anchor", "freeze") == 0
+    capsys.readouterr()
+    with StubServer(verdicts(drifted_judge)) as server:
+        rc = _cli(project, "drift", "--model", "judge-new", "--base-url", server.url, "--quiet", "--json")
+    assert rc == 0
+    d = _json_out(capsys)["drift"]
+    assert (d["judge_model"], d["baseline_model"]) == ("judge-new", MODEL) and d["flip_rate"]["k"] == 6
+
+
+def test_unknown_anchor_and_missing_anchor_exit_2(project: Path, capsys) -> None:
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 2
+        assert "no anchor frozen yet" in capsys.readouterr().err
+        assert _cli(project, "anchor", "freeze", "--name", "weekly") == 0
+        assert _drift(project, server.url, "--anchor", "nightly") == 2
+        assert "no anchor named 'nightly'; frozen anchors: weekly" in capsys.readouterr().err
+        assert _drift(project, server.url, "--baseline-model", "other") == 2
+        assert "no frozen verdicts of that baseline" in capsys.readouterr().err
+        assert server.count == 0
+    with ann.unit_of_work(project) as db:
+        assert db.execute("SELECT count(*) FROM drift_runs").fetchone()[0] == 0
+
+
+def test_anchor_frozen_before_any_verdict_exits_2(tmp_path: Path, capsys) -> None:
+    db = _labelled_project(tmp_path / "p.db")
+    with ann.unit_of_work(db) as conn, ann.write(conn):
+        conn.execute("DELETE FROM verdicts")
+    assert _cli(db, "anchor", "freeze") == 0
+    assert "no judge verdicts on these pairs yet" in capsys.readouterr().err
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(db, server.url) == 2
+    assert "frozen without judge verdicts" in capsys.readouterr().err
+
+
+def test_endpoint_down_is_not_a_drift_result(project: Path, capsys) -> None:
+    from openai_stub import always
+
+    assert _cli(project, "anchor", "freeze") == 0
+    capsys.readouterr()
+    with StubServer(always(500)) as server:
+        assert _drift(project, server.url, "--max-flip-rate", "0.5", "--json") == 3
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    assert out["passed"] is False and out["drift"]["finished"] is False
+    assert {c["name"]: c["ok"] for c in out["checks"]} == {"max_flip_rate": False, "finished": False}
+    with ann.unit_of_work(project) as db:  # not finished: the next call resumes the same run
+        assert db.execute("SELECT count(*) FROM drift_runs WHERE finished_at IS NULL").fetchone()[0] == 1
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with ann.unit_of_work(project) as db:
+        assert db.execute("SELECT count(*), count(finished_at) FROM drift_runs").fetchone() == (1, 1)
+
+
+# --------------------------------------------------------------------------- a killed drift run resumes
+
+
+def test_killed_drift_run_resumes_without_asking_twice(tmp_path: Path) -> None:
+    n_items = 150  # x 2 constraints = 300 anchor pairs, 50 ms per request at concurrency 4
+    db = make_project(tmp_path / "kill.db", n_items=n_items, label_sets=False)
+    strict = shipped_rubric()
+    with ann.unit_of_work(db) as conn:
+        av.store_rubric(conn, strict.name, strict.template, strict.sha256, strict.note)
+        with ann.write(conn):
+            conn.conn.executemany(
+                "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                " created_at) VALUES (?,?,?,?,0,'pass',?)",
+                [(f"run-{n}-0", c, strict.sha256, MODEL, ann.now_iso()) for n in range(n_items)
+                 for c in ("grounded", "polite")])
+        ann.draw_sample(conn, rate=1.0, overlap=0.0, seed=1)
+        for pair in sorted(ann.counted_pairs(conn).order[("grounded", "agent-a")] +
+                           ann.counted_pairs(conn).order[("polite", "agent-a")]):
+            ann.record_label(conn, "alice", pair, "pass")
+        ann.freeze_anchor(conn, "a")
+    log = tmp_path / "requests.log"
+    env = dict(os.environ, PYTHONPATH=str(REPO), OPENAI_API_KEY="sk-test")
+    server = subprocess.Popen([sys.executable, str(REPO / "tests" / "openai_stub.py"), "--latency", "0.05",
+                               "--log", str(log), "--answer", "fail"], stdout=subprocess.PIPE, text=True, env=env)
+
+    def stored() -> set[tuple[str, str]]:
+        conn = sqlite3.connect(db)
+        try:
+            return {(r, c) for r, c in conn.execute(
+                "SELECT run_record_id, constraint_id FROM drift_verdicts WHERE error IS NULL")}
+        finally:
+            conn.close()
+
+    try:
+        url = server.stdout.readline().strip()
+        cmd = [sys.executable, "-m", "judgecal", "--db", str(db), "drift", "--model", MODEL, "--base-url", url,
+               "--concurrency", "4", "--max-retries", "0", "--quiet", "--json"]
+        first = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(stored()) < 40:
+            time.sleep(0.05)
+        assert first.poll() is None, "the drift run finished before it could be killed"
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        time.sleep(0.3)
+        committed = stored()
+        seen_before_kill = len(log.read_text().splitlines())
+        assert 40 <= len(committed) < 300
+        rerun = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert rerun.returncode == 0, rerun.stderr
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait()
+    assert "resuming drift run" in rerun.stderr
+    out = json.loads(rerun.stdout)
+    assert out["resumed"] is True and out["batch"]["cached"] == len(committed)
+    assert out["drift"]["flip_rate"]["k"] == 300 and out["drift"]["finished"] is True  # pass -> fail everywhere
+    second = [tuple(line.split("|")[:2]) for line in log.read_text().splitlines()[seen_before_kill:]]
+    assert not committed & set(second), "a drift verdict committed before the kill was asked again"
+    assert len(second) == len(set(second)) == 300 - len(committed)
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT count(*), count(DISTINCT drift_run_id) FROM drift_verdicts").fetchone() == (300, 1)
+        assert conn.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 300  # the project's own: untouched
+    finally:
+        conn.close()
+
+
+# --------------------------------------------------------------------------- the statistics
+
+
+def test_paired_kappa_change_matches_hand_derivation() -> None:
+    # human p p f f; before = human (kappa 1); after p f f f: p_o = 3/4, judge margins (1/4, 3/4), human (1/2, 1/2),
+    # p_e = 1/4*1/2 + 3/4*1/2 = 1/2, kappa = (3/4 - 1/2) / (1/2) = 0.5; change -0.5.
+    h, b, a = ["pass", "pass", "fail", "fail"], ["pass", "pass", "fail", "fail"], ["pass", "fail", "fail", "fail"]
+    k = paired_kappa_change(h, b, a)
+    assert k.before.kappa == pytest.approx(1.0) and k.after.kappa == pytest.approx(0.5)
+    assert k.change == pytest.approx(-0.5) and k.low <= -0.5 <= k.high
+    assert k.before.low < 1.0  # the shown kappa interval never claims certainty
+    assert paired_kappa_change(h, b, a) == k  # seeded: the CLI and the app show the same interval
+
+
+def test_paired_change_is_tighter_than_two_independent_intervals() -> None:
+    # The attack on "both intervals overlap, so nothing changed": 8 flips in 200 pairs are a real drop that the two
+    # separate kappa intervals hide (they overlap); the paired interval of the change excludes 0.
+    h = ["pass"] * 100 + ["fail"] * 100
+    b = ["pass"] * 90 + ["fail"] * 10 + ["fail"] * 90 + ["pass"] * 10
+    a = list(b)
+    for i in range(8):  # the judge now gets 8 more human-pass pairs wrong
+        a[i] = "fail"
+    k = paired_kappa_change(h, b, a)
+    assert k.after.high > k.before.low  # the two intervals overlap
+    assert k.high < 0  # the paired change does not
+
+
+def test_no_flip_on_a_small_anchor_is_not_proof_of_no_drift() -> None:
+    # The attack: a small anchor on which no pair happened to flip. A percentile bootstrap says the change is
+    # [0, 0] and any --max-kappa-drop passes; the interval here keeps room for the flips 30 pairs cannot rule out.
+    h = ["pass"] * 21 + ["fail"] * 9
+    k = paired_kappa_change(h, h, h)
+    assert k.change == 0 and k.low < -0.05 and k.high > 0
+
+
+def test_paired_kappa_change_refuses_misaligned_or_empty_input() -> None:
+    with pytest.raises(ValueError):
+        paired_kappa_change(["pass"], ["pass", "fail"], ["pass"])
+    with pytest.raises(ValueError):
+        paired_kappa_change([], [], [])
+
+
+# --------------------------------------------------------------------------- the app's Drift screen
+
+
+def _open_page(db: Path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("JUDGECAL_DB", str(db))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "alice"
+    at.run()
+    at.switch_page("app_pages/drift.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_drift_screen_shows_the_history_per_judge_and_rubric(project: Path, monkeypatch) -> None:
+    at = _open_page(project, monkeypatch)
+    assert "No anchor frozen yet" in at.info[0].value and "anchor freeze" in at.code[0].value
+    assert main(["--db", str(project), "anchor", "freeze", "--name", "weekly"]) == 0
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url) == 0
+        assert _cli(project, "drift", "--model", "judge-new", "--base-url", server.url, "--quiet") == 0
+    at = _open_page(project, monkeypatch)
+    [group] = at.selectbox
+    assert group.options == ["judge-new · strict v1", "judge-x · strict v1"]
+    group.set_value("judge-x · strict v1").run()
+    assert not at.exception
+    anchors, runs = at.dataframe
+    assert list(anchors.value["anchor"]) == ["weekly"]
+    table = runs.value
+    assert list(table["flips"]) == ["6", "0"]  # newest first
+    assert list(table["flip rate"]) == ["20.0%", "0.0%"]
+    assert list(table["kappa now"]) == ["0.444", "0.889"]
+    assert at.metric[0].value == "20.0%"
+
+
+def test_drift_screen_is_fast_on_a_long_history(project: Path, monkeypatch) -> None:
+    # The page reads the stored results only: 500 history rows must not make it recompute anything.
+    assert main(["--db", str(project), "anchor", "freeze", "--name", "weekly"]) == 0
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with ann.unit_of_work(project) as db, ann.write(db):
+        row = db.execute("SELECT * FROM drift_runs").fetchone()
+        for i in range(500):
+            db.execute("INSERT INTO drift_runs VALUES (?,?,?,?,?,?,?,?,?,?)", [f"drift-copy-{i}", *row[1:]])
+        db.execute("DELETE FROM drift_verdicts")  # a recomputation would now show 30 unanswered flips
+    start = time.monotonic()
+    at = _open_page(project, monkeypatch)
+    assert time.monotonic() - start < 20
+    assert len(at.dataframe[1].value) == 501 and set(at.dataframe[1].value["flips"]) == {"0"}
