@@ -762,8 +762,11 @@ def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
     return tuple(out)
 
 
-def _plans(rates: tuple[PassRate, ...], shares: tuple[LabelShare, ...], target: float) -> tuple[RatePlan, ...]:
-    return (tuple(rate_plan(r, target) for r in rates)
+def _plans(rates: tuple[PassRate, ...], shares: tuple[LabelShare, ...], target: float,
+           clustering: tuple[PassRateClustering, ...] = ()) -> tuple[RatePlan, ...]:
+    # a pass rate's plan grows with its design effect by item (issue 15.5), as its CI does
+    deff = {c.model: c.design_effect.value for c in clustering}
+    return (tuple(rate_plan(r, target, design_effect=deff.get(r.model, 1.0)) for r in rates)
             + tuple(rate_plan(s.rate, target, label=f"{s.label_set}: {s.label}") for s in shares))
 
 
@@ -858,7 +861,8 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
             verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
-            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width),
+            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width,
+                                                                       pass_clustering),
             pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)

@@ -40,6 +40,12 @@ class PairedDifference:
     var_y: float = math.nan
     cov_yf: float = math.nan
     var_f_lab: float = math.nan
+    # issue 15.5: the SE is clustered by item (`stats.clustered_difference`): its design effect (1 = unclustered),
+    # the clusters, the unit, and the SE before clustering (NaN / None until clustered)
+    design_effect: float = 1.0
+    clusters: int | None = None
+    ci_clustered_by: str | None = None
+    se_unclustered: float = math.nan
 
     @property
     def defined(self) -> bool:
