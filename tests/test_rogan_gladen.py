@@ -221,3 +221,20 @@ def test_report_says_undefined_for_a_chance_judge(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("Rogan–Gladen") >= 2 and out.count("undefined (") >= 2
     assert "cannot be corrected" in out or "unbounded" in out
+
+
+def test_text_warns_when_the_two_intervals_do_not_overlap():
+    # labels that do not represent the judged pairs (here: stated, not simulated) show as non-overlapping intervals
+    from types import SimpleNamespace
+
+    from judgecal.annotations.reports._text import _rogan_gladen_blocks  # house: private
+    from judgecal.annotations.stats import PassRate, RoganGladen
+
+    ppi = PassRate("a", 400, 0.8, 100, 0.5, 0.52, 0.03, 0.46, 0.58, None)
+    rg = lambda lo, hi: RoganGladen("a", 400, 0.8, 100, 0.9, 0.8, 0.7, (lo + hi) / 2, lo, hi, 2000, 0, 2000, "RG")  # noqa: E731
+    apart = _rogan_gladen_blocks(SimpleNamespace(pass_rates=(ppi,), rogan_gladen=(rg(0.62, 0.75),)))
+    assert any("WARNING" in b[-1] and "do not overlap for a" in b[-1] for b in apart if b[0] == "p")
+    close = _rogan_gladen_blocks(SimpleNamespace(pass_rates=(ppi,), rogan_gladen=(rg(0.55, 0.7),)))
+    assert not any("WARNING" in str(b[-1]) for b in close)
+    assert close[0][2][0][1:3] == ["52.0% [46.0%, 58.0%]", "62.5% [55.0%, 70.0%]"]
+    assert _rogan_gladen_blocks(SimpleNamespace(pass_rates=(), rogan_gladen=())) == []
