@@ -160,14 +160,9 @@ def calibration_version(db: sqlite_utils.Database) -> tuple:
     the max rowid and the last rows themselves (index-only reads): SQLite reuses the rowids of deleted rows, so a
     verdict deleted or replaced at the top and stored again keeps max and count, but not its content (a new
     `created_at`). File stamps cannot serve: every connection's close resets the WAL file."""
-    def tail(table: str, columns: str) -> tuple:
-        return db.execute(
-            f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
-            f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()
-
+    tail = lambda table, columns: _tail(db, table, columns)  # noqa: E731
     return (
-        tail("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, "
-                         "error, created_at)"),
+        tail("verdicts", _VERDICT_TAIL),
         tail("human_labels", "json_array(run_record_id, constraint_id, reviewer, event, label, created_at)"),
         tail("samples", "json_array(run_record_id, constraint_id, rule, drawn_at)"),
         tail("rubrics", "sha256"),
@@ -176,3 +171,20 @@ def calibration_version(db: sqlite_utils.Database) -> tuple:
         tail("adjudications", "json_array(run_record_id, constraint_id, decision, created_at)"),
         tail("evalset_feedback", "item_id"),
     )
+
+
+_VERDICT_TAIL = "json_array(run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, error, created_at)"
+
+
+def _tail(db: sqlite_utils.Database, table: str, columns: str) -> tuple:
+    return db.execute(
+        f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
+        f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()
+
+
+def verdicts_version(db: sqlite_utils.Database) -> tuple:
+    """The part of `calibration_version` that the verdicts of each pair and the pairs' models, types and label sets
+    are read from (verdicts, run records, constraints, rubrics): the key of the loaded verdicts that
+    `calibration_report` keeps between calls, so a new label does not read every verdict again."""
+    return (_tail(db, "verdicts", _VERDICT_TAIL), _tail(db, "run_records", "id"),
+            _tail(db, "constraints", "json_array(item_id, id, labels)"), _tail(db, "rubrics", "sha256"))

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
@@ -64,6 +65,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
+from judgecal.annotations.reports._browse import verdicts_version
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -309,6 +311,10 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     share an item, so the interval is then the unclustered one."""
     if not a:
         return None
+    if weights is None and clusters is None:
+        if len(a) != len(b):
+            raise ValueError("a and b must hold one label per pair each")
+        return agreement_from_counts(Counter(zip(a, b)), label_order)
     labels = _order(list(a) + list(b), label_order)
     index = {lab: i for i, lab in enumerate(labels)}
     n = len(a)
@@ -364,6 +370,60 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     )
 
 
+def agreement_from_counts(cells: dict[tuple[str, str], int], label_order: Sequence[str]) -> Agreement | None:
+    """`agreement(a, b, label_order)` (unweighted) from the counts of its (a, b) cells, in the order each cell first
+    occurs in the pair sequence (a Counter of zip(a, b) has it): the same numbers in time proportional to the number
+    of distinct cells, so a slice of a million pairs is summarised by its few verdict patterns (see
+    `_slice_stats`). The order matters only where the list version breaks a tie by first occurrence (the dominant
+    label)."""
+    cells = {k: c for k, c in cells.items() if c}
+    n = sum(cells.values())
+    if not n:
+        return None
+    labels = _order([x for x, _ in cells] + [y for _, y in cells], label_order)
+    index = {lab: i for i, lab in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    for (x, y), c in cells.items():
+        table[index[x], index[y]] += float(c)
+    # as the list version: n weights of 1.0, (Σw)² / Σw² = n
+    n_eff = float(n) ** 2 / float(n)
+    scaled = table * (n_eff / table.sum())
+    k = kappa_from_table(scaled, None, labels)
+    iv = agr.kappa_interval(scaled, labels=labels)
+    confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
+    agree = sum(c for (x, y), c in cells.items() if x == y)
+    pct = float(np.trace(table) / table.sum())
+    tpr = tnr = None
+    if set(labels) - {ABSTAIN} == set(PASS_FAIL):
+        fail_col, pass_col = table[:, index["fail"]], table[:, index["pass"]]
+        tpr = float(fail_col[index["fail"]] / fail_col.sum()) if fail_col.sum() else math.nan
+        tnr = float(pass_col[index["pass"]] / pass_col.sum()) if pass_col.sum() else math.nan
+    count_a: Counter[str] = Counter()
+    count_b: Counter[str] = Counter()
+    for (x, y), c in cells.items():  # first-occurrence order, as Counter(a) and Counter(b) would hold it
+        count_a[x] += c
+        count_b[y] += c
+    dominant, count = (count_a + count_b).most_common(1)[0]
+    prevalence = count / (2 * n)
+    q = len([lab for lab in labels if lab != ABSTAIN])
+    pa = float(np.trace(scaled) / scaled.sum())
+    pab = (q * pa - 1) / (q - 1) if q > 1 else math.nan
+    ac1 = float(ac1_batch(scaled[None])[0]) if q > 1 else math.nan
+    try:
+        needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
+    except ValueError as exc:
+        needed, needed_reason = None, str(exc)
+    return Agreement(
+        n=n, agree=agree, pct_agreement=pct, kappa=k.kappa, kappa_ci_low=iv.low, kappa_ci_high=iv.high,
+        kappa_reason=k.reason if math.isnan(k.kappa) or math.isnan(iv.low) else None,
+        interpretation=agr.interpret_kappa(k.kappa), labels=labels, confusion=confusion, tpr=tpr, tnr=tnr,
+        gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
+        prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
+        kappa_ci_method=iv.method, kappa_ci_approximate=iv.approximate, kappa_wald_low=k.ci_low,
+        kappa_wald_high=k.ci_high, abstain=count_a[ABSTAIN], design_weighted=False, n_effective=n_eff,
+    )
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -399,23 +459,49 @@ class _Verdicts:
     labels: dict[int, str | None]  # repeat -> label (None = error)
     reason: dict[int, str | None]
 
+    @property
+    def pattern(self) -> tuple[tuple[int, str | None], ...]:
+        """The (repeat, label) items: every statistic of a slice over all its pairs (repeat vs repeat, consistency,
+        error rows, the PPI prediction) depends on a pair only through this, so a slice is summarised by the count
+        of each pattern (a few dozen) instead of a loop over its pairs."""
+        return tuple(self.labels.items())
+
 
 def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None, model: str | None = None,
-                  constraints: set[str] | None = None) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
-    """(judge model, rubric sha) -> pair -> repeats."""
+                  constraints: set[str] | None = None, reasons: bool = True,
+                  pairs: Iterable[Pair] | None = None) -> dict[tuple[str, str], dict[Pair, _Verdicts]]:
+    """(judge model, rubric sha) -> pair -> repeats, pairs in the order of their first verdict row. The filters run
+    in SQL; `reasons=False` leaves `reason` empty (the calibration numbers never read it); `pairs` reads only those
+    pairs' rows, through the pair index (the disagreement list needs the labelled pairs, not every verdict)."""
     where, params = [], []
+    source = "verdicts"
+    if pairs is not None:
+        source = ("json_each(?) AS wanted JOIN verdicts ON verdicts.run_record_id = json_extract(wanted.value, '$[0]')"
+                  " AND verdicts.constraint_id = json_extract(wanted.value, '$[1]')")
+        params.append(json.dumps(sorted({tuple(p) for p in pairs})))
     if model is not None:
         where.append("judge_model = ?")
         params.append(model)
-    sql = ("SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label, reason FROM verdicts"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
+    for column, values in (("rubric_sha256", rubrics), ("constraint_id", constraints)):
+        if values is not None:
+            where.append(f"{column} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(values)))
+    sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label"
+           f"{', reason' if reasons else ''} FROM {source}"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY verdicts.id")
     out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
-    for jm, sha, rid, cid, rep, label, reason in db.execute(sql, params):
-        if (rubrics is not None and sha not in rubrics) or (constraints is not None and cid not in constraints):
-            continue
-        v = out[(jm, sha)].setdefault((rid, cid), _Verdicts({}, {}))
+    group_key, group = None, {}
+    for row in db.execute(sql, params):
+        jm, sha, rid, cid, rep, label = row[:6]
+        if (jm, sha) != group_key:
+            group_key = (jm, sha)
+            group = out[group_key]
+        v = group.get((rid, cid))
+        if v is None:
+            v = group[(rid, cid)] = _Verdicts({}, {})
         v.labels[rep] = label
-        v.reason[rep] = reason
+        if reasons:
+            v.reason[rep] = row[6]
     return out
 
 
@@ -430,7 +516,15 @@ class PairInfo:
 def pair_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     sql = """SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
              FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL"""
-    return {(rid, cid): PairInfo(m, item, t, tuple(json.loads(ls))) for rid, cid, m, item, t, ls in db.execute(sql)}
+    parsed: dict[str, tuple[str, ...]] = {}  # a project has a handful of label sets: parse each once
+
+    def label_set(text: str) -> tuple[str, ...]:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = tuple(json.loads(text))
+        return found
+
+    return {(rid, cid): PairInfo(m, item, t, label_set(ls)) for rid, cid, m, item, t, ls in db.execute(sql)}
 
 
 def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None,
@@ -450,11 +544,14 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
     return dict(out)
 
 
-def counted_rules(db: sqlite_utils.Database, run_id: str | None = None) -> dict[Pair, frozenset[str]]:
+def counted_rules(db: sqlite_utils.Database, run_id: str | None = None,
+                  raw_rules: dict[Pair, frozenset[str]] | None = None) -> dict[Pair, frozenset[str]]:
     """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`, of one run with `run_id`): what
-    every agreement number and pass rate reads as "the random sample"."""
+    every agreement number and pass rate reads as "the random sample". `raw_rules`: `sample_rules(db)` when the
+    caller has read it."""
     counted = counted_pairs(db, run_id=run_id).pairs
-    rules = {p: (r if p in counted else r - {"random"}) for p, r in sample_rules(db).items()}
+    rules = {p: (r if p in counted else r - {"random"})
+             for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
     return rules
 
 
@@ -509,11 +606,16 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
 
 def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
-                 post_reveal: set[Pair] = frozenset()) -> SliceStats:
-    order = _label_order(info[p].labels for p in pairs)
-    random_pairs = [p for p in pairs if p in humans and "random" in rules.get(p, ())]
-    targeted_pairs = [p for p in pairs if p in humans and "targeted" in rules.get(p, ())
-                      and "random" not in rules.get(p, ())]
+                 post_reveal: set[Pair] = frozenset(),
+                 stratum_of: dict[Pair, tuple[str, str]] | None = None,
+                 columns: "_Columns | None" = None) -> SliceStats:
+    # `columns`: each pair's label set and verdict pattern, looked up at C speed (a slice may hold 500k pairs)
+    if columns is None:
+        columns = _columns(pairs, verdicts, info)
+    order = _label_order(dict.fromkeys(map(columns.label_set.__getitem__, pairs)))
+    labelled = list(filter(humans.__contains__, pairs))  # in pair order; few
+    random_pairs = [p for p in labelled if "random" in rules.get(p, ())]
+    targeted_pairs = [p for p in labelled if "targeted" in rules.get(p, ()) and "random" not in rules.get(p, ())]
     tie = no_valid = 0
     maj_j, maj_h, tgt_j, tgt_h = [], [], [], []
     all_correct = changed = 0
@@ -542,36 +644,62 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
         per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order,
                                                        clusters=items)))
+    # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
+    # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
+    sequence = list(map(columns.pattern.__getitem__, pairs))
+    patterns = Counter(sequence)
     rvr = []
     for i, a in enumerate(repeats):
         for b in repeats[i + 1:]:
-            both, both_err, one_err = [], 0, 0
-            for p in pairs:
-                la, lb = verdicts[p].labels.get(a, "<missing>"), verdicts[p].labels.get(b, "<missing>")
+            cells: Counter[tuple[str, str]] = Counter()
+            both_err = one_err = 0
+            for pattern, c in patterns.items():
+                labels = dict(pattern)
+                la, lb = labels.get(a, "<missing>"), labels.get(b, "<missing>")
                 if la == "<missing>" or lb == "<missing>":
                     continue
                 if la is None and lb is None:
-                    both_err += 1
+                    both_err += c
                 elif la is None or lb is None:
-                    one_err += 1
+                    one_err += c
                 else:
-                    both.append((la, lb))
-            ag = agreement([x for x, _ in both], [y for _, y in both], order)
-            rvr.append(RepeatPairAgreement(a, b, len(both), sum(x == y for x, y in both), both_err, one_err, ag))
-    multi = [[l for l in verdicts[p].labels.values() if l is not None] for p in pairs]
-    multi = [ls for ls in multi if len(ls) >= 2]
-    flipped = sum(len(set(ls)) > 1 for ls in multi)
-    minority = [1 - Counter(ls).most_common(1)[0][1] / len(ls) for ls in multi]
-    consistency = Consistency(len(multi), flipped, flipped / len(multi) if multi else math.nan,
+                    cells[(la, lb)] += c
+            rvr.append(RepeatPairAgreement(a, b, sum(cells.values()), sum(c for (x, y), c in cells.items() if x == y),
+                                           both_err, one_err, agreement_from_counts(cells, order)))
+    minority_of: dict[Any, float | None] = {}
+    flipped = multi = 0
+    for pattern, c in patterns.items():
+        ls = [l for _, l in pattern if l is not None]
+        if len(ls) < 2:
+            minority_of[pattern] = None
+            continue
+        multi += c
+        flipped += c * (len(set(ls)) > 1)
+        minority_of[pattern] = 1 - Counter(ls).most_common(1)[0][1] / len(ls)
+    # summed in pair order, as before: a float sum's last bits depend on the order
+    minority = [m for m in map(minority_of.__getitem__, sequence) if m is not None]
+    consistency = Consistency(multi, flipped, flipped / multi if multi else math.nan,
                               sum(minority) / len(minority) if minority else math.nan)
-    weights = design_weights(random_pairs, pairs, lambda p: (p[1], info[p].model))
-    rows = [l for p in pairs for l in verdicts[p].labels.values()]
+    n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
+    n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
+    # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
+    weights = design_weights(random_pairs, pairs, (lambda p: (p[1], info[p].model)) if stratum_of is None
+                             else stratum_of.__getitem__)
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
                       agreement(maj_j, maj_h, order, clusters=items),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
                       tuple(rvr), consistency, changed,
                       majority_weighted=agreement(maj_j, maj_h, order, weights=weights, clusters=items),
-                      verdict_rows=len(rows), verdict_errors=sum(l is None for l in rows))
+                      verdict_rows=n_rows, verdict_errors=n_errors)
+
+
+class _Columns(NamedTuple):
+    label_set: dict[Pair, tuple[str, ...]]
+    pattern: dict[Pair, tuple[tuple[int, str | None], ...]]
+
+
+def _columns(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _Columns:
+    return _Columns({p: info[p].labels for p in pairs}, {p: verdicts[p].pattern for p in pairs})
 
 
 def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -598,8 +726,12 @@ def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], hum
     # stratum (constraint × model × rubric), whose quota is rounded up per stratum. The CI is clustered by item
     # (issue 15.5): an item's constraints share one output.
     judge_all, judge_lab, human_lab, strata_all, strata_lab, all_pairs, lab_pairs = [], [], [], [], [], [], []
+    predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
     for p in pairs:
-        f = ppi_prediction(verdicts[p].labels.values())
+        pattern = verdicts[p].pattern
+        f = predicted.get(pattern)
+        if f is None:
+            f = predicted[pattern] = ppi_prediction(verdicts[p].labels.values())
         judge_all.append(f)
         strata_all.append(p[1])
         all_pairs.append(p)
@@ -654,8 +786,11 @@ def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
     return tuple(out)
 
 
-def _plans(rates: tuple[PassRate, ...], shares: tuple[LabelShare, ...], target: float) -> tuple[RatePlan, ...]:
-    return (tuple(rate_plan(r, target) for r in rates)
+def _plans(rates: tuple[PassRate, ...], shares: tuple[LabelShare, ...], target: float,
+           clustering: tuple[PassRateClustering, ...] = ()) -> tuple[RatePlan, ...]:
+    # a pass rate's plan grows with its design effect by item (issue 15.5), as its CI does
+    deff = {c.model: c.design_effect.value for c in clustering}
+    return (tuple(rate_plan(r, target, design_effect=deff.get(r.model, 1.0)) for r in rates)
             + tuple(rate_plan(s.rate, target, label=f"{s.label_set}: {s.label}") for s in shares))
 
 
@@ -702,12 +837,13 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
-    info = pair_info(db)
+    info = _pair_info_kept(db)
+    stratum_of = _kept(db, "strata", (), lambda: {p: (p[1], i.model) for p, i in info.items()})
     if run_id is not None:
         records = require_run(db, run_id)
-        info = {p: i for p, i in info.items() if p[0] in records}
+        info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
     raw_rules = sample_rules(db)
-    rules = counted_rules(db, run_id)
+    rules = counted_rules(db, run_id, raw_rules)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
     labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen).items() if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
@@ -718,9 +854,9 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     covariates = record_covariates(db)
     groups = []
-    for (jm, sha), verdicts in sorted(load_verdicts(db, rubrics=shas, model=model, constraints=constraints).items(),
-                                      key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1], rubric_rows[kv[0][1]][2])):
-        verdicts, ignored = common_repeats({p: v for p, v in verdicts.items() if p in info})
+    for (jm, sha), (verdicts, ignored) in sorted(_judged_groups(db, info, shas, model, constraints, run_id).items(),
+                                                 key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
+                                                                 rubric_rows[kv[0][1]][2])):
         pairs = list(verdicts)
         repeats = sorted({r for v in verdicts.values() for r in v.labels})
         by_c: dict[str, list[Pair]] = defaultdict(list)
@@ -731,7 +867,9 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             by_t[info[p].type].append(p)
             by_ls["/".join(info[p].labels)].append(p)
         pass_rates, pass_clustering = _pass_rates(pairs, verdicts, humans, rules, info)
-        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal)  # noqa: E731
+        columns = _columns(pairs, verdicts, info)
+        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal,  # noqa: E731
+                                              stratum_of, columns)
         _, name, version, created = rubric_rows[sha]
         verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
         verification = ()
@@ -747,7 +885,8 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
             verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
-            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width),
+            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width,
+                                                                       pass_clustering),
             pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
             _rogan_gladen(pairs, verdicts, humans, rules, info),
         ))
@@ -780,6 +919,47 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
                        judge, [humans[p] for p in counted], covariates)
 
 
+# What every verdict and semantic pair of the project loads into (the slow part: a pass over every verdict row),
+# kept in the process between calls under `verdicts_version` (the verdicts, run records, constraints and rubrics it
+# is read from) and the filters, so the app's report after a new label reads only labels and samples again. Never
+# mutated by its readers. Not kept for an in-memory database (no file to name it by).
+_KEPT: dict[tuple, Any] = {}
+_KEPT_SIZE = 4
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any) -> Any:
+    path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "") or ""
+    if not path:
+        return compute()
+    key = (path, name, args, verdicts_version(db))
+    found = _KEPT.get(key)
+    if found is None:
+        found = compute()
+        with _KEPT_LOCK:  # the app serves sessions from threads
+            while len(_KEPT) >= _KEPT_SIZE:
+                _KEPT.pop(next(iter(_KEPT)))
+            _KEPT[key] = found
+    return found
+
+
+def _pair_info_kept(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
+    return _kept(db, "pair_info", (), lambda: pair_info(db))
+
+
+def _judged_groups(db: sqlite_utils.Database, info: dict[Pair, PairInfo], shas: set[str] | None, model: str | None,
+                   constraints: set[str] | None, run_id: str | None = None) -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
+    """(judge model, rubric sha) -> (its semantic pairs' verdicts on their common repeats, rows left out)."""
+    def compute() -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
+        loaded = load_verdicts(db, rubrics=shas, model=model, constraints=constraints, reasons=False)
+        return {key: common_repeats({p: v for p, v in verdicts.items() if p in info})
+                for key, verdicts in loaded.items()}
+
+    args = (frozenset(shas) if shas is not None else None, model,
+            frozenset(constraints) if constraints is not None else None, run_id)  # `info` is the run's with run_id
+    return _kept(db, "judged_groups", args, compute)
+
+
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
                   labels_by_pair: dict[Pair, list[dict[str, Any]]], counted: frozenset[Pair]
                   ) -> tuple[str, frozenset[Pair] | None]:
@@ -803,7 +983,10 @@ def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verd
     humans' label and passed the gate. The judge that is gated is the one run on the whole population."""
     if not verdicts:
         return verdicts, 0
-    common = set.intersection(*(set(v.labels) for v in verdicts.values()))
+    repeat_sets = {tuple(v.labels) for v in verdicts.values()}  # a handful (usually one), however many pairs
+    common = set.intersection(*(set(r) for r in repeat_sets))
+    if all(len(r) == len(common) for r in repeat_sets):
+        return dict(verdicts), 0  # every pair has exactly the common repeats: nothing to leave out
     out, ignored = {}, 0
     for p, v in verdicts.items():
         ignored += len(v.labels) - len(common)

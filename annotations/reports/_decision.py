@@ -71,7 +71,8 @@ class RateDifference(NamedTuple):
     """A's pass rate minus B's (the drop), in points, with its 95% CI. Both rates of the same kind: judge-corrected
     for both runs when both have one, else the plain constraint pass rate for both (never one of each). The runs'
     records are different pairs, so the variances add (this ignores a positive correlation through shared items,
-    which would narrow the interval: conservative)."""
+    which would narrow the interval: conservative). Judge-corrected rates carry SEs clustered by item within each
+    run (issue 15.5), so the difference's is too: `design_effect` is its variance over the unclustered one."""
 
     kind: str  # "judge-corrected" | "uncorrected"
     a: float
@@ -85,6 +86,11 @@ class RateDifference(NamedTuple):
     p_value: float | None = None
     n_labelled: int | None = None
     mdd_points: float | None = None
+    # issue 15.5: the clustering of the CI (judge-corrected kinds): variance inflation, clusters (items; for the
+    # unpaired difference the more of the two runs'), the unit; None for the uncorrected kind
+    design_effect: float | None = None
+    clusters: int | None = None
+    ci_clustered_by: str | None = None
 
 
 def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
@@ -94,17 +100,26 @@ def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
         ra, rb = a.judge_corrected_pass_rate, b.judge_corrected_pass_rate
         se = math.hypot(a.judge_corrected_se, b.judge_corrected_se)
         kind = "judge-corrected"
+        raw = math.hypot(a.judge_corrected_se_unclustered if a.judge_corrected_se_unclustered is not None
+                         else a.judge_corrected_se,
+                         b.judge_corrected_se_unclustered if b.judge_corrected_se_unclustered is not None
+                         else b.judge_corrected_se)
+        clustering: tuple[float | None, int | None, str | None] = (
+            (se / raw) ** 2 if raw > 0 else 1.0,
+            max((c for c in (a.judge_corrected_clusters, b.judge_corrected_clusters) if c is not None), default=None),
+            a.judge_corrected_ci_clustered_by or b.judge_corrected_ci_clustered_by)
     elif a.constraint_pass_rate is not None and b.constraint_pass_rate is not None:
         ra, rb = a.constraint_pass_rate, b.constraint_pass_rate
         # binomial SE of each settled rate (the judge's errors are not in it: it is the uncorrected rate)
         se = math.sqrt(ra * (1 - ra) / a.constraints_settled + rb * (1 - rb) / b.constraints_settled)
         kind = "uncorrected"
+        clustering = (None, None, None)
     else:
         return None
     d = 100 * (ra - rb)
     half = 100 * Z_95 * se
     return RateDifference(kind, ra, rb, d, d - half, d + half, 100 * se, None, None,
-                          100 * min_detectable_difference(se))
+                          100 * min_detectable_difference(se), *clustering)
 
 
 def _labels_to_decide(diff: RateDifference, limit: float, parts: Sequence[VarianceParts], unit: str) -> str:

@@ -104,13 +104,14 @@ def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model
     sent = {(r, c): i for i, r, c in db.execute("SELECT item_id, run_record_id, constraint_id FROM evalset_feedback")}
     errors: dict[tuple[str, str, str, str], tuple[str, ...]] = defaultdict(tuple)
     for jm, sha, rid, cid, err in db.execute(
+            # error IS NOT NULL is label IS NULL (a CHECK of the table); this form can use the partial index
             "SELECT judge_model, rubric_sha256, run_record_id, constraint_id, error FROM verdicts"
-            " WHERE label IS NULL ORDER BY repeat"):
+            " WHERE error IS NOT NULL ORDER BY repeat"):
         errors[(jm, sha, rid, cid)] += (err or "error (no cause recorded)",)
     rows: list[Disagreement] = []
     cache: dict[tuple[str, str], tuple] = {}
     for (jm, sha), verdicts in load_verdicts(db, rubrics=match_rubrics(db, rubric), model=model,
-                                             constraints=_as_set(constraint)).items():
+                                             constraints=_as_set(constraint), pairs=humans).items():
         for pair, v in verdicts.items():
             if pair not in humans:
                 continue

@@ -26,7 +26,7 @@ from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_
 from judgecal.annotations.store import iter_runs, load_items
 from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, RateDifference, Reason, decide,
                                                    parse_thresholds, rate_difference, read_thresholds)
-from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, VarianceParts,
+from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, VarianceParts, clustered_difference,
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
@@ -237,6 +237,12 @@ class RunStats:
     prompt_versions: tuple[str, ...] = ()
     records_without_evalset: int = 0
     truncated: int = 0  # records whose answer the endpoint cut at its token limit (error cause `truncated`)
+    # issue 15.5: the judge-corrected CI is clustered by item; its design effect (1: no item holds two pairs, or no
+    # within-item correlation), the items of its judged pairs, the unit, and the SE before clustering
+    judge_corrected_design_effect: float | None = None
+    judge_corrected_clusters: int | None = None
+    judge_corrected_ci_clustered_by: str | None = None
+    judge_corrected_se_unclustered: float | None = None
 
     @property
     def error_rates(self) -> dict[str, float]:
@@ -385,6 +391,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
     # correction is post-stratified by it (see ppi_pass_rate).
     strata_all: list[str] = []
     strata_lab: list[str] = []
+    # ... and its item: the CI is clustered by item (issue 15.5), an item's constraints and repeated records being
+    # judged on correlated outputs
+    items_all: list[str] = []
+    items_lab: list[str] = []
     extras = _Extras()
     for rec in records:
         item = items[rec.item_id]
@@ -402,10 +412,12 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
                 j = labels.ppi_judge[(rec.id, c.id)]
                 judge_all.append(j)
                 strata_all.append(c.id)
+                items_all.append(rec.item_id)
                 if (rec.id, c.id) in labels.human_blind and (rec.id, c.id) in labels.random_sample:
                     judge_lab.append(j)
                     human_lab.append(int(labels.human_blind[(rec.id, c.id)] == "pass"))
                     strata_lab.append(c.id)
+                    items_lab.append(rec.item_id)
             if c.check is not None and c.type == "format":
                 s_checked += 1
                 s_passed += int(bool(outcome))
@@ -443,7 +455,8 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         mi = sum(r.input_tokens or 0 for r in records if r.model == model)
         mo = sum(r.output_tokens or 0 for r in records if r.model == model)
         cost += price.cost(mi, mo)
-    corrected = _corrected_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab)
+    corrected = _corrected_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab,
+                                clusters_all=items_all, clusters_lab=items_lab)
     nan_none = lambda x: None if x is None or math.isnan(x) else x  # noqa: E731
     stats = RunStats(
         run_id=run_id, models=models, tasks=len(records), completed=completed,
@@ -461,6 +474,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         judge_corrected_method=None if corrected is None else corrected.method,
         judge_corrected_source=(None if corrected is None or labels.ppi_source is None
                                 else f"{labels.ppi_source[1]} · rubric {labels.ppi_source[0][:12]}"),
+        judge_corrected_design_effect=None if corrected is None else corrected.design_effect.value,
+        judge_corrected_clusters=None if corrected is None else corrected.design_effect.clusters,
+        judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
+        judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
         **extras.fields(db, records, cost),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
@@ -611,6 +628,8 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
                                      " ORDER BY seq", [run_a, run_b]):
         records[run][item].append(rid)
     f_a, f_b, s_all, fa_lab, fb_lab, ya_lab, yb_lab, s_lab = [], [], [], [], [], [], [], []
+    i_all: list[str] = []  # each unit's item: the difference's CI is clustered by it (issue 15.5)
+    i_lab: list[str] = []
     repeats: set[tuple[int, int]] = set()
     for item_id in items:
         ra, rb = records[run_a].get(item_id), records[run_b].get(item_id)
@@ -627,6 +646,7 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
             f_a.append(sum(pa) / len(pa))
             f_b.append(sum(pb) / len(pb))
             s_all.append(c.id)
+            i_all.append(item_id)
             blind_a = [labels.human_blind.get((r, c.id)) for r in ra]
             blind_b = [labels.human_blind.get((r, c.id)) for r in rb]
             if (item_id, c.id) in sample.counted and None not in blind_a and None not in blind_b:
@@ -635,7 +655,11 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
                 ya_lab.append(sum(lab == "pass" for lab in blind_a) / len(ra))
                 yb_lab.append(sum(lab == "pass" for lab in blind_b) / len(rb))
                 s_lab.append(c.id)
+                i_lab.append(item_id)
     paired = ppi_difference(f_a, f_b, fa_lab, fb_lab, ya_lab, yb_lab, strata_all=s_all, strata_lab=s_lab)
+    paired = clustered_difference(paired, [a - b for a, b in zip(f_a, f_b)], i_all,
+                                  [a - b for a, b in zip(fa_lab, fb_lab)], [a - b for a, b in zip(ya_lab, yb_lab)],
+                                  i_lab, strata_all=s_all, strata_lab=s_lab)
     if not paired.defined:
         return paired, None, [], f"the paired difference is undefined: {paired.reason}"
     (ma, ta), (mb, tb) = da.mech, dbb.mech
@@ -654,9 +678,10 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
                           100 * centre, 100 * (centre - Z_95 * se), 100 * (centre + Z_95 * se),
                           # the drop's own test (its centre carries the exact mechanical difference too)
                           100 * se, math.erfc(abs(centre) / se / math.sqrt(2)) if se > 0 else paired.p_value,
-                          paired.n_labelled, 100 * min_detectable_difference(se))
+                          paired.n_labelled, 100 * min_detectable_difference(se), paired.design_effect,
+                          paired.clusters, paired.ci_clustered_by)
     parts = [VarianceParts(paired.var_pred, paired.var_rect, paired.n_units, paired.lam, paired.n_labelled,
-                           paired.var_y, paired.cov_yf, paired.var_f_lab).scaled(share)]
+                           paired.var_y, paired.cov_yf, paired.var_f_lab, paired.design_effect).scaled(share)]
     return paired, drop, parts, None
 
 

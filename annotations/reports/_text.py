@@ -346,6 +346,12 @@ def _ci(s: RunStats) -> str:
     return f"{_pp(s.judge_corrected_pass_rate)} [{_pp(s.judge_corrected_ci_low)}, {_pp(s.judge_corrected_ci_high)}]"
 
 
+def _clustered(s: RunStats) -> str:
+    if s.judge_corrected_design_effect is None or not s.judge_corrected_ci_clustered_by:
+        return "-"
+    return f"{s.judge_corrected_clusters} {s.judge_corrected_ci_clustered_by}s, deff {s.judge_corrected_design_effect:.2f}"
+
+
 def _share(t: tuple[int, int] | None) -> str:
     return "-" if t is None else f"{_pp(_rate(t[0], t[1]))} of {t[1]}"
 
@@ -388,6 +394,10 @@ def format_comparison(c: Comparison) -> str:
         ("  unjudged semantic constraints", str(a.constraints_unjudged), str(b.constraints_unjudged)),
         ("  settled by human labels", str(a.human_settled), str(b.human_settled)),
         ("judge-corrected pass rate", _ci(a), _ci(b)),
+    ]
+    if a.judge_corrected_ci_low is not None or b.judge_corrected_ci_low is not None:
+        rows.append(("  CI clustered by item", _clustered(a), _clustered(b)))
+    rows += [
         ("mean rounds", _fmt(a.mean_rounds, ".2f"), _fmt(b.mean_rounds, ".2f")),
         ("input tokens (total)", str(a.input_tokens), str(b.input_tokens)),
         ("output tokens (total)", str(a.output_tokens), str(b.output_tokens)),
@@ -411,7 +421,9 @@ def format_comparison(c: Comparison) -> str:
     if diff is not None:
         rows.append((f"pass-rate drop A - B ({diff.kind})", f"{diff.drop_points:.2f} points",
                      f"[{diff.low:.2f}, {diff.high:.2f}] 95% CI" + (
-                         f", p = {diff.p_value:.2g}" if diff.p_value is not None else "")))
+                         f", p = {diff.p_value:.2g}" if diff.p_value is not None else "") + (
+                         f", clustered by {diff.ci_clustered_by} (deff {diff.design_effect:.2f})"
+                         if diff.ci_clustered_by and diff.design_effect is not None else "")))
         if diff.mdd_points is not None and not math.isnan(diff.mdd_points):
             rows.append(("  smallest drop these labels detect", f"{diff.mdd_points:.2f} points",
                          "80% power, two-sided 5%"))

@@ -563,25 +563,69 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
     sorted by stratum). Reads every verdict: for the CLI, calibration and the CI gate, not for a page rerun
     (see `quota_progress`). `run_id`: the coverage of that run's pairs by its counted pairs (`counted_pairs`)."""
     _check_rates(rate, 0)
-    members = strata_members(db, include_unjudged=include_unjudged)
-    random_set = _pairs_with_rule(db, "random")
     population = population_sizes(db, run_id)
     done = counted_pairs(db, run_id=run_id).pairs
-    if run_id is not None:
-        records = _run_records(db, run_id)
-        members = {k: [p for p in ps if p[0] in records] for k, ps in members.items()}
-        members = {k: ps for k, ps in members.items() if ps}
+    # `run_id`: only that run's records (the same SQL with one more condition)
+    in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
+    # The members of each stratum are those of `strata_members`, counted in SQL (issue 16.2: the pairs themselves
+    # are never read): judged pairs from the distinct (rubric version, constraint, run record) of the verdicts, and
+    # which of them are in the random sample. Only the counted pairs, all in the random sample, are looked up one by
+    # one, to find their strata.
+    counts: dict[StratumKey, list[int]] = {}
+    for cid, model, sha, judged, sampled in db.execute(f"""
+            SELECT v.constraint_id, r.model, v.rubric_sha256, count(*), count(s.run_record_id)
+            FROM (SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts) v
+            JOIN run_records r ON r.id = v.run_record_id
+            JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
+            LEFT JOIN samples s ON s.run_record_id = v.run_record_id AND s.constraint_id = v.constraint_id
+                                AND s.rule = 'random'
+            WHERE 1{in_run}
+            GROUP BY 1, 2, 3""", run_args):
+        counts[StratumKey(cid, model, sha)] = [judged, sampled, 0]
+    if include_unjudged:
+        for cid, model, judged, sampled in db.execute(f"""
+                SELECT c.id, r.model, count(*), count(s.run_record_id) {_SEMANTIC_PAIRS.replace(
+                    "WHERE", "LEFT JOIN samples s ON s.run_record_id = r.id AND s.constraint_id = c.id"
+                             " AND s.rule = 'random' WHERE")}
+                AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.run_record_id = r.id AND v.constraint_id = c.id)
+                {in_run}
+                GROUP BY 1, 2""", run_args):
+            counts[StratumKey(cid, model, None)] = [judged, sampled, 0]
+    for key in _strata_of_random_pairs(db, done, include_unjudged):
+        if key in counts:  # with run_id, `done` holds the run's counted pairs only; the guard is for safety
+            counts[key][2] += 1
     rows = []
-    for key in sorted(members, key=lambda k: k.stratum):
-        pairs = members[key]
-        size = max(len(pairs), population[(key.constraint_id, key.model)])
+    for key in sorted(counts, key=lambda k: k.stratum):
+        judged, sampled, labelled = counts[key]
+        size = max(judged, population[(key.constraint_id, key.model)])
         needed = quota(rate, size)
-        labelled = sum(p in done for p in pairs)
-        complete = key.rubric_sha256 is None or len(pairs) >= size
-        rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
-                                    sum(p in random_set for p in pairs), labelled, needed,
-                                    labelled >= needed and complete, size))
+        complete = key.rubric_sha256 is None or judged >= size
+        rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, judged, sampled,
+                                    labelled, needed, labelled >= needed and complete, size))
     return rows
+
+
+def _strata_of_random_pairs(db: sqlite_utils.Database, pairs: frozenset[Pair],
+                            include_unjudged: bool) -> Iterator[StratumKey]:
+    """The `strata_members` strata of each of `pairs` (random-sample pairs), one key per (pair, stratum)."""
+    if not pairs:
+        return
+    sql = f"""
+        SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256,
+               (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output
+        FROM samples s
+        JOIN run_records r ON r.id = s.run_record_id
+        JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
+        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        WHERE s.rule = 'random'
+    """
+    for rid, cid, model, sha, has_output in db.execute(sql):
+        if (rid, cid) not in pairs:
+            continue
+        if sha is not None:
+            yield StratumKey(cid, model, sha)
+        elif include_unjudged and has_output:
+            yield StratumKey(cid, model, None)
 
 
 def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:

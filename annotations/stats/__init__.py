@@ -74,8 +74,10 @@ from judgecal.annotations.stats._clusters import (
     NO_CLUSTERING,
     DesignEffect,
     PassRateClustering,
+    clustered_difference,
     clustered_pass_rate,
     design_effect,
+    ppi_design_effect,
 )
 from judgecal.annotations.stats._planning import (
     PLAN_HALF_WIDTH,
@@ -118,7 +120,7 @@ __all__ = [
     "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "cluster_robust_se", "ErrorRate", "JudgeErrorRegression",
     "ModelErrorRates", "error_rates_by_model", "holm", "judge_error_regression", "log2_length", "logistic_fit",
     "standardised", "wilson_rate", "NO_CLUSTERING", "DesignEffect", "PassRateClustering", "clustered_pass_rate",
-    "design_effect",
+    "design_effect", "clustered_difference", "ppi_design_effect",
 ]
 __all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)
 __all__ += ["MIN_YOUDEN", "RG_ITERATIONS", "RG_SEED", "RoganGladen", "rogan_gladen"]  # cross-check of PPI (issue 15)

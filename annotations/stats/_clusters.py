@@ -26,7 +26,8 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from judgecal.annotations.stats._common import Z_95
-from judgecal.annotations.stats._ppi import PassRate
+from judgecal.annotations.stats._corrected import PairedDifference
+from judgecal.annotations.stats._ppi import PassRate, _strata_weights
 
 
 @dataclass(frozen=True)
@@ -85,46 +86,82 @@ class PassRateClustering:
     se_unclustered: float
 
 
-def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all: Sequence[Hashable],
-                        judge_lab: Sequence[float], human_lab: Sequence[int], weights_lab: Sequence[float],
-                        clusters_lab: Sequence[Hashable], *, by: str = "item") -> tuple[PassRate, PassRateClustering]:
-    """`rate` (from `ppi_pass_rate` on the same arrays) with its variance multiplied by the design effect of the
-    clustering, and the CI rebuilt around the estimate, clipped to [0, 1].
-
-    The PPI estimate is a sum over pairs of λ (f_i − mean f)/N (the judge on all N pairs) and
-    (r_i − mean r)/n, r = w (y − λ f) (the rectifiers on the n labelled pairs, `weights_lab` the post-stratification
-    weights on any common scale, e.g. `design_weights`' N_s / n_s). Its cluster-robust variance sums those
-    contributions per cluster first, so an item's judged and labelled pairs (which move together: the item is easy
-    or hard for the judge and the model alike) count once:
-    V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)². The design effect is V_cl over the unclustered
-    λ² var(f)/N + var(r)/n, clipped to [1, N/G] as in `design_effect`; with no cluster holding two judged pairs it is
-    exactly 1 and the rate comes back unchanged. So does a rate without an SE. The method says it was clustered and
-    over how many clusters."""
-    if not len(judge_all) == len(clusters_all) or not len(judge_lab) == len(human_lab) == len(weights_lab) \
+def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Sequence[Hashable],
+                      pred_lab: Sequence[float], y_lab: Sequence[float], weights_lab: Sequence[float],
+                      clusters_lab: Sequence[Hashable], *, by: str = "item") -> DesignEffect:
+    """The design effect by cluster of a prediction-powered mean λ mean(f on all N) + mean(w (y − λ f) on the n
+    labelled) (`ppi_mean`): the one rule behind every clustered PPI interval (a pass rate, a run's corrected rate, the
+    paired difference of two runs). Each unit contributes λ (f_i − mean f)/N and, when labelled,
+    (r_i − mean r)/n, r = w (y − λ f), `weights_lab` the post-stratification weights on any common scale (rescaled
+    to average 1, as `ppi_mean` uses them). V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)² over the G clusters of judged
+    and labelled units together, so an item's judged and labelled units (which move together) count once; deff is V_cl
+    over the unclustered λ² var(f)/N + var(r)/n, clipped to [1, N/G_judged] as in `design_effect`. Exactly 1 when no
+    cluster holds two judged units, or below two judged or two labelled units, or with zero unclustered variance."""
+    if not len(pred_all) == len(clusters_all) or not len(pred_lab) == len(y_lab) == len(weights_lab) \
             == len(clusters_lab):
-        raise ValueError("one cluster key per judged pair and one label, weight and key per labelled pair")
-    n_all, n_lab = len(judge_all), len(judge_lab)
+        raise ValueError("one cluster key per judged unit and one label, weight and key per labelled unit")
+    n_all, n_lab = len(pred_all), len(pred_lab)
     groups = len(set(clusters_all))
-    if not math.isfinite(rate.ppi_se) or n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
-        return rate, PassRateClustering(rate.model, DesignEffect(1.0, groups, n_all, by), rate.ppi_se)
-    f = np.asarray(judge_all, dtype=float)
-    # the weights as `ppi_pass_rate` uses them, averaging 1 (design weights N_s / n_s sum to N): on another scale the
-    # rectifiers' share of the variance would be off against the judge's
+    if n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
+        return DesignEffect(1.0, groups, n_all, by)
+    f = np.asarray(pred_all, dtype=float)
     wts = np.asarray(weights_lab, dtype=float)
     wts = wts * n_lab / wts.sum()
-    r = wts * (np.asarray(human_lab, dtype=float) - rate.lam * np.asarray(judge_lab, dtype=float))
+    r = wts * (np.asarray(y_lab, dtype=float) - lam * np.asarray(pred_lab, dtype=float))
     index: dict[Hashable, int] = {}
     ca = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp, count=n_all)
     cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
     k = len(index)
-    contrib = (np.bincount(ca, weights=rate.lam * (f - f.mean()) / n_all, minlength=k)
+    contrib = (np.bincount(ca, weights=lam * (f - f.mean()) / n_all, minlength=k)
                + np.bincount(cl, weights=(r - r.mean()) / n_lab, minlength=k))
     v_cl = k / (k - 1) * float(np.sum(contrib * contrib))
-    v_iid = rate.lam ** 2 * float(np.var(f, ddof=1)) / n_all + float(np.var(r, ddof=1)) / n_lab
+    v_iid = lam ** 2 * float(np.var(f, ddof=1)) / n_all + float(np.var(r, ddof=1)) / n_lab
     deff = 1.0 if v_iid <= 0 else min(max(1.0, v_cl / v_iid), n_all / groups)
-    d = DesignEffect(deff, groups, n_all, by)
-    se = rate.ppi_se * math.sqrt(deff)
+    return DesignEffect(deff, groups, n_all, by)
+
+
+def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all: Sequence[Hashable],
+                        judge_lab: Sequence[float], human_lab: Sequence[int], weights_lab: Sequence[float],
+                        clusters_lab: Sequence[Hashable], *, by: str = "item") -> tuple[PassRate, PassRateClustering]:
+    """`rate` (from `ppi_pass_rate` on the same arrays) with its variance multiplied by the design effect of the
+    clustering (`ppi_design_effect`, the PPI estimate's per-cluster contributions: the judge on all N pairs and the
+    rectifiers on the n labelled, `weights_lab` e.g. `design_weights`' N_s / n_s), and the CI rebuilt around the
+    estimate, clipped to [0, 1]. With no cluster holding two judged pairs the design effect is exactly 1 and the rate
+    comes back unchanged. So does a rate without an SE. The method says it was clustered and over how many
+    clusters."""
+    d = ppi_design_effect(rate.lam, judge_all, clusters_all, judge_lab, human_lab, weights_lab, clusters_lab, by=by)
+    if not math.isfinite(rate.ppi_se) or d.n < 2 or len(judge_lab) < 2 or d.clusters < 2 or d.clusters == d.n:
+        return rate, PassRateClustering(rate.model, d, rate.ppi_se)
+    se = rate.ppi_se * math.sqrt(d.value)
     est = rate.ppi_estimate
     return replace(rate, ppi_se=se, ppi_ci_low=min(1.0, max(0.0, est - Z_95 * se)),
                    ppi_ci_high=min(1.0, max(0.0, est + Z_95 * se)),
                    method=f"{rate.method}; {d.note}"), PassRateClustering(rate.model, d, rate.ppi_se)
+
+
+def clustered_difference(diff: PairedDifference, d_all: Sequence[float], clusters_all: Sequence[Hashable],
+                         d_lab: Sequence[float], y_lab: Sequence[float], clusters_lab: Sequence[Hashable], *,
+                         strata_all: Sequence[Hashable] | None = None, strata_lab: Sequence[Hashable] | None = None,
+                         by: str = "item") -> PairedDifference:
+    """`diff` (from `ppi_difference` on the per-unit differences D = f_A − f_B on all units and D, Y = y_A − y_B on
+    the labelled ones, with the same strata) with its variance multiplied by the design effect of the clustering
+    (`ppi_design_effect`: the same rule as a pass rate's): an item's constraints are units of one output in each run.
+    CI and p-value rebuilt from the clustered SE; the unclustered SE, the design effect and the clusters recorded.
+    With one unit per cluster it comes back with deff 1 and the same numbers. An undefined difference is returned
+    as is."""
+    if not diff.defined:
+        return diff
+    weights = _strata_weights(strata_all, strata_lab, len(d_all), len(d_lab))
+    if isinstance(weights, str):
+        return diff
+    d = ppi_design_effect(diff.lam, d_all, clusters_all, d_lab, y_lab, weights, clusters_lab, by=by)
+    out = replace(diff, design_effect=d.value, clusters=d.clusters, ci_clustered_by=by, se_unclustered=diff.se)
+    if d.n < 2 or len(d_lab) < 2 or d.clusters < 2 or d.clusters == d.n:
+        return out  # one unit per cluster: today's interval, untouched
+    if d.value == 1.0:
+        return replace(out, method=f"{diff.method}; {d.note}")
+    se = diff.se * math.sqrt(d.value)
+    est = diff.estimate
+    z = abs(est) / se if se > 0 else math.inf
+    return replace(out, se=se, low=max(-1.0, est - Z_95 * se), high=min(1.0, est + Z_95 * se),
+                   p_value=math.erfc(z / math.sqrt(2)), method=f"{diff.method}; {d.note}")

@@ -40,6 +40,12 @@ class PairedDifference:
     var_y: float = math.nan
     cov_yf: float = math.nan
     var_f_lab: float = math.nan
+    # issue 15.5: the SE is clustered by item (`stats.clustered_difference`): its design effect (1 = unclustered),
+    # the clusters, the unit, and the SE before clustering (NaN / None until clustered)
+    design_effect: float = 1.0
+    clusters: int | None = None
+    ci_clustered_by: str | None = None
+    se_unclustered: float = math.nan
 
     @property
     def defined(self) -> bool:
@@ -122,8 +128,18 @@ def label_shares(model: str, label_set: Sequence[str], judge_all: Sequence[Seque
     rate. The shares are estimated one label at a time: each has its own CI (and λ), and they need not sum to 1."""
     out = []
     for label in label_set:
-        f_all = [label_prediction(r, label, label_set) for r in judge_all]
-        f_lab = [label_prediction(r, label, label_set) for r in judge_lab]
+        # a project has a few repeat patterns and many pairs: predict each pattern once (issue 16.2)
+        known: dict[tuple[str | None, ...], float] = {}
+
+        def predict(repeats: Sequence[str | None]) -> float:
+            key = tuple(repeats)
+            f = known.get(key)
+            if f is None:
+                f = known[key] = label_prediction(key, label, label_set)
+            return f
+
+        f_all = [predict(r) for r in judge_all]
+        f_lab = [predict(r) for r in judge_lab]
         y_lab = [int(h == label) for h in human_lab]
         out.append(LabelShare(model, "/".join(label_set), label,
                               ppi_pass_rate(model, f_all, f_lab, y_lab, strata_all=strata_all,

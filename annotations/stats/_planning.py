@@ -82,6 +82,10 @@ class VarianceParts(NamedTuple):
     var_y: float = math.nan
     cov_yf: float = math.nan
     var_f_lab: float = math.nan
+    # the design effect of the clustering by item (`stats.ppi_design_effect`, 1 = unclustered): the projected
+    # variance is multiplied by it, assuming the within-item correlation holds for new labels, so the labels needed
+    # grow with it (issue 15.5)
+    deff: float = 1.0
 
     def scaled(self, factor: float) -> "VarianceParts":
         """The parts of `factor` × the estimate (variances and covariances × factor²)."""
@@ -90,6 +94,9 @@ class VarianceParts(NamedTuple):
                              cov_yf=self.cov_yf * f2, var_f_lab=self.var_f_lab * f2)
 
     def variance(self, more: int = 0) -> float:
+        return self.deff * self._variance(more)
+
+    def _variance(self, more: int) -> float:
         n = self.n_lab + more
         if more == 0 or n < PPI_TUNE_MIN_N or not all(map(math.isfinite, (self.var_y, self.cov_yf,
                                                                           self.var_f_lab))):
@@ -144,7 +151,7 @@ def plan_labels(parts: Sequence[VarianceParts], target_half_width: float) -> Lab
     if max(p.n_all - p.n_lab for p in parts) <= 0:
         return LabelPlan(target_half_width, half, None, "every judged pair is labelled already")
     tunable = all(math.isfinite(p.var_y) and math.isfinite(p.cov_yf) and math.isfinite(p.var_f_lab) for p in parts)
-    budget = (target_half_width / Z_95) ** 2 - sum(p.lam ** 2 * p.var_pred / p.n_all for p in parts)
+    budget = (target_half_width / Z_95) ** 2 - sum(p.deff * p.lam ** 2 * p.var_pred / p.n_all for p in parts)
     if budget <= 0 and not tunable:
         return LabelPlan(target_half_width, half, None, "the judge's own variance over the judged pairs already "
                                                          "exceeds the target: more labels cannot reach it")
@@ -201,11 +208,15 @@ class RatePlan:
     mdd: float | None
 
 
-def rate_plan(rate: PassRate, target_half_width: float = PLAN_HALF_WIDTH, *, label: str | None = None) -> RatePlan:
-    """The `RatePlan` of a corrected pass rate or label share (a `PassRate` from `ppi_pass_rate`)."""
+def rate_plan(rate: PassRate, target_half_width: float = PLAN_HALF_WIDTH, *, label: str | None = None,
+              design_effect: float = 1.0) -> RatePlan:
+    """The `RatePlan` of a corrected pass rate or label share (a `PassRate` from `ppi_pass_rate`). `design_effect`:
+    the rate's clustering by item (`clustered_pass_rate`), by which every projected variance grows (1 for none)."""
     _check_target(target_half_width)
+    if not (design_effect >= 1 and math.isfinite(design_effect)):
+        raise ValueError(f"design_effect must be a number >= 1, got {design_effect}")
     parts = VarianceParts(rate.var_pred, rate.var_rect, rate.n_judged, rate.lam, rate.n_labelled, rate.var_y,
-                          rate.cov_yf, rate.var_f_lab)
+                          rate.cov_yf, rate.var_f_lab, design_effect)
     one = plan_labels([parts], target_half_width)
     two = plan_labels([parts, parts], target_half_width)
     se = math.sqrt(2 * parts.variance()) if parts.defined else math.nan

@@ -4,10 +4,11 @@ semantic pairs, mechanical checks added back by count). Pure: the reports gather
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Hashable, NamedTuple, Sequence
 
+from judgecal.annotations.stats._clusters import NO_CLUSTERING, DesignEffect, clustered_pass_rate
 from judgecal.annotations.stats._planning import VarianceParts
-from judgecal.annotations.stats._ppi import ppi_pass_rate
+from judgecal.annotations.stats._ppi import _strata_weights, ppi_pass_rate
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -35,21 +36,36 @@ class CorrectedRate(NamedTuple):
     method: str
     # the variance parts of the whole-run rate (the semantic part's, scaled by S / total): label planning
     parts: VarianceParts | None = None
+    # issue 15.5: the design effect of the clustering by item (NO_CLUSTERING without cluster keys) and the SE before
+    design_effect: DesignEffect = NO_CLUSTERING
+    se_unclustered: float = math.nan
 
 
 def corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
-                    human_lab: list[int], strata_all: list[str], strata_lab: list[str]) -> CorrectedRate | None:
+                    human_lab: list[int], strata_all: list[str], strata_lab: list[str], *,
+                    clusters_all: Sequence[Hashable] | None = None,
+                    clusters_lab: Sequence[Hashable] | None = None) -> CorrectedRate | None:
     """The calibration report's prediction-powered estimate (ppi_pass_rate, PPI++ from 30 labels) for a whole run.
 
     The semantic pass/fail pairs are corrected: PPI over the judge's majority on all judged pairs (`judge_all`) and
     judge vs human on the random-sample pairs humans labelled (`judge_lab`, `human_lab`, 1 = pass); mechanical
     checks need no correction and are added back by count: (mech passed + PPI x S) / (mech checked + S), S the
-    semantic pairs, so the SE is the PPI SE x S / (mech checked + S). None without random-sample human labels."""
+    semantic pairs, so the SE is the PPI SE x S / (mech checked + S). None without random-sample human labels.
+
+    With `clusters_all` / `clusters_lab` (each pair's item) the PPI SE is clustered by item (`clustered_pass_rate`,
+    the calibration report's rule): an item's constraints, and its repeated records, are judged on correlated
+    outputs. One pair per item leaves every number as it was."""
     if not human_lab or not judge_all:
         return None
     pr = ppi_pass_rate("run", judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
     if math.isnan(pr.ppi_estimate):
         return None
+    se_unclustered, deff = pr.ppi_se, NO_CLUSTERING
+    if clusters_all is not None and clusters_lab is not None:
+        weights = _strata_weights(strata_all, strata_lab, len(judge_all), len(judge_lab))
+        assert not isinstance(weights, str)  # the estimate is defined, so every stratum is labelled
+        pr, clustering = clustered_pass_rate(pr, judge_all, clusters_all, judge_lab, human_lab, weights, clusters_lab)
+        deff = clustering.design_effect
     passed, checked = mechanical
     total, sem = checked + len(judge_all), len(judge_all)
 
@@ -59,4 +75,5 @@ def corrected_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab:
     return CorrectedRate(whole(pr.ppi_estimate), pr.ppi_se * sem / total, whole(pr.ppi_ci_low),
                          whole(pr.ppi_ci_high), pr.method,
                          VarianceParts(pr.var_pred, pr.var_rect, pr.n_judged, pr.lam, pr.n_labelled, pr.var_y,
-                                       pr.cov_yf, pr.var_f_lab).scaled(sem / total))
+                                       pr.cov_yf, pr.var_f_lab, deff.value).scaled(sem / total),
+                         deff, se_unclustered * sem / total)

@@ -793,3 +793,17 @@ def _m013_remote_batches(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("013_remote_batches", _m013_remote_batches),)
+
+
+def _m014_stratum_indexes(db: sqlite_utils.Database) -> None:
+    # Issue 16.2: report, gate and sample aggregate in SQL. The distinct judged pairs of each stratum (rubric version
+    # × constraint, the model joined from the run record) come from this covering index in its order, without a
+    # sort or a table read; `verdicts_pair` still serves the per-pair look-ups.
+    _execute_script(db,
+        """
+        CREATE INDEX verdicts_stratum ON verdicts(rubric_sha256, constraint_id, run_record_id);
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("014_stratum_indexes", _m014_stratum_indexes),)

@@ -1,0 +1,179 @@
+"""Report, gate, sample and compare on the demo replicated to N run records (issue 16 item 2).
+
+    PYTHONPATH=. python bench/scale.py [--runs 10000 100000] [--reps 3] [--cache DIR]
+
+The project is the demo (`judgecal demo`: 210 run records, 1,111 verdicts of a real judge run) with its hand-written
+labels, copied N / 210 times under suffixed ids, written
+with INSERT ... SELECT in SQLite (not through the importers: this bench is about reading), then the review sample
+drawn at 10% with 20% overlap and every random and overlap pair labelled by the demo's two reviewers. About 6
+verdicts per run record, like the issue's measurements. Built projects are cached under the temp dir
+(`judgecal-scale-<N>.db`), so a second run times only the commands.
+
+Each command runs in a fresh process (peak memory is that process's max RSS), in-process through `judgecal.cli.main`
+after the imports, beside a baseline in the same process: one raw SQL pass over the verdicts
+(`SELECT judge_model, rubric_sha256, constraint_id, label, count(*) FROM verdicts GROUP BY ...`). Printed: the median
+of `reps` wall seconds, the command's CPU seconds (steadier than wall time on a shared machine), the ratio of wall
+time to the baseline, and the peak RSS. `sample` is a top-up of the drawn sample (what a CI
+job re-running `judgecal sample` pays); the first draw's time is printed when a project is built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+COMMANDS = {
+    "report": ["report", "--json"],
+    "gate": ["gate", "--min-kappa", "0.6"],
+    "sample": ["sample"],
+    "compare": ["compare", "demo-run-a", "demo-run-b", "--json"],
+}
+BASELINE = "SELECT judge_model, rubric_sha256, constraint_id, label, count(*) FROM verdicts GROUP BY 1, 2, 3, 4"
+
+
+def _template(tmp: Path) -> Path:
+    """The demo with labels and a stand-in judge, no sample yet."""
+    from judgecal import annotations as ann
+    from judgecal.cli import main
+
+    path = tmp / "template.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "demo"]) == 0
+        assert main(["--db", str(path), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")]) == 0
+    with ann.unit_of_work(path) as db, ann.write(db):
+        db.execute("DELETE FROM samples")
+        db.execute("DELETE FROM sample_strata")
+    return path
+
+
+def _columns(conn, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+
+
+def build(path: Path, n_runs: int) -> None:
+    """The template copied to about `n_runs` run records, sampled and labelled (see the module docstring)."""
+    from judgecal import annotations as ann
+
+    tmp = Path(tempfile.mkdtemp(prefix="judgecal-scale-template-"))
+    template = _template(tmp)
+    with ann.unit_of_work(template) as db:
+        per_copy = db.execute("SELECT count(*) FROM run_records").fetchone()[0]
+    copies = max(1, round(n_runs / per_copy))
+    ann.connect(path).close()
+    with ann.unit_of_work(path) as db, ann.write(db):
+        c = db.conn
+        c.execute("ATTACH DATABASE ? AS t", [str(template)])
+        c.execute("CREATE TEMP TABLE copies (k INTEGER PRIMARY KEY)")
+        c.executemany("INSERT INTO copies VALUES (?)", [(k,) for k in range(copies)])
+        # ids get a suffix per copy (copy 0 keeps the demo's ids, so `compare demo-run-a demo-run-b` spans them all)
+        suffix = "CASE WHEN k = 0 THEN '' ELSE '~' || k END"
+        renamed = {"eval_items": {"id": f"id || {suffix}", "seq": "seq + k * 100000"},
+                   "constraints": {"item_id": f"item_id || {suffix}"},
+                   "run_records": {"id": f"id || {suffix}", "item_id": f"item_id || {suffix}",
+                                   "seq": "seq + k * 100000"},
+                   "check_results": {"run_record_id": f"run_record_id || {suffix}"},
+                   "verdicts": {"run_record_id": f"run_record_id || {suffix}", "id": "NULL"}}
+        c.execute("INSERT INTO main.rubrics SELECT * FROM t.rubrics")
+        for table, exprs in renamed.items():
+            cols = _columns(c, table)
+            select = ", ".join(exprs.get(col, col) for col in cols)
+            c.execute(f"INSERT INTO main.{table} ({', '.join(cols)}) SELECT {select} FROM t.{table}, copies"
+                      " ORDER BY k")
+    with ann.unit_of_work(path) as db:
+        t0 = time.perf_counter()
+        ann.draw_sample(db, rate=0.10, overlap=0.20, seed=0)
+        first_draw = time.perf_counter() - t0
+        # the two demo reviewers label what the sample asks of them (blind, in row order): every random pair by
+        # demo-author, every overlap pair by demo-reviewer-2 as well
+        with ann.write(db):
+            c = db.conn
+            c.execute("ATTACH DATABASE ? AS t", [str(template)])
+            c.execute("""
+                INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind, created_at)
+                SELECT s.run_record_id, s.constraint_id, h.reviewer, 'label', h.label, 1, h.created_at
+                FROM samples s JOIN t.human_labels h
+                  ON h.run_record_id = CASE WHEN instr(s.run_record_id, '~') THEN
+                                       substr(s.run_record_id, 1, instr(s.run_record_id, '~') - 1)
+                                       ELSE s.run_record_id END
+                 AND h.constraint_id = s.constraint_id
+                 AND h.reviewer = CASE s.rule WHEN 'overlap' THEN h.reviewer ELSE 'demo-author' END
+                WHERE s.rule IN ('random', 'overlap')
+                GROUP BY s.run_record_id, s.constraint_id, h.reviewer ORDER BY min(s.rowid), h.reviewer
+            """)
+        c.execute("ANALYZE")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with ann.unit_of_work(path) as db:
+        n = ann.table_counts(db)
+    print(f"built {path.name}: {n['run_records']} run records, {n['verdicts']} verdicts, {n['samples']} sample rows, "
+          f"{n['human_labels']} labels; first sample draw {first_draw:.1f} s", flush=True)
+
+
+def one(path: Path, command: str) -> dict:
+    """Run one command in this (fresh) process: baseline first, then the command; seconds and peak RSS."""
+    from judgecal import annotations as ann
+    from judgecal.cli import main
+
+    with ann.unit_of_work(path, readonly=True) as db:
+        t0 = time.perf_counter()
+        db.execute(BASELINE).fetchall()
+        baseline = time.perf_counter() - t0
+    out = io.StringIO()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = before.ru_utime + before.ru_stime
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        rc = main(["--db", str(path), *COMMANDS[command]])
+    seconds = time.perf_counter() - t0
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"baseline": baseline, "seconds": seconds, "rc": rc, "cpu": usage.ru_utime + usage.ru_stime - cpu0,
+            "max_rss_mb": usage.ru_maxrss / 1024}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--commands", nargs="+", default=list(COMMANDS), choices=list(COMMANDS))
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--one", nargs=2, metavar=("DB", "COMMAND"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one(Path(args.one[0]), args.one[1])))
+        return
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    print(f"{'runs':>9} {'command':<8} {'seconds':>8} {'cpu s':>7} {'baseline':>9} {'ratio':>7} {'peak MB':>8}   "
+          f"(median of {args.reps}; baseline: {BASELINE})")
+    for n in args.runs:
+        path = args.cache / f"judgecal-scale-{n}.db"
+        if not path.exists():
+            build(path, n)
+        for command in args.commands:
+            results = []
+            for _ in range(args.reps):
+                proc = subprocess.run([sys.executable, __file__, "--one", str(path), command], env=env,
+                                      capture_output=True, text=True)
+                if proc.returncode:
+                    sys.exit(f"{command} on {path} failed:\n{proc.stderr[-3000:]}")
+                results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            sec = statistics.median(r["seconds"] for r in results)
+            base = statistics.median(r["baseline"] for r in results)
+            cpu = statistics.median(r["cpu"] for r in results)
+            rss = max(r["max_rss_mb"] for r in results)
+            print(f"{n:>9} {command:<8} {sec:>8.2f} {cpu:>7.2f} {base:>9.3f} {sec / base:>7.1f} {rss:>8.0f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
