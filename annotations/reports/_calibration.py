@@ -58,7 +58,7 @@ from judgecal.annotations import stats as agr
 from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
                                         PassRateClustering, RatePlan, ac1_batch, clustered_pass_rate, design_effect,
                                         design_weights, kappa_from_table, label_shares, ppi_pass_rate, ppi_prediction,
-                                        rate_plan)
+                                        rate_plan, RoganGladen, rogan_gladen)
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, record_covariates
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
@@ -215,6 +215,9 @@ class JudgeGroup:
     pass_rate_clustering: tuple[PassRateClustering, ...] = ()
     # (issue 15.2) TPR/TNR per model under test and the judge-error regression on the counted pass/fail pairs
     judge_error: JudgeError | None = None
+    # (issue 15) the Rogan–Gladen corrected pass rate per model under test, a cross-check beside `pass_rates` (PPI
+    # stays the headline: docs/decisions.md "Rogan–Gladen beside PPI")
+    rogan_gladen: tuple[RoganGladen, ...] = ()
 
     @property
     def headline(self) -> tuple[SliceStats, ...]:
@@ -745,6 +748,27 @@ def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], hum
                                [info[p].item_id for p in lab_pairs])
 
 
+def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[RoganGladen, ...]:
+    """The Rogan–Gladen cross-check per model under test on the same pairs and predictions as `_ppi`: the judge's
+    pass rate over every judged pass/fail pair, TPR/TNR on the counted random pairs weighted by N_s / n_s of their
+    constraint (the quota's stratum), the bootstrap resampling items (an item's constraints share one output)."""
+    by_model: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        if set(info[p].labels) == set(PASS_FAIL):
+            by_model[info[p].model].append(p)
+    out = []
+    for model in sorted(by_model):
+        ps = by_model[model]
+        lab = [p for p in ps if p in humans and "random" in rules.get(p, ()) and humans[p] in PASS_FAIL]
+        pred = {p: ppi_prediction(verdicts[p].labels.values()) for p in ps}
+        out.append(rogan_gladen(model, [pred[p] for p in ps], [pred[p] for p in lab],
+                                [int(humans[p] == "pass") for p in lab],
+                                weights=design_weights(lab, ps, lambda p: p[1]) if lab else None,
+                                clusters=[info[p].item_id for p in lab]))
+    return tuple(out)
+
+
 def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[LabelShare, ...]:
     """Per model under test × label set other than pass/fail: the corrected share of each label (`label_shares`),
@@ -864,6 +888,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width,
                                                                        pass_clustering),
             pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
+            _rogan_gladen(pairs, verdicts, humans, rules, info),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}

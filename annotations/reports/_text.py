@@ -91,6 +91,37 @@ def _judge_error_blocks(g: Any) -> list[Block]:
     return out
 
 
+def _rogan_gladen_blocks(g: Any) -> list[Block]:
+    """(issue 15) The Rogan–Gladen cross-check, a row per model under test beside its PPI corrected rate. On a
+    random labelled sample both estimate the same rate; a WARNING when their intervals do not overlap."""
+    if not g.rogan_gladen:
+        return []
+    ppi = {p.model: p for p in g.pass_rates}
+    rows, apart = [], []
+    for r in g.rogan_gladen:
+        p = ppi.get(r.model)
+        ppi_txt = "–" if p is None else f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}]"
+        rg_txt = (f"undefined ({r.reason})" if r.reason else
+                  f"{_pct(r.estimate)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}]")
+        rows.append([r.model, ppi_txt, rg_txt, _num(r.youden, 2)])
+        if (p is not None and not r.reason and not math.isnan(p.ppi_ci_low)
+                and (r.ci_low > p.ppi_ci_high or r.ci_high < p.ppi_ci_low)):
+            apart.append(r.model)
+    out: list[Block] = [
+        ("table", ["model under test", "corrected (PPI) [95% CI]", "Rogan–Gladen cross-check [95% bootstrap CI]",
+                   "TPR + TNR − 1"], rows),
+        ("p", "Rogan–Gladen (1978) corrects the judge's pass rate with its TPR/TNR on the labelled pairs "
+              "(design-weighted); percentile bootstrap resampling the labelled items, "
+              f"{g.rogan_gladen[0].iterations} resamples, seed {g.rogan_gladen[0].seed}, the judge's pass rate held "
+              "fixed. A cross-check: PPI is the headline, since it does not assume the judge's TPR/TNR on the "
+              "labelled pairs carry over to the rest.")]
+    if apart:
+        out.append(("p", f"WARNING: the Rogan–Gladen and PPI intervals do not overlap for {', '.join(apart)}. On a "
+                         "random labelled sample both estimate the same rate: the labelled pairs may not represent "
+                         "the judged ones (a stratum without labels, labels not drawn at random), or it is chance."))
+    return out
+
+
 def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Block]:
     b: list[Block] = [("h", 1, "judgecal calibration report")]
     f = {k: v for k, v in report.filters.items() if v}
@@ -165,6 +196,7 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
                       [[p.model, str(p.n_judged), _pct(p.judge_pass_rate), str(p.n_labelled), _pct(p.human_pass_rate),
                         f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}] {p.method}"
                         + (f" ({p.reason})" if p.reason else "")] for p in g.pass_rates]))
+        b += _rogan_gladen_blocks(g)
         if g.label_rates:
             b.append(("table", ["model under test", "label set", "label", "judge share", "labelled", "human share",
                                 "corrected (PPI) [95% CI]"],

@@ -98,6 +98,13 @@ from judgecal.annotations.stats._corrected import (
     label_shares,
     ppi_difference,
 )
+from judgecal.annotations.stats._rogan_gladen import (
+    MIN_YOUDEN,
+    RG_ITERATIONS,
+    RG_SEED,
+    RoganGladen,
+    rogan_gladen,
+)
 from judgecal.annotations.stats._lazy import beta_ppf, binom_cdf, ndtr, ndtri
 
 __all__ = [
@@ -116,3 +123,4 @@ __all__ = [
     "design_effect", "clustered_difference", "ppi_design_effect",
 ]
 __all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)
+__all__ += ["MIN_YOUDEN", "RG_ITERATIONS", "RG_SEED", "RoganGladen", "rogan_gladen"]  # cross-check of PPI (issue 15)
