@@ -6,8 +6,10 @@ import argparse
 import os
 import sys
 from collections import Counter
+from contextlib import contextmanager
+from typing import Any, Iterator
 
-from judgecal._args import EXIT_NOTHING_ANSWERED, say
+from judgecal._args import EXIT_NOTHING_ANSWERED, CommandError, say
 
 
 def stop_grace_s(args: argparse.Namespace) -> float | None:
@@ -47,3 +49,20 @@ def batch_exit_code(status: str, errors: Counter, attempted: int, what: str) -> 
     if n_errors:
         say(f"warning: {n_errors} of {attempted} {what} failed ({causes}); a re-run asks them again", err=True)
     return 0
+
+
+@contextmanager
+def job_errors(stopped: str, backend: Any = None) -> Iterator[None]:
+    """A job's failures as the CLI reports them: `JobError` (nothing started) and `BatchStopped` (a fatal error
+    midway; `stopped` names the batch and how to resume) are exit 2; the endpoint client is closed either way."""
+    from judgecal import jobs  # noqa: PLC0415  (jobs imports the judge; a command parses its arguments first)
+
+    try:
+        yield
+    except jobs.JobError as exc:
+        raise CommandError(str(exc)) from None
+    except jobs.BatchStopped as exc:
+        raise CommandError(stopped.format(reason=exc.reason)) from None
+    finally:
+        if backend is not None:
+            backend.close()

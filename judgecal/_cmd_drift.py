@@ -8,9 +8,8 @@ import math
 
 from judgecal import annotations as ann
 from judgecal import drift as drift_job
-from judgecal import jobs
 from judgecal._args import CommandError, fraction, non_negative_float, non_negative_int, positive_float, positive_int, say
-from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
 from judgecal._cmd_judge import _backend
 from judgecal.judge import DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 
@@ -103,18 +102,12 @@ def cmd_drift(args: argparse.Namespace) -> int:
         say(f"{'resuming' if resumed else 'starting'} drift run {run_id}: re-judging {pairs} anchor pairs with "
             f"{backend.model}, batch {batch_id}", err=True)
 
-    try:
+    with job_errors("drift batch stopped: {reason} (re-run to resume)", backend):
         result = drift_job.run_drift(
             args.db, backend, anchor=args.anchor, rubric=args.rubric, baseline_model=args.baseline_model,
             baseline_rubric=args.baseline_rubric, repeats=args.repeats, concurrency=args.concurrency,
             progress=not args.quiet and not args.json, grace_s=stop_grace_s(args), on_start=started,
             on_stop=acknowledge_stop("requests"))
-    except jobs.JobError as exc:
-        raise CommandError(str(exc)) from None
-    except jobs.BatchStopped as exc:
-        raise CommandError(f"drift batch stopped: {exc.reason} (re-run to resume)") from None
-    finally:
-        backend.close()
     report = result.report
     checks = ann.drift_checks(report, max_flip_rate=args.max_flip_rate, max_kappa_drop=args.max_kappa_drop,
                               on=args.on)

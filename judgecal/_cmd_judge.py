@@ -27,7 +27,7 @@ from judgecal.judge import (
 from judgecal.judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
 from judgecal import _cmd_judge_batch
-from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
 from judgecal._args import (
     CommandError,
     non_negative_float,
@@ -79,18 +79,12 @@ def cmd_judge(args: argparse.Namespace) -> int:
             say(f"judging {pairs} pairs x {args.repeats} repeats with {backend.model} "
                 f"(rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
 
-    try:
+    with job_errors("judge batch stopped: {reason}", backend):
         result = jobs.judge_pairs(
             args.db, backend, rubric=args.rubric, repeats=args.repeats, concurrency=args.concurrency,
             constraint=args.constraint, only_labelled=args.only_labelled, limit=args.limit, progress=not args.quiet,
             run_id=args.run_id,
             grace_s=stop_grace_s(args), on_start=started, on_stop=acknowledge_stop("requests"))
-    except jobs.JobError as exc:
-        raise CommandError(str(exc)) from None
-    except jobs.BatchStopped as exc:
-        raise CommandError(f"judge batch stopped: {exc.reason}") from None
-    finally:
-        backend.close()
     if result.pairs == 0:
         say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
         return 0
@@ -113,17 +107,11 @@ def _cmd_pairwise(args: argparse.Namespace) -> int:
         say(f"judging {run_a} (A) vs {run_b} (B): {pairs} items x {args.repeats or 1} x both orders with "
             f"{backend.model} (rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
 
-    try:
+    with job_errors("judge batch stopped: {reason}", backend):
         result = jobs.judge_pairwise(
             args.db, backend, run_a, run_b, rubric=args.rubric, repeats=args.repeats or 1,
             concurrency=args.concurrency, progress=not args.quiet, grace_s=stop_grace_s(args), on_start=started,
             on_stop=acknowledge_stop("requests"))
-    except jobs.JobError as exc:
-        raise CommandError(str(exc)) from None
-    except jobs.BatchStopped as exc:
-        raise CommandError(f"judge batch stopped: {exc.reason}") from None
-    finally:
-        backend.close()
     say(result.summary.format())
     say("")
     say(result.report.format())

@@ -11,7 +11,7 @@ import sys
 
 from judgecal import jobs
 from judgecal._args import CommandError, positive_float, say
-from judgecal._batch_cli import batch_exit_code
+from judgecal._batch_cli import batch_exit_code, job_errors
 from judgecal.judge import DEFAULT_REPEATS
 
 DEFAULT_POLL_S = 30.0
@@ -48,16 +48,12 @@ def run(args: argparse.Namespace, make_backend) -> int:
         raise CommandError(f"{chosen[0]} needs an OpenAI-compatible endpoint: drop --backend local")
     if args.repeats is None:
         args.repeats = DEFAULT_REPEATS
-    try:
+    with job_errors("judge batch stopped: {reason}"):
         if args.batch_results:
             return _results(args)
         if args.batch_requests:
             return _requests(args)
         return _submit(args, make_backend(args))
-    except jobs.JobError as exc:
-        raise CommandError(str(exc)) from None
-    except jobs.BatchStopped as exc:
-        raise CommandError(f"judge batch stopped: {exc.reason}") from None
 
 
 def _requests(args: argparse.Namespace) -> int:

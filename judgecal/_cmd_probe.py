@@ -10,7 +10,7 @@ import argparse
 
 from judgecal import jobs
 from judgecal._args import CommandError, non_negative_float, non_negative_int, positive_float, positive_int, say
-from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, stop_grace_s
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
 from judgecal._cmd_judge import _backend
 from judgecal.judge import (
     DEFAULT_CONCURRENCY,
@@ -31,18 +31,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
         say(f"probe {args.kind}: {pairs} pairs with {backend.model} (rubric {rubric.name} v{version}, "
             f"{rubric.sha256[:12]}), batch {batch_id}", err=True)
 
-    try:
+    with job_errors("probe batch stopped: {reason}", backend):
         result = jobs.run_probe(
             args.db, backend, args.kind, rubric=args.rubric, sample=args.sample, seed=args.seed_sample,
             constraint=args.constraint, paraphrases=args.paraphrase or (), concurrency=args.concurrency,
             progress=not args.quiet, grace_s=stop_grace_s(args), on_start=started,
             on_stop=acknowledge_stop("requests"))
-    except jobs.JobError as exc:
-        raise CommandError(str(exc)) from None
-    except jobs.BatchStopped as exc:
-        raise CommandError(f"probe batch stopped: {exc.reason}") from None
-    finally:
-        backend.close()
     say(result.summary.format())
     say("")
     say(result.result.format() if result.result is not None else f"{args.kind}: no answer stored yet")

@@ -30,7 +30,7 @@ from judgecal.runner import (
     RunSummary,
 )
 from judgecal import jobs
-from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned
+from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors
 from judgecal._args import (
     CommandError,
     non_negative_float,
@@ -103,17 +103,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         say(f"running {items} items x {args.repeats} with {model} (prompt {settings.version}), run id {run_id}",
             err=True)
 
-    try:
+    with job_errors(f"run stopped: {{reason}} (re-run with --run-id {run_id} to resume)", backend):
         result = jobs.run_evalset(args.db, backend, settings, item_ids=args.item, tags=args.tag, limit=args.limit,
                                   on_start=started,
                                   on_record=None if args.quiet else _progress(), grace_s=args.timeout,
                                   on_stop=acknowledge_stop("tasks"))
-    except jobs.JobError as exc:
-        raise CommandError(str(exc)) from None
-    except jobs.BatchStopped as exc:
-        raise CommandError(f"run stopped: {exc.reason} (re-run with --run-id {run_id} to resume)") from None
-    finally:
-        backend.close()
     summary = result.summary
     say(summary.format())
     say(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
