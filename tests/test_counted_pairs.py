@@ -284,6 +284,11 @@ def test_a_revision_is_verified_on_pairs_labelled_after_it(tmp_path, capsys):
     kappa = [c for c in gate.checks if c.check == "kappa"]
     assert kappa and all("labelled after this revision was created" in c.reason for c in kappa)
     assert not gate.passed
+    # --rubric-seen keeps only labels made while that rubric was shown: none were, so nothing verifies the
+    # revision (it raised a KeyError on the counted pairs that had no such label)
+    with ann.unit_of_work(db_path) as db:
+        seen = calibration_report(db, rubric="stand-in@2", rubric_seen="stand-in@2")
+    assert seen.groups[0].verified_on.startswith("0 counted pairs labelled after this revision")
 
 
 LLMBAR = Path(__file__).resolve().parents[2] / "shared" / "data" / "llmbar"

@@ -970,8 +970,10 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     if not parents.get(sha):
         return "all counted pairs (a first version: no labels could tune it)", None
     born = instant(created)
-    fresh = frozenset(p for p in pairs if p in counted and instant(labels_by_pair[p][0]["created_at"]) > born)
-    tuned = sum(1 for p in pairs if p in counted) - len(fresh)
+    # a counted pair without a label here (a `--rubric-seen` filter dropped it) verifies nothing either way
+    labelled = [p for p in pairs if p in counted and p in labels_by_pair]
+    fresh = frozenset(p for p in labelled if instant(labels_by_pair[p][0]["created_at"]) > born)
+    tuned = len(labelled) - len(fresh)
     return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
             "it may have been tuned on, are left out)"), fresh
 
