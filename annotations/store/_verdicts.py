@@ -66,11 +66,25 @@ def verdict_lease_key(key: tuple[str, str, str, str, int]) -> str:
     return json.dumps(["verdict", *key], ensure_ascii=False)
 
 
-def _verdict_done(db: sqlite_utils.Database, lease_key: str) -> bool:
-    _, rid, cid, sha, model, rep = json.loads(lease_key)
-    return db.execute(
-        "SELECT 1 FROM verdicts WHERE run_record_id = ? AND constraint_id = ? AND rubric_sha256 = ? AND judge_model = ?"
-        " AND repeat = ? AND error IS NULL", [rid, cid, sha, model, rep]).fetchone() is not None
+def _verdicts_done(db: sqlite_utils.Database, lease_keys: list[str],
+                   key_of: dict[str, tuple[str, str, str, str, int]]) -> set[str]:
+    """The lease keys among `lease_keys` whose verdict (`key_of[lease key]`) has a label stored: one look-up per
+    (rubric, model) and 900 run records, not one per key."""
+    by_group: dict[tuple[str, str], dict[tuple[str, str, int], str]] = {}
+    for lease_key in lease_keys:
+        rid, cid, sha, model, rep = key_of[lease_key]
+        by_group.setdefault((sha, model), {})[(rid, cid, rep)] = lease_key
+    out: set[str] = set()
+    for (sha, model), wanted in by_group.items():
+        rids = sorted({k[0] for k in wanted})
+        for start in range(0, len(rids), 900):
+            part = rids[start:start + 900]
+            for rid, cid, rep in db.execute(
+                    "SELECT run_record_id, constraint_id, repeat FROM verdicts WHERE rubric_sha256 = ? AND judge_model = ?"
+                    f" AND error IS NULL AND run_record_id IN ({','.join('?' * len(part))})", [sha, model, *part]):
+                if (hit := wanted.get((rid, cid, rep))) is not None:
+                    out.add(hit)
+    return out
 
 
 # The verdict fields the sink stores, the same type judge.Verdict extends; the sink builds one for an error row.
@@ -119,12 +133,14 @@ class SqliteVerdictSink(QueuedWriter[Any]):
             return {tuple(k) for k in keys}
         db = connect(self.db_path)
         try:
-            claim = claim_leases(db, self.batch_id, [verdict_lease_key(k) for k in keys], _verdict_done)
+            by_lease = {verdict_lease_key(k): tuple(k) for k in keys}
+            claim = claim_leases(db, self.batch_id, list(by_lease),
+                                 done_of=lambda d, lease_keys: _verdicts_done(d, lease_keys, by_lease))
         finally:
             db.close()
         self.claimed_done += claim.done
         self.claimed_elsewhere += claim.elsewhere
-        return {tuple(json.loads(k)[1:]) for k in claim.keys}
+        return {by_lease[k] for k in claim.keys}
 
     claimed_done = 0
     claimed_elsewhere = 0
