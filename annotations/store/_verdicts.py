@@ -33,9 +33,9 @@ _VERDICT_FIELDS = (
     "run_record_id", "constraint_id", "rubric_sha256", "judge_model", "repeat", "label", "reason", "error",
     "error_detail", "raw", "input_tokens", "output_tokens", "latency_ms",
 )
-_UPSERT = f"""
-    INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at)
-    VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})
+_ROW_PARAMS = "(" + ", ".join("?" * (len(_VERDICT_FIELDS) + 2)) + ")"
+_UPSERT_HEAD = f"INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at) VALUES "
+_UPSERT_TAIL = """
     ON CONFLICT (run_record_id, constraint_id, rubric_sha256, judge_model, repeat) DO UPDATE SET
         label = excluded.label, reason = excluded.reason, error = excluded.error,
         error_detail = excluded.error_detail, raw = excluded.raw, input_tokens = excluded.input_tokens,
@@ -44,6 +44,18 @@ _UPSERT = f"""
     WHERE verdicts.error IS NOT NULL
 """
 # ^ an error row is replaced by the retry's answer; a stored label is never overwritten.
+# Rows per multi-row upsert: 60 x 15 parameters stays under 999, the host-parameter limit of SQLite before 3.32.
+_UPSERT_ROWS = 60
+
+
+def _upsert_many(conn: Any, rows: list[tuple[Any, ...]]) -> None:
+    """The upsert of `rows` as multi-row statements, not `executemany`: the sqlite3 module lets go of the GIL around
+    every statement step, and with hundreds of worker threads each hand-back is a fight for it (issue 16.6). The
+    rows are applied in order, as executemany would."""
+    for start in range(0, len(rows), _UPSERT_ROWS):
+        part = rows[start:start + _UPSERT_ROWS]
+        conn.execute(_UPSERT_HEAD + ", ".join([_ROW_PARAMS] * len(part)) + _UPSERT_TAIL,
+                     [value for row in part for value in row])
 
 
 def done_verdict_keys(db: sqlite_utils.Database, keys: Iterable[tuple[str, str, str, str, int]]) -> set[tuple[str, str, str, str, int]]:
@@ -161,7 +173,7 @@ class SqliteVerdictSink(QueuedWriter[Any]):
     def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
         stamp = now_iso()
         with write(db):
-            db.conn.executemany(_UPSERT, [self._row(v, stamp) for v in rows])
+            _upsert_many(db.conn, [self._row(v, stamp) for v in rows])
 
 
 # --------------------------------------------------------------------------- import / export
