@@ -83,20 +83,30 @@ def finish_batch(db: sqlite_utils.Database, batch_id: str, status: str, summary:
 
 
 def claim_leases(db: sqlite_utils.Database, batch_id: str, keys: Iterable[str],
-                 is_done: Callable[[sqlite_utils.Database, str], bool]) -> "Claim":
+                 is_done: Callable[[sqlite_utils.Database, str], bool] | None = None, *,
+                 done_of: Callable[[sqlite_utils.Database, list[str]], set[str]] | None = None) -> "Claim":
     """Take a lease on each key that is not done and that no live batch holds, in one IMMEDIATE transaction (so two
     batches never both get a key). A lease of a batch that is no longer running, or that expired, is taken over.
-    `is_done(db, key)` is asked inside the transaction, so a key another batch finished meanwhile is not sent again."""
+    What is done is asked inside the transaction, so a key another batch finished meanwhile is not sent again: key by
+    key (`is_done(db, key)`), or for all the keys in one look-up (`done_of(db, keys)` -> the done ones)."""
+    if (is_done is None) == (done_of is None):
+        raise ValueError("give exactly one of is_done and done_of")
     now = time.time()
+    keys = list(dict.fromkeys(keys))
     mine: list[str] = []
-    done = elsewhere = 0
+    elsewhere = 0
     live: dict[str, bool] = {}
     with write(db):
-        for key in keys:
-            if is_done(db, key):
-                done += 1
-                continue
-            row = db.execute("SELECT batch_id, expires_at FROM leases WHERE key = ?", [key]).fetchone()
+        done = done_of(db, keys) if done_of is not None else {k for k in keys if is_done(db, k)}  # type: ignore[misc]
+        wanted = [k for k in keys if k not in done]
+        held: dict[str, tuple[str, float]] = {}
+        # One look-up per 900 keys (SQLite's default limit of host parameters is 999), not one per key.
+        for start in range(0, len(wanted), 900):
+            part = wanted[start:start + 900]
+            held.update((k, (b, exp)) for k, b, exp in db.execute(
+                f"SELECT key, batch_id, expires_at FROM leases WHERE key IN ({','.join('?' * len(part))})", part))
+        for key in wanted:
+            row = held.get(key)
             if row is not None and row[0] != batch_id and row[1] > now:
                 if row[0] not in live:
                     status = db.execute("SELECT status FROM batches WHERE id = ?", [row[0]]).fetchone()
@@ -104,11 +114,11 @@ def claim_leases(db: sqlite_utils.Database, batch_id: str, keys: Iterable[str],
                 if live[row[0]]:
                     elsewhere += 1
                     continue
-            db.execute("INSERT INTO leases (key, batch_id, expires_at) VALUES (?,?,?) ON CONFLICT (key) DO UPDATE"
-                       " SET batch_id = excluded.batch_id, expires_at = excluded.expires_at",
-                       [key, batch_id, now + LEASE_TTL_S])
             mine.append(key)
-    return Claim(mine, done, elsewhere)
+        db.conn.executemany("INSERT INTO leases (key, batch_id, expires_at) VALUES (?,?,?) ON CONFLICT (key) DO UPDATE"
+                            " SET batch_id = excluded.batch_id, expires_at = excluded.expires_at",
+                            [(key, batch_id, now + LEASE_TTL_S) for key in mine])
+    return Claim(mine, len(keys) - len(wanted), elsewhere)
 
 
 class Claim(NamedTuple):

@@ -33,9 +33,9 @@ _VERDICT_FIELDS = (
     "run_record_id", "constraint_id", "rubric_sha256", "judge_model", "repeat", "label", "reason", "error",
     "error_detail", "raw", "input_tokens", "output_tokens", "latency_ms",
 )
-_UPSERT = f"""
-    INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at)
-    VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})
+_ROW_PARAMS = "(" + ", ".join("?" * (len(_VERDICT_FIELDS) + 2)) + ")"
+_UPSERT_HEAD = f"INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at) VALUES "
+_UPSERT_TAIL = """
     ON CONFLICT (run_record_id, constraint_id, rubric_sha256, judge_model, repeat) DO UPDATE SET
         label = excluded.label, reason = excluded.reason, error = excluded.error,
         error_detail = excluded.error_detail, raw = excluded.raw, input_tokens = excluded.input_tokens,
@@ -44,6 +44,18 @@ _UPSERT = f"""
     WHERE verdicts.error IS NOT NULL
 """
 # ^ an error row is replaced by the retry's answer; a stored label is never overwritten.
+# Rows per multi-row upsert: 60 x 15 parameters stays under 999, the host-parameter limit of SQLite before 3.32.
+_UPSERT_ROWS = 60
+
+
+def _upsert_many(conn: Any, rows: list[tuple[Any, ...]]) -> None:
+    """The upsert of `rows` as multi-row statements, not `executemany`: the sqlite3 module lets go of the GIL around
+    every statement step, and with hundreds of worker threads each hand-back is a fight for it (issue 16.6). The
+    rows are applied in order, as executemany would."""
+    for start in range(0, len(rows), _UPSERT_ROWS):
+        part = rows[start:start + _UPSERT_ROWS]
+        conn.execute(_UPSERT_HEAD + ", ".join([_ROW_PARAMS] * len(part)) + _UPSERT_TAIL,
+                     [value for row in part for value in row])
 
 
 def done_verdict_keys(db: sqlite_utils.Database, keys: Iterable[tuple[str, str, str, str, int]]) -> set[tuple[str, str, str, str, int]]:
@@ -66,11 +78,25 @@ def verdict_lease_key(key: tuple[str, str, str, str, int]) -> str:
     return json.dumps(["verdict", *key], ensure_ascii=False)
 
 
-def _verdict_done(db: sqlite_utils.Database, lease_key: str) -> bool:
-    _, rid, cid, sha, model, rep = json.loads(lease_key)
-    return db.execute(
-        "SELECT 1 FROM verdicts WHERE run_record_id = ? AND constraint_id = ? AND rubric_sha256 = ? AND judge_model = ?"
-        " AND repeat = ? AND error IS NULL", [rid, cid, sha, model, rep]).fetchone() is not None
+def _verdicts_done(db: sqlite_utils.Database, lease_keys: list[str],
+                   key_of: dict[str, tuple[str, str, str, str, int]]) -> set[str]:
+    """The lease keys among `lease_keys` whose verdict (`key_of[lease key]`) has a label stored: one look-up per
+    (rubric, model) and 900 run records, not one per key."""
+    by_group: dict[tuple[str, str], dict[tuple[str, str, int], str]] = {}
+    for lease_key in lease_keys:
+        rid, cid, sha, model, rep = key_of[lease_key]
+        by_group.setdefault((sha, model), {})[(rid, cid, rep)] = lease_key
+    out: set[str] = set()
+    for (sha, model), wanted in by_group.items():
+        rids = sorted({k[0] for k in wanted})
+        for start in range(0, len(rids), 900):
+            part = rids[start:start + 900]
+            for rid, cid, rep in db.execute(
+                    "SELECT run_record_id, constraint_id, repeat FROM verdicts WHERE rubric_sha256 = ? AND judge_model = ?"
+                    f" AND error IS NULL AND run_record_id IN ({','.join('?' * len(part))})", [sha, model, *part]):
+                if (hit := wanted.get((rid, cid, rep))) is not None:
+                    out.add(hit)
+    return out
 
 
 # The verdict fields the sink stores, the same type judge.Verdict extends; the sink builds one for an error row.
@@ -119,12 +145,14 @@ class SqliteVerdictSink(QueuedWriter[Any]):
             return {tuple(k) for k in keys}
         db = connect(self.db_path)
         try:
-            claim = claim_leases(db, self.batch_id, [verdict_lease_key(k) for k in keys], _verdict_done)
+            by_lease = {verdict_lease_key(k): tuple(k) for k in keys}
+            claim = claim_leases(db, self.batch_id, list(by_lease),
+                                 done_of=lambda d, lease_keys: _verdicts_done(d, lease_keys, by_lease))
         finally:
             db.close()
         self.claimed_done += claim.done
         self.claimed_elsewhere += claim.elsewhere
-        return {tuple(json.loads(k)[1:]) for k in claim.keys}
+        return {by_lease[k] for k in claim.keys}
 
     claimed_done = 0
     claimed_elsewhere = 0
@@ -145,7 +173,7 @@ class SqliteVerdictSink(QueuedWriter[Any]):
     def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
         stamp = now_iso()
         with write(db):
-            db.conn.executemany(_UPSERT, [self._row(v, stamp) for v in rows])
+            _upsert_many(db.conn, [self._row(v, stamp) for v in rows])
 
 
 # --------------------------------------------------------------------------- import / export

@@ -1,8 +1,9 @@
 """One writer thread for results produced by many worker threads (judge verdicts, runner records).
 
-Workers only queue. The writer, with its own connection, commits what arrives within a short window of a group's
-first row in one transaction, then starts the next group: a row is committed at most ~20 ms (plus one commit) after
-it arrives. A SIGKILL loses only what was queued and not yet committed — work that a re-run simply asks again.
+Workers only append to a list. The writer, with its own connection, commits what arrives within a short window of a
+group's first row in one transaction, then starts the next group: a row is committed at most ~20 ms (plus one commit)
+after it arrives. The writer wakes once per group, not once per row (the first row of a group, and a group reaching
+MAX_GROUP, wake it): with hundreds of worker threads each wake-up is a fight for the GIL that every worker pays for. A SIGKILL loses only what was queued and not yet committed — work that a re-run simply asks again.
 One connection per thread would make the workers contend on SQLite's write lock; one writer avoids that.
 
 One bad row never stops the batch nor rolls back the others: when a group's commit fails, its rows are committed
@@ -12,9 +13,7 @@ failure that also refuses that error row (disk full, I/O error) stops the writer
 
 from __future__ import annotations
 
-import queue
 import threading
-import time
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -41,7 +40,11 @@ class QueuedWriter(Generic[T]):
 
     def __init__(self, db_path: str | Path):
         self.db_path = Path(db_path)
-        self._queue: queue.Queue[T | None] = queue.Queue()
+        # Rows saved and not yet taken by the writer; `_closing` guards it. `_arrived` is set by the row that makes it
+        # non-empty (and by close), `_full` by the row that fills a group (and by close): the writer's two waits.
+        self._pending: list[T] = []
+        self._arrived = threading.Event()
+        self._full = threading.Event()
         self._error: BaseException | None = None
         # save() and close() under one lock: no row can be queued behind the close() marker, where it would never be
         # committed (a worker the batch gave up on, answering late).
@@ -80,25 +83,36 @@ class QueuedWriter(Generic[T]):
         with self._closing:
             if self._closed:
                 raise WriterError(f"{self.NAME} is closed: a row saved after close() would never be committed")
-            self._queue.put(row)
+            self._pending.append(row)
+            n = len(self._pending)
+            if n == 1:
+                self._arrived.set()
+            if n == self.MAX_GROUP:
+                self._full.set()
+
+    def _take(self) -> tuple[list[T], bool]:
+        """Up to MAX_GROUP pending rows, and whether the writer may stop after committing them (closed, none left)."""
+        with self._closing:
+            rows, self._pending = self._pending[:self.MAX_GROUP], self._pending[self.MAX_GROUP:]
+            if not self._pending:
+                self._arrived.clear()
+            if len(self._pending) < self.MAX_GROUP:
+                self._full.clear()
+            return rows, self._closed and not self._pending
 
     def _run(self) -> None:
         db = connect(self.db_path)
         try:
             while True:
-                group = [self._queue.get()]
-                deadline = time.monotonic() + self.GROUP_WINDOW_S
-                while len(group) < self.MAX_GROUP and group[-1] is not None:
-                    left = deadline - time.monotonic()
-                    try:
-                        group.append(self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                rows = [r for r in group if r is not None]
+                self._arrived.wait()
+                if not self._closed:
+                    # The window of this group's first row: one timed wait, cut short by a full group or close().
+                    self._full.wait(self.GROUP_WINDOW_S)
+                rows, last = self._take()
                 if rows:
                     self._commit_group(db, rows)
                     self.committed += len(rows)
-                if len(rows) < len(group):  # the close() marker
+                if last:
                     return
         except BaseException as exc:  # noqa: BLE001 — reported by the next save() and by close()
             self._error = exc
@@ -109,7 +123,8 @@ class QueuedWriter(Generic[T]):
         with self._closing:
             if not self._closed:
                 self._closed = True
-                self._queue.put(None)
+                self._arrived.set()
+                self._full.set()
         self._thread.join()
         if self._error is not None:
             raise WriterError(f"{self.NAME} failed: {self._error}") from self._error
