@@ -242,7 +242,7 @@ def test_kept_verdicts_follow_new_labels_and_verdicts(tmp_path):
         _sampling._MEMO.clear()
         return calibration_report(db, **kw).to_json()
 
-    from judgecal.annotations.reports import calibration_report  # noqa: PLC0415
+    from judgecal.annotations.reports import calibration_report, disagreements  # noqa: PLC0415
     db_path = adversarial_project(tmp_path)
     with ann.unit_of_work(db_path) as db:
         first = calibration_report(db).to_json()
@@ -270,7 +270,11 @@ def test_kept_verdicts_follow_new_labels_and_verdicts(tmp_path):
         before_draw = calibration_report(db).to_json()
         version = _browse.verdicts_version(db)
         kept_before = ann.coverage(db, 0.1, version=version)
+        listed_before = disagreements(db)
         ann.draw_sample(db, rate=0.5, seed=0)
+        listed = disagreements(db)  # the sample rules it reads are kept under the samples' version too
+        _calibration._KEPT.clear()
+        assert listed == disagreements(db) and listed != listed_before
         assert _browse.verdicts_version(db) == version  # the verdicts' key did not move: the samples' must
         kept_after = ann.coverage(db, 0.1, version=version)
         assert kept_after == ann.coverage(db, 0.1) and kept_after != kept_before

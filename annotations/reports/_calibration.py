@@ -65,7 +65,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
-from judgecal.annotations.reports._browse import verdicts_version
+from judgecal.annotations.reports._browse import samples_version, verdicts_version
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -791,20 +791,38 @@ def _ppi(model: str, base: _PpiBase, humans: dict[Pair, str], rules: dict[Pair, 
                                [info[p].item_id for p in lab_pairs])
 
 
-def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[LabelShare, ...]:
-    """Per model under test × label set other than pass/fail: the corrected share of each label (`label_shares`),
-    labelled pairs being the counted random pairs, post-stratified by constraint id like the pass rate."""
+class _ShareBase(NamedTuple):
+    """A model under test × label set (not pass/fail) of a group: its pairs in pair order, each pair's repeat
+    labels and stratum (verdicts only, kept with them)."""
+
+    pairs: list[Pair]
+    labels: list[list[str | None]]
+    strata: list[str]
+
+
+def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
+                 ) -> dict[tuple[str, tuple[str, ...]], _ShareBase]:
     groups: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
     for p in pairs:
         if set(info[p].labels) != set(PASS_FAIL):
             groups[(info[p].model, tuple(info[p].labels))].append(p)
+    return {key: _ShareBase(ps, [list(verdicts[p].labels.values()) for p in ps], [p[1] for p in ps])
+            for key, ps in sorted(groups.items())}
+
+
+def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo],
+                 bases: dict[tuple[str, tuple[str, ...]], _ShareBase] | None = None) -> tuple[LabelShare, ...]:
+    """Per model under test × label set other than pass/fail: the corrected share of each label (`label_shares`),
+    labelled pairs being the counted random pairs, post-stratified by constraint id like the pass rate."""
+    if bases is None:
+        bases = _share_bases(pairs, verdicts, info)
     out: list[LabelShare] = []
-    for (model, label_set), ps in sorted(groups.items()):
-        lab = [p for p in ps if p in humans and "random" in rules.get(p, ())]
-        out += label_shares(model, label_set, [list(verdicts[p].labels.values()) for p in ps],
+    for (model, label_set), base in bases.items():
+        lab = [p for p in filter(humans.__contains__, base.pairs) if "random" in rules.get(p, ())]
+        out += label_shares(model, label_set, base.labels,
                             [list(verdicts[p].labels.values()) for p in lab], [humans[p] for p in lab],
-                            strata_all=[p[1] for p in ps], strata_lab=[p[1] for p in lab])
+                            strata_all=base.strata, strata_lab=[p[1] for p in lab])
     return tuple(out)
 
 
@@ -862,7 +880,8 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     if run_id is not None:
         records = require_run(db, run_id)
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
-    raw_rules = sample_rules(db)
+    # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
+    raw_rules = kept_sample_rules(db, version)
     rules = counted_rules(db, run_id, raw_rules)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
     labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen).items() if p in info}
@@ -870,7 +889,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
-    population = population_sizes(db, run_id)
+    population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     covariates = record_covariates(db)  # the labelled records' only: read again after a new label
     judged = _judged_groups(db, info, shas, model, constraints, run_id, version)
@@ -905,8 +924,9 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
             pass_rates,
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
-            verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
-            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width),
+            verified_on, verification, _population_gaps(pairs, info, population, base.slices["overall"].stratum_sizes),
+            tuple(repeats), ignored,
+            shares := _label_rates(pairs, verdicts, humans, rules, info, base.shares), _plans(pass_rates, shares, target_half_width),
             pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
@@ -943,7 +963,7 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
 # is read from) and the filters, so the app's report after a new label reads only labels and samples again. Never
 # mutated by its readers. Not kept for an in-memory database (no file to name it by).
 _KEPT: dict[tuple, Any] = {}
-_KEPT_SIZE = 8
+_KEPT_SIZE = 12
 _KEPT_LOCK = threading.Lock()
 
 
@@ -962,6 +982,12 @@ def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any, versi
                 _KEPT.pop(next(iter(_KEPT)))
             _KEPT[key] = found
     return found
+
+
+def kept_sample_rules(db: sqlite_utils.Database, version: tuple | None = None) -> dict[Pair, frozenset[str]]:
+    """`sample_rules(db)`, kept under the verdicts' and the samples' versions (the caller must not mutate it)."""
+    return _kept(db, "sample_rules", (), lambda: sample_rules(db),
+                 ((verdicts_version(db) if version is None else version), samples_version(db)))
 
 
 def _pair_info_kept(db: sqlite_utils.Database, version: tuple | None = None) -> dict[Pair, PairInfo]:
@@ -998,6 +1024,7 @@ class _GroupBase(NamedTuple):
     columns: "_Columns"
     slices: dict[str, "_SliceBase"]  # by slice name, every slice of the group but the verification ones
     ppi: dict[str, "_PpiBase"]  # by model under test, its pass/fail pairs
+    shares: dict[tuple[str, tuple[str, ...]], "_ShareBase"]  # by model under test × label set, the other sets
 
 
 def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
@@ -1016,7 +1043,7 @@ def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
         [(f"type:{t}", ps) for t, ps in by_t.items()] + [(f"labels:{ls}", ps) for ls, ps in by_ls.items()]
     slices = {name: _slice_base(ps, repeats, columns, stratum_of, info) for name, ps in named}
     return _GroupBase(pairs, repeats, dict(by_c), dict(by_t), dict(by_ls), columns, slices,
-                      _ppi_bases(pairs, verdicts, info))
+                      _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info))
 
 
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
@@ -1054,8 +1081,11 @@ def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verd
     return out, ignored
 
 
-def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter) -> tuple[PopulationGap, ...]:
-    judged = Counter((p[1], info[p].model) for p in pairs)
+def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter,
+                     judged: Counter | None = None) -> tuple[PopulationGap, ...]:
+    """`judged`: the pairs per (constraint, model under test) when the caller has counted them."""
+    if judged is None:
+        judged = Counter((p[1], info[p].model) for p in pairs)
     return tuple(PopulationGap(cid, model, n, population[(cid, model)])
                  for (cid, model), n in sorted(judged.items()) if n < population[(cid, model)])
 
