@@ -43,6 +43,7 @@ Conventions (stated once, used everywhere):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
@@ -502,8 +503,7 @@ def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None,
     return out
 
 
-@dataclass(frozen=True)
-class PairInfo:
+class PairInfo(NamedTuple):  # one per semantic pair: a tuple is built several times faster than a frozen dataclass
     model: str
     item_id: str
     type: str
@@ -620,8 +620,7 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
     maj_j, maj_h, tgt_j, tgt_h = [], [], [], []
     all_correct = changed = 0
     for p in random_pairs:
-        valid = [l for l in verdicts[p].labels.values() if l is not None]
-        m = majority_label(valid)
+        m, valid, every = _majority_of(columns.pattern[p])
         if not valid:
             no_valid += 1
         elif m is None:
@@ -630,10 +629,10 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         maj_j.append(ABSTAIN if m is None else m)
         maj_h.append(humans[p])
         changed += p in post_reveal
-        if valid and len(valid) == len(verdicts[p].labels) and all(l == humans[p] for l in valid):
+        if valid and every and valid == {humans[p]}:  # every repeat gave a label, and it was the human's
             all_correct += 1
     for p in targeted_pairs:
-        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
+        m = _majority_of(columns.pattern[p]).label
         if m is not None:
             tgt_j.append(m)
             tgt_h.append(humans[p])
@@ -652,6 +651,19 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                       base.repeat_vs_repeat, base.consistency, changed,
                       majority_weighted=agreement(maj_j, maj_h, order, weights=weights, clusters=items),
                       verdict_rows=base.verdict_rows, verdict_errors=base.verdict_errors)
+
+
+class _Majority(NamedTuple):
+    label: str | None  # `majority_label` of the valid repeats (None: a tie or no valid repeat)
+    valid: frozenset[str]  # the labels the valid repeats gave
+    every: bool  # every repeat gave a label (no error row)
+
+
+@functools.lru_cache(maxsize=4096)
+def _majority_of(pattern: tuple[tuple[int, str | None], ...]) -> _Majority:
+    """A pair's judge majority from its verdict pattern: a slice's labelled pairs share a few dozen patterns."""
+    valid = [l for _, l in pattern if l is not None]
+    return _Majority(majority_label(valid), frozenset(valid), len(valid) == len(pattern))
 
 
 class _SliceBase(NamedTuple):
