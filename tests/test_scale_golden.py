@@ -234,11 +234,15 @@ def test_kept_verdicts_follow_new_labels_and_verdicts(tmp_path):
     give the report a fresh computation gives. A stale number here is a wrong gate."""
     from judgecal.annotations.reports import _calibration  # house: private
 
-    def fresh(db) -> str:
-        _calibration._KEPT.clear()
-        return calibration_report(db).to_json()
+    from judgecal.annotations.reports import _browse  # house: private
+    from judgecal.annotations.review import _sampling  # house: private
 
-    from judgecal.annotations.reports import calibration_report  # noqa: PLC0415
+    def fresh(db, **kw) -> str:
+        _calibration._KEPT.clear()
+        _sampling._MEMO.clear()
+        return calibration_report(db, **kw).to_json()
+
+    from judgecal.annotations.reports import calibration_report, disagreements  # noqa: PLC0415
     db_path = adversarial_project(tmp_path)
     with ann.unit_of_work(db_path) as db:
         first = calibration_report(db).to_json()
@@ -251,6 +255,32 @@ def test_kept_verdicts_follow_new_labels_and_verdicts(tmp_path):
                        " created_at) VALUES (?,?,?,?,?,?,?)", [*nxt, "alice", "label", "fail", 1, STAMP])
         after_label = calibration_report(db).to_json()
         assert after_label != first and after_label == fresh(db)
+        # what is kept with the verdicts (slice pattern counts, per-pair columns, pass-rate columns, strata,
+        # coverage's judged and sampled counts) serves a run's report and a filtered one too
+        for kw in ({"run_id": "demo-run-a"}, {"constraint": "polite_tone"}, {"rubric": V2}):
+            calibration_report(db, **kw)
+            with ann.write(db):
+                db.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
+                           " created_at) VALUES (?,?,?,?,?,?,?)", [*nxt, "alice", "undo", None, 0, STAMP])
+                db.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
+                           " created_at) VALUES (?,?,?,?,?,?,?)", [*nxt, "bob", "label", "pass", 1, STAMP])
+            assert calibration_report(db, **kw).to_json() == fresh(db, **kw)
+        # samples drawn again (no new verdict): coverage's sampled counts and strata are read again
+        calibration_report(db)
+        before_draw = calibration_report(db).to_json()
+        version = _browse.verdicts_version(db)
+        kept_before = ann.coverage(db, 0.1, version=version)
+        listed_before = disagreements(db)
+        ann.draw_sample(db, rate=0.5, seed=0)
+        listed = disagreements(db)  # the sample rules it reads are kept under the samples' version too
+        _calibration._KEPT.clear()
+        assert listed == disagreements(db) and listed != listed_before
+        assert _browse.verdicts_version(db) == version  # the verdicts' key did not move: the samples' must
+        kept_after = ann.coverage(db, 0.1, version=version)
+        assert kept_after == ann.coverage(db, 0.1) and kept_after != kept_before
+        after_draw = calibration_report(db).to_json()
+        assert after_draw != before_draw and after_draw == fresh(db)
+        after_label = after_draw
         calibration_report(db)
         # a new verdict row (another judge model on one pair): a new group
         with ann.write(db):

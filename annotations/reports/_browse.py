@@ -164,7 +164,7 @@ def calibration_version(db: sqlite_utils.Database) -> tuple:
     return (
         tail("verdicts", _VERDICT_TAIL),
         tail("human_labels", "json_array(run_record_id, constraint_id, reviewer, event, label, created_at)"),
-        tail("samples", "json_array(run_record_id, constraint_id, rule, drawn_at)"),
+        samples_version(db),
         tail("rubrics", "sha256"),
         tail("run_records", "id"),
         tail("constraints", "json_array(item_id, id, labels)"),
@@ -188,3 +188,9 @@ def verdicts_version(db: sqlite_utils.Database) -> tuple:
     `calibration_report` keeps between calls, so a new label does not read every verdict again."""
     return (_tail(db, "verdicts", _VERDICT_TAIL), _tail(db, "run_records", "id"),
             _tail(db, "constraints", "json_array(item_id, id, labels)"), _tail(db, "rubrics", "sha256"))
+
+
+def samples_version(db: sqlite_utils.Database) -> tuple:
+    """The part of `calibration_version` the sample rows are read from: the key, beside `verdicts_version`, of the
+    sample rules `calibration_report` keeps."""
+    return _tail(db, "samples", "json_array(run_record_id, constraint_id, rule, drawn_at)")

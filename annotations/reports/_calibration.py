@@ -43,6 +43,7 @@ Conventions (stated once, used everywhere):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
@@ -65,7 +66,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
-from judgecal.annotations.reports._browse import verdicts_version
+from judgecal.annotations.reports._browse import samples_version, verdicts_version
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -505,8 +506,7 @@ def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None,
     return out
 
 
-@dataclass(frozen=True)
-class PairInfo:
+class PairInfo(NamedTuple):  # one per semantic pair: a tuple is built several times faster than a frozen dataclass
     model: str
     item_id: str
     type: str
@@ -608,11 +608,14 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
                  post_reveal: set[Pair] = frozenset(),
                  stratum_of: dict[Pair, tuple[str, str]] | None = None,
-                 columns: "_Columns | None" = None) -> SliceStats:
-    # `columns`: each pair's label set and verdict pattern, looked up at C speed (a slice may hold 500k pairs)
+                 columns: "_Columns | None" = None, base: "_SliceBase | None" = None) -> SliceStats:
+    # `columns`: each pair's label set and verdict pattern, looked up at C speed (a slice may hold 500k pairs);
+    # `base`: what `_slice_base` computed for exactly these pairs (kept with the verdicts)
     if columns is None:
         columns = _columns(pairs, verdicts, info)
-    order = _label_order(dict.fromkeys(map(columns.label_set.__getitem__, pairs)))
+    if base is None:
+        base = _slice_base(pairs, repeats, columns, stratum_of, info)
+    order = base.order
     labelled = list(filter(humans.__contains__, pairs))  # in pair order; few
     random_pairs = [p for p in labelled if "random" in rules.get(p, ())]
     targeted_pairs = [p for p in labelled if "targeted" in rules.get(p, ()) and "random" not in rules.get(p, ())]
@@ -620,8 +623,7 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
     maj_j, maj_h, tgt_j, tgt_h = [], [], [], []
     all_correct = changed = 0
     for p in random_pairs:
-        valid = [l for l in verdicts[p].labels.values() if l is not None]
-        m = majority_label(valid)
+        m, valid, every = _majority_of(columns.pattern[p])
         if not valid:
             no_valid += 1
         elif m is None:
@@ -630,10 +632,10 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         maj_j.append(ABSTAIN if m is None else m)
         maj_h.append(humans[p])
         changed += p in post_reveal
-        if valid and len(valid) == len(verdicts[p].labels) and all(l == humans[p] for l in valid):
+        if valid and every and valid == {humans[p]}:  # every repeat gave a label, and it was the human's
             all_correct += 1
     for p in targeted_pairs:
-        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
+        m = _majority_of(columns.pattern[p]).label
         if m is not None:
             tgt_j.append(m)
             tgt_h.append(humans[p])
@@ -644,6 +646,43 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
         per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order,
                                                        clusters=items)))
+    stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
+    weights = design_weights(random_pairs, (), stratum, sizes=base.stratum_sizes)
+    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
+                      agreement(maj_j, maj_h, order, clusters=items),
+                      tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
+                      base.repeat_vs_repeat, base.consistency, changed,
+                      majority_weighted=agreement(maj_j, maj_h, order, weights=weights, clusters=items),
+                      verdict_rows=base.verdict_rows, verdict_errors=base.verdict_errors)
+
+
+class _Majority(NamedTuple):
+    label: str | None  # `majority_label` of the valid repeats (None: a tie or no valid repeat)
+    valid: frozenset[str]  # the labels the valid repeats gave
+    every: bool  # every repeat gave a label (no error row)
+
+
+@functools.lru_cache(maxsize=4096)
+def _majority_of(pattern: tuple[tuple[int, str | None], ...]) -> _Majority:
+    """A pair's judge majority from its verdict pattern: a slice's labelled pairs share a few dozen patterns."""
+    valid = [l for _, l in pattern if l is not None]
+    return _Majority(majority_label(valid), frozenset(valid), len(valid) == len(pattern))
+
+
+class _SliceBase(NamedTuple):
+    """What a slice's statistics over ALL its pairs are (verdicts only, no label): kept with the verdicts."""
+
+    order: tuple[str, ...]
+    repeat_vs_repeat: tuple[RepeatPairAgreement, ...]
+    consistency: Consistency
+    verdict_rows: int
+    verdict_errors: int
+    stratum_sizes: Counter  # design stratum -> pairs of the slice in it (the N_s of the design weights)
+
+
+def _slice_base(pairs: list[Pair], repeats: list[int], columns: "_Columns",
+                stratum_of: dict[Pair, tuple[str, str]] | None, info: dict[Pair, PairInfo]) -> _SliceBase:
+    order = _label_order(dict.fromkeys(map(columns.label_set.__getitem__, pairs)))
     # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
     # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
     sequence = list(map(columns.pattern.__getitem__, pairs))
@@ -683,14 +722,8 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
     n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
     n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
     # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
-    weights = design_weights(random_pairs, pairs, (lambda p: (p[1], info[p].model)) if stratum_of is None
-                             else stratum_of.__getitem__)
-    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
-                      agreement(maj_j, maj_h, order, clusters=items),
-                      tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
-                      tuple(rvr), consistency, changed,
-                      majority_weighted=agreement(maj_j, maj_h, order, weights=weights, clusters=items),
-                      verdict_rows=n_rows, verdict_errors=n_errors)
+    stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
+    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, Counter(map(stratum, pairs)))
 
 
 class _Columns(NamedTuple):
@@ -709,43 +742,87 @@ def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]
-                ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
+class _PpiBase(NamedTuple):
+    """A model under test's pass/fail pairs of a group, in pair order, with the judge's prediction, stratum and item
+    of each: what the pass rate reads of every pair (verdicts only), kept with the verdicts."""
+
+    pairs: list[Pair]
+    judge: list[float]
+    strata: list[str]
+    items: list[str]
+
+
+def _ppi_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
+               ) -> dict[str, _PpiBase]:
     by_model: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
         if set(info[p].labels) == set(PASS_FAIL):
             by_model[info[p].model].append(p)
-    rates = [_ppi(model, by_model[model], verdicts, humans, rules, info) for model in sorted(by_model)]
-    return tuple(r for r, _ in rates), tuple(c for _, c in rates)
+    return {model: _ppi_base(by_model[model], verdicts, info) for model in sorted(by_model)}
 
 
-def _ppi(model: str, pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-         rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[PassRate, PassRateClustering]:
-    # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
-    # stratum (constraint × model × rubric), whose quota is rounded up per stratum. The CI is clustered by item
-    # (issue 15.5): an item's constraints share one output.
-    judge_all, judge_lab, human_lab, strata_all, strata_lab, all_pairs, lab_pairs = [], [], [], [], [], [], []
+def _ppi_base(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _PpiBase:
+    out = _PpiBase([], [], [], [])
     predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
     for p in pairs:
         pattern = verdicts[p].pattern
         f = predicted.get(pattern)
         if f is None:
             f = predicted[pattern] = ppi_prediction(verdicts[p].labels.values())
-        judge_all.append(f)
-        strata_all.append(p[1])
-        all_pairs.append(p)
-        if p in humans and "random" in rules.get(p, ()):
-            judge_lab.append(f)
+        out.judge.append(f)
+        out.strata.append(p[1])
+        out.pairs.append(p)
+        out.items.append(info[p].item_id)
+    return out
+
+
+def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], bases: dict[str, _PpiBase] | None = None
+                ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
+    if bases is None:
+        bases = _ppi_bases(pairs, verdicts, info)
+    rates = [_ppi(model, bases[model], humans, rules, info) for model in sorted(bases)]
+    return tuple(r for r, _ in rates), tuple(c for _, c in rates)
+
+
+def _ppi(model: str, base: _PpiBase, humans: dict[Pair, str], rules: dict[Pair, set[str]],
+         info: dict[Pair, PairInfo]) -> tuple[PassRate, PassRateClustering]:
+    # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
+    # stratum (constraint × model × rubric), whose quota is rounded up per stratum. The CI is clustered by item
+    # (issue 15.5): an item's constraints share one output.
+    judge_lab, human_lab, strata_lab, lab_pairs = [], [], [], []
+    for k in [k for k, p in enumerate(base.pairs) if p in humans]:  # few: the labelled pairs, in pair order
+        p = base.pairs[k]
+        if "random" in rules.get(p, ()):
+            judge_lab.append(base.judge[k])
             human_lab.append(int(humans[p] == "pass"))
             strata_lab.append(p[1])
             lab_pairs.append(p)
-    rate = ppi_pass_rate(model, judge_all, judge_lab, human_lab, strata_all=strata_all, strata_lab=strata_lab)
+    rate = ppi_pass_rate(model, base.judge, judge_lab, human_lab, strata_all=base.strata, strata_lab=strata_lab)
     if math.isnan(rate.ppi_estimate):
         return rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]
-    weights = design_weights(lab_pairs, all_pairs, lambda p: p[1])
-    return clustered_pass_rate(rate, judge_all, [info[p].item_id for p in all_pairs], judge_lab, human_lab, weights,
+    weights = design_weights(lab_pairs, (), lambda p: p[1], sizes=Counter(base.strata))
+    return clustered_pass_rate(rate, base.judge, base.items, judge_lab, human_lab, weights,
                                [info[p].item_id for p in lab_pairs])
+
+
+class _ShareBase(NamedTuple):
+    """A model under test × label set (not pass/fail) of a group: its pairs in pair order, each pair's repeat
+    labels and stratum (verdicts only, kept with them)."""
+
+    pairs: list[Pair]
+    labels: list[list[str | None]]
+    strata: list[str]
+
+
+def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
+                 ) -> dict[tuple[str, tuple[str, ...]], _ShareBase]:
+    groups: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
+    for p in pairs:
+        if set(info[p].labels) != set(PASS_FAIL):
+            groups[(info[p].model, tuple(info[p].labels))].append(p)
+    return {key: _ShareBase(ps, [list(verdicts[p].labels.values()) for p in ps], [p[1] for p in ps])
+            for key, ps in sorted(groups.items())}
 
 
 def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
@@ -770,19 +847,18 @@ def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: di
 
 
 def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[LabelShare, ...]:
+                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo],
+                 bases: dict[tuple[str, tuple[str, ...]], _ShareBase] | None = None) -> tuple[LabelShare, ...]:
     """Per model under test × label set other than pass/fail: the corrected share of each label (`label_shares`),
     labelled pairs being the counted random pairs, post-stratified by constraint id like the pass rate."""
-    groups: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
-    for p in pairs:
-        if set(info[p].labels) != set(PASS_FAIL):
-            groups[(info[p].model, tuple(info[p].labels))].append(p)
+    if bases is None:
+        bases = _share_bases(pairs, verdicts, info)
     out: list[LabelShare] = []
-    for (model, label_set), ps in sorted(groups.items()):
-        lab = [p for p in ps if p in humans and "random" in rules.get(p, ())]
-        out += label_shares(model, label_set, [list(verdicts[p].labels.values()) for p in ps],
+    for (model, label_set), base in bases.items():
+        lab = [p for p in filter(humans.__contains__, base.pairs) if "random" in rules.get(p, ())]
+        out += label_shares(model, label_set, base.labels,
                             [list(verdicts[p].labels.values()) for p in lab], [humans[p] for p in lab],
-                            strata_all=[p[1] for p in ps], strata_lab=[p[1] for p in lab])
+                            strata_all=base.strata, strata_lab=[p[1] for p in lab])
     return tuple(out)
 
 
@@ -818,7 +894,7 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     verdicts, _ = common_repeats(verdicts)
     labels = human_labels_by_pair(db)
     humans = {p: rows[0]["label"] for p, rows in labels.items()}
-    return _ppi(run_id, verdicts, verdicts, humans, counted_rules(db), info)[0]
+    return _ppi(run_id, _ppi_base(verdicts, verdicts, info), humans, counted_rules(db), info)[0]
 
 
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
@@ -837,12 +913,14 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
-    info = _pair_info_kept(db)
-    stratum_of = _kept(db, "strata", (), lambda: {p: (p[1], i.model) for p, i in info.items()})
+    version = verdicts_version(db)  # read once: it counts every verdict
+    info = _pair_info_kept(db, version)
+    stratum_of = _kept(db, "strata", (), lambda: {p: (p[1], i.model) for p, i in info.items()}, version)
     if run_id is not None:
         records = require_run(db, run_id)
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
-    raw_rules = sample_rules(db)
+    # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
+    raw_rules = kept_sample_rules(db, version)
     rules = counted_rules(db, run_id, raw_rules)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
     labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen).items() if p in info}
@@ -850,43 +928,45 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
-    population = population_sizes(db, run_id)
+    population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
-    covariates = record_covariates(db)
+    covariates = record_covariates(db)  # the labelled records' only: read again after a new label
+    judged = _judged_groups(db, info, shas, model, constraints, run_id, version)
+    # what each group's slices compute over all their pairs (pattern counts, repeat vs repeat, consistency,
+    # stratum sizes): verdicts only, so kept with them; labels decide only which pairs are compared
+    bases = _kept(db, "group_bases", _judged_args(shas, model, constraints, run_id),
+                  lambda: {key: _group_base(verdicts, info, stratum_of) for key, (verdicts, _) in judged.items()},
+                  version)
     groups = []
-    for (jm, sha), (verdicts, ignored) in sorted(_judged_groups(db, info, shas, model, constraints, run_id).items(),
-                                                 key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
-                                                                 rubric_rows[kv[0][1]][2])):
-        pairs = list(verdicts)
-        repeats = sorted({r for v in verdicts.values() for r in v.labels})
-        by_c: dict[str, list[Pair]] = defaultdict(list)
-        by_t: dict[str, list[Pair]] = defaultdict(list)
-        by_ls: dict[str, list[Pair]] = defaultdict(list)
-        for p in pairs:
-            by_c[p[1]].append(p)
-            by_t[info[p].type].append(p)
-            by_ls["/".join(info[p].labels)].append(p)
-        pass_rates, pass_clustering = _pass_rates(pairs, verdicts, humans, rules, info)
-        columns = _columns(pairs, verdicts, info)
-        stats = lambda name, ps: _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal,  # noqa: E731
-                                              stratum_of, columns)
-        _, name, version, created = rubric_rows[sha]
+    for (jm, sha), (verdicts, ignored) in sorted(judged.items(), key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
+                                                                                rubric_rows[kv[0][1]][2])):
+        base = bases[(jm, sha)]
+        pairs, repeats, by_c, by_t, by_ls, columns = (base.pairs, base.repeats, base.by_c, base.by_t, base.by_ls,
+                                                       base.columns)
+        pass_rates, pass_clustering = _pass_rates(pairs, verdicts, humans, rules, info, base.ppi)
+
+        def stats(name: str, ps: list[Pair], kept: bool = True) -> SliceStats:
+            return _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal, stratum_of, columns,
+                                base.slices[name] if kept else None)
+
+        _, name, rubric_version, created = rubric_rows[sha]
         verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
         verification = ()
         if fresh is not None:
             fresh_ls = {ls: [p for p in ps if p in fresh] for ls, ps in by_ls.items()}
-            verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1
-                            else (stats("overall", [p for p in pairs if p in fresh]),))
+            verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls], False) for ls in sorted(by_ls))
+                            if len(by_ls) > 1 else (stats("overall", [p for p in pairs if p in fresh], False),))
         groups.append(JudgeGroup(
-            jm, sha, name, version, created, stats("overall", pairs),
+            jm, sha, name, rubric_version, created, stats("overall", pairs),
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
             tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
             pass_rates,
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(pairs, verdicts, humans, raw_rules, counted, info),
-            verified_on, verification, _population_gaps(pairs, info, population), tuple(repeats), ignored,
-            shares := _label_rates(pairs, verdicts, humans, rules, info), _plans(pass_rates, shares, target_half_width,
-                                                                       pass_clustering),
+            verified_on, verification, _population_gaps(pairs, info, population, base.slices["overall"].stratum_sizes),
+            tuple(repeats), ignored,
+            shares := _label_rates(pairs, verdicts, humans, rules, info, base.shares),
+            _plans(pass_rates, shares, target_half_width, pass_clustering),
             pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
             _rogan_gladen(pairs, verdicts, humans, rules, info),
         ))
@@ -895,7 +975,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     cov = tuple(
         CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok,
                     c.population, _coverage_reason(c))
-        for c in stratum_coverage(db, rate, run_id=run_id)
+        for c in stratum_coverage(db, rate, run_id=run_id, version=version)
         if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
     )
     filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,
@@ -924,15 +1004,17 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
 # is read from) and the filters, so the app's report after a new label reads only labels and samples again. Never
 # mutated by its readers. Not kept for an in-memory database (no file to name it by).
 _KEPT: dict[tuple, Any] = {}
-_KEPT_SIZE = 4
+_KEPT_SIZE = 12
 _KEPT_LOCK = threading.Lock()
 
 
-def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any) -> Any:
+def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any, version: tuple | None = None) -> Any:
+    """`compute()` kept under (database file, name, args, `verdicts_version`); `version`: that version when the
+    caller has read it."""
     path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "") or ""
     if not path:
         return compute()
-    key = (path, name, args, verdicts_version(db))
+    key = (path, name, args, verdicts_version(db) if version is None else version)
     found = _KEPT.get(key)
     if found is None:
         found = compute()
@@ -943,21 +1025,66 @@ def _kept(db: sqlite_utils.Database, name: str, args: tuple, compute: Any) -> An
     return found
 
 
-def _pair_info_kept(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
-    return _kept(db, "pair_info", (), lambda: pair_info(db))
+def kept_sample_rules(db: sqlite_utils.Database, version: tuple | None = None) -> dict[Pair, frozenset[str]]:
+    """`sample_rules(db)`, kept under the verdicts' and the samples' versions (the caller must not mutate it)."""
+    return _kept(db, "sample_rules", (), lambda: sample_rules(db),
+                 ((verdicts_version(db) if version is None else version), samples_version(db)))
+
+
+def _pair_info_kept(db: sqlite_utils.Database, version: tuple | None = None) -> dict[Pair, PairInfo]:
+    return _kept(db, "pair_info", (), lambda: pair_info(db), version)
+
+
+def _judged_args(shas: set[str] | None, model: str | None, constraints: set[str] | None,
+                 run_id: str | None) -> tuple:
+    # `info` is the run's with run_id, so the run is part of what the groups are computed from
+    return (frozenset(shas) if shas is not None else None, model,
+            frozenset(constraints) if constraints is not None else None, run_id)
 
 
 def _judged_groups(db: sqlite_utils.Database, info: dict[Pair, PairInfo], shas: set[str] | None, model: str | None,
-                   constraints: set[str] | None, run_id: str | None = None) -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
+                   constraints: set[str] | None, run_id: str | None = None, version: tuple | None = None
+                   ) -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
     """(judge model, rubric sha) -> (its semantic pairs' verdicts on their common repeats, rows left out)."""
     def compute() -> dict[tuple[str, str], tuple[dict[Pair, _Verdicts], int]]:
         loaded = load_verdicts(db, rubrics=shas, model=model, constraints=constraints, reasons=False)
         return {key: common_repeats({p: v for p, v in verdicts.items() if p in info})
                 for key, verdicts in loaded.items()}
 
-    args = (frozenset(shas) if shas is not None else None, model,
-            frozenset(constraints) if constraints is not None else None, run_id)  # `info` is the run's with run_id
-    return _kept(db, "judged_groups", args, compute)
+    return _kept(db, "judged_groups", _judged_args(shas, model, constraints, run_id), compute, version)
+
+
+class _GroupBase(NamedTuple):
+    """What a judge group's report computes over all its pairs from verdicts and pair info alone (no label)."""
+
+    pairs: list[Pair]
+    repeats: list[int]
+    by_c: dict[str, list[Pair]]
+    by_t: dict[str, list[Pair]]
+    by_ls: dict[str, list[Pair]]
+    columns: "_Columns"
+    slices: dict[str, "_SliceBase"]  # by slice name, every slice of the group but the verification ones
+    ppi: dict[str, "_PpiBase"]  # by model under test, its pass/fail pairs
+    shares: dict[tuple[str, tuple[str, ...]], "_ShareBase"]  # by model under test × label set, the other sets
+
+
+def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
+                stratum_of: dict[Pair, tuple[str, str]]) -> _GroupBase:
+    pairs = list(verdicts)
+    repeats = sorted({r for v in verdicts.values() for r in v.labels})
+    by_c: dict[str, list[Pair]] = defaultdict(list)
+    by_t: dict[str, list[Pair]] = defaultdict(list)
+    by_ls: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        by_c[p[1]].append(p)
+        by_t[info[p].type].append(p)
+        by_ls["/".join(info[p].labels)].append(p)
+    columns = _columns(pairs, verdicts, info)
+    named = [("overall", pairs)] + [(f"constraint:{c}", ps) for c, ps in by_c.items()] + \
+        [(f"type:{t}", ps) for t, ps in by_t.items()] + [(f"labels:{ls}", ps) for ls, ps in by_ls.items()]
+    slices = {name: _slice_base(ps, repeats, columns, stratum_of, info) for name, ps in named}
+    return _GroupBase(pairs, repeats, dict(by_c), dict(by_t), dict(by_ls), columns, slices,
+                      _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info))
 
 
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
@@ -997,8 +1124,11 @@ def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verd
     return out, ignored
 
 
-def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter) -> tuple[PopulationGap, ...]:
-    judged = Counter((p[1], info[p].model) for p in pairs)
+def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: Counter,
+                     judged: Counter | None = None) -> tuple[PopulationGap, ...]:
+    """`judged`: the pairs per (constraint, model under test) when the caller has counted them."""
+    if judged is None:
+        judged = Counter((p[1], info[p].model) for p in pairs)
     return tuple(PopulationGap(cid, model, n, population[(cid, model)])
                  for (cid, model), n in sorted(judged.items()) if n < population[(cid, model)])
 

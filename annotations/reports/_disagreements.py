@@ -34,10 +34,10 @@ from judgecal.evalsets import EvalItem, Parsed, RunRecord, canonical_json, rende
 from judgecal.annotations.reports._calibration import (
     _as_set,
     human_labels_by_pair,
+    kept_sample_rules,
     load_verdicts,
     majority_label,
     match_rubrics,
-    sample_rules,
 )
 from judgecal.annotations.store import import_items, load_items, load_run
 from judgecal.annotations.store import now_iso, write
@@ -96,7 +96,7 @@ def _output_text(record: RunRecord | None) -> str:
 def disagreements(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
                   constraint: str | Sequence[str] | None = None) -> list[Disagreement]:
     """Labelled pairs where a reviewer and the judge's majority differ, most-flipped first (see module docstring)."""
-    rules = sample_rules(db)
+    rules = kept_sample_rules(db)
     humans = human_labels_by_pair(db, standing=True)
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version FROM rubrics")}
     decisions = {(r, c): d for r, c, d in db.execute(

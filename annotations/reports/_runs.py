@@ -148,13 +148,19 @@ def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha2
     return pair_labels(db, run_ids, rubric_sha256=rubric_sha256, judge_model=judge_model).settled()
 
 
-def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None) -> bool | None:
-    """Whether the record meets the constraint; None when that is not known (unjudged, or not a pass/fail set)."""
+def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None,
+                      stored: "dict[tuple[str, str], StoredCheck] | None" = None) -> bool | None:
+    """Whether the record meets the constraint; None when that is not known (unjudged, or not a pass/fail set).
+    `stored`: the stored check results of the records (`stored_checks`), read instead of running a check they hold
+    for the same checker and loose flag."""
     failed_run = record.failed
     if constraint.check is not None:
         if failed_run:
             return False
         c = constraint.check
+        found = None if stored is None else stored.get((record.id, constraint.id))
+        if found is not None and found.checker == c.id and found.loose == bool(c.loose):
+            return found.passed
         return check_record(c, record).passed
     expected = expected_labels(constraint) if constraint.labels != PASS_FAIL else ("pass",)
     if expected is None:
@@ -162,6 +168,21 @@ def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settle
     if failed_run:
         return False
     return None if settled is None else settled.label in expected
+
+
+class StoredCheck(NamedTuple):
+    checker: str
+    loose: bool
+    passed: bool
+
+
+def stored_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], StoredCheck]:
+    """The stored mechanical check results (`judgecal check`) of one run's records. A result is keyed to its run
+    record and constraint, both immutable by id (an import never replaces a record or an item), and carries the
+    checker and loose flag it was run with; `constraint_passed` reads it only when those match the constraint's."""
+    return {(rid, cid): StoredCheck(checker, bool(loose), bool(passed)) for rid, cid, checker, loose, passed in
+            db.execute("SELECT cr.run_record_id, cr.constraint_id, cr.checker, cr.loose, cr.passed FROM check_results cr"
+                       " JOIN run_records r ON r.id = cr.run_record_id WHERE r.run_id = ?", [run_id])}
 
 
 # --------------------------------------------------------------------------- per-run metrics
@@ -380,6 +401,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
     if not records:
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
+    checks = stored_checks(db, run_id)
     tool_calls = parse_fail = s_checked = s_passed = c_settled = c_passed = c_unjudged = human = 0
     item_pass: dict[str, bool | None] = {}
     item_failed: dict[str, set[str]] = {}
@@ -404,7 +426,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         must_known, must_failed = False, False
         for c in item.constraints:
             s = settled.get((rec.id, c.id))
-            outcome = constraint_passed(rec, c, s)
+            outcome = constraint_passed(rec, c, s, checks)
             if c.check is not None:
                 mech[0] += int(bool(outcome))
                 mech[1] += 1

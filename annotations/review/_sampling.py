@@ -228,7 +228,7 @@ class CountedPairs(NamedTuple):
 # fingerprint is one aggregate over the sampled rows (no Python loop), and it changes on any insert, delete or
 # reseed of those rows, so a hit returns what the slow definition would compute (tests/test_sampling_cache.py).
 _MEMO: dict[tuple, Any] = {}
-_MEMO_SIZE = 8
+_MEMO_SIZE = 12
 
 
 def _db_file(db: sqlite_utils.Database) -> str:
@@ -558,20 +558,55 @@ def review_progress(db: sqlite_utils.Database, rows: list[StratumCoverage] | Non
 
 
 def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
-             include_unjudged: bool = False, run_id: str | None = None) -> list[StratumCoverage]:
+             include_unjudged: bool = False, run_id: str | None = None,
+             version: tuple | None = None) -> list[StratumCoverage]:
     """Exact review coverage of every stratum, from the current verdicts, samples and labels (one row per stratum,
     sorted by stratum). Reads every verdict: for the CLI, calibration and the CI gate, not for a page rerun
-    (see `quota_progress`). `run_id`: the coverage of that run's pairs by its counted pairs (`counted_pairs`)."""
+    (see `quota_progress`). `run_id`: the coverage of that run's pairs by its counted pairs (`counted_pairs`).
+
+    `version`: a key that changes whenever verdicts, run records or constraints change (the calibration report's
+    `verdicts_version`). With it, what does not depend on labels (populations, judged and sampled counts, the
+    strata of the random pairs) is memoised under it and the samples' fingerprint, and only the counted pairs are
+    read again: the Calibration page after a new label."""
     _check_rates(rate, 0)
-    population = population_sizes(db, run_id)
+    if version is None:
+        parts = _coverage_parts(db, include_unjudged, run_id)
+    else:
+        parts = _memo(db, ("coverage_parts", include_unjudged, run_id), (version, _data_version(db)[0]),
+                      lambda: _coverage_parts(db, include_unjudged, run_id))
     done = counted_pairs(db, run_id=run_id).pairs
+    counts = {key: [judged, sampled, 0] for key, (judged, sampled) in parts.counts.items()}
+    for pair, key in parts.random_strata:
+        if pair in done and key in counts:  # with run_id, `done` holds the run's counted pairs only
+            counts[key][2] += 1
+    rows = []
+    for key in sorted(counts, key=lambda k: k.stratum):
+        judged, sampled, labelled = counts[key]
+        size = max(judged, parts.population[(key.constraint_id, key.model)])
+        needed = quota(rate, size)
+        complete = key.rubric_sha256 is None or judged >= size
+        rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, judged, sampled,
+                                    labelled, needed, labelled >= needed and complete, size))
+    return rows
+
+
+class _CoverageParts(NamedTuple):
+    """What `coverage` reads that labels do not change."""
+
+    population: Counter[tuple[str, str]]
+    counts: dict[StratumKey, tuple[int, int]]  # judged, in the random sample
+    random_strata: tuple[tuple[Pair, StratumKey], ...]  # each random pair's strata (`_strata_of_random_pairs`)
+
+
+def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None) -> _CoverageParts:
+    population = population_sizes(db, run_id)
     # `run_id`: only that run's records (the same SQL with one more condition)
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     # The members of each stratum are those of `strata_members`, counted in SQL (issue 16.2: the pairs themselves
     # are never read): judged pairs from the distinct (rubric version, constraint, run record) of the verdicts, and
     # which of them are in the random sample. Only the counted pairs, all in the random sample, are looked up one by
     # one, to find their strata.
-    counts: dict[StratumKey, list[int]] = {}
+    counts: dict[StratumKey, tuple[int, int]] = {}
     for cid, model, sha, judged, sampled in db.execute(f"""
             SELECT v.constraint_id, r.model, v.rubric_sha256, count(*), count(s.run_record_id)
             FROM (SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts) v
@@ -581,7 +616,7 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
                                 AND s.rule = 'random'
             WHERE 1{in_run}
             GROUP BY 1, 2, 3""", run_args):
-        counts[StratumKey(cid, model, sha)] = [judged, sampled, 0]
+        counts[StratumKey(cid, model, sha)] = (judged, sampled)
     if include_unjudged:
         for cid, model, judged, sampled in db.execute(f"""
                 SELECT c.id, r.model, count(*), count(s.run_record_id) {_SEMANTIC_PAIRS.replace(
@@ -590,26 +625,12 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
                 AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.run_record_id = r.id AND v.constraint_id = c.id)
                 {in_run}
                 GROUP BY 1, 2""", run_args):
-            counts[StratumKey(cid, model, None)] = [judged, sampled, 0]
-    for key in _strata_of_random_pairs(db, done, include_unjudged):
-        if key in counts:  # with run_id, `done` holds the run's counted pairs only; the guard is for safety
-            counts[key][2] += 1
-    rows = []
-    for key in sorted(counts, key=lambda k: k.stratum):
-        judged, sampled, labelled = counts[key]
-        size = max(judged, population[(key.constraint_id, key.model)])
-        needed = quota(rate, size)
-        complete = key.rubric_sha256 is None or judged >= size
-        rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, judged, sampled,
-                                    labelled, needed, labelled >= needed and complete, size))
-    return rows
+            counts[StratumKey(cid, model, None)] = (judged, sampled)
+    return _CoverageParts(population, counts, tuple(_strata_of_random_pairs(db, include_unjudged)))
 
 
-def _strata_of_random_pairs(db: sqlite_utils.Database, pairs: frozenset[Pair],
-                            include_unjudged: bool) -> Iterator[StratumKey]:
-    """The `strata_members` strata of each of `pairs` (random-sample pairs), one key per (pair, stratum)."""
-    if not pairs:
-        return
+def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool) -> Iterator[tuple[Pair, StratumKey]]:
+    """The `strata_members` strata of each random-sample pair, one (pair, key) per pair and stratum."""
     sql = f"""
         SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256,
                (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output
@@ -620,12 +641,10 @@ def _strata_of_random_pairs(db: sqlite_utils.Database, pairs: frozenset[Pair],
         WHERE s.rule = 'random'
     """
     for rid, cid, model, sha, has_output in db.execute(sql):
-        if (rid, cid) not in pairs:
-            continue
         if sha is not None:
-            yield StratumKey(cid, model, sha)
+            yield Pair(rid, cid), StratumKey(cid, model, sha)
         elif include_unjudged and has_output:
-            yield StratumKey(cid, model, None)
+            yield Pair(rid, cid), StratumKey(cid, model, None)
 
 
 def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:

@@ -8,7 +8,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from judgecal.annotations.stats._common import Z_95
 from judgecal.annotations.stats._majority import majority_label
@@ -176,12 +176,14 @@ def _clip01(x: float) -> float:
     return min(1.0, max(0.0, x))
 
 
-def design_weights(sampled: Sequence[Pair], population: Iterable[Pair], stratum: Any) -> list[float]:
+def design_weights(sampled: Sequence[Pair], population: Iterable[Pair], stratum: Any,
+                   sizes: Mapping[Any, int] | None = None) -> list[float]:
     """N_s / n_s for each sampled pair: the population pairs of its stratum over the sampled pairs of it, so the
     weighted confusion table estimates the population's under a stratified design whose sampling fraction differs by
     stratum (ceil(rate × N_s) over-samples small strata). `stratum` maps a pair to its stratum key. A sampled pair
-    whose stratum has no population pair raises ValueError."""
-    size = Counter(stratum(p) for p in population)
+    whose stratum has no population pair raises ValueError. `sizes`: the population's count per stratum, when the
+    caller has it (then `population` is not read)."""
+    size = Counter(stratum(p) for p in population) if sizes is None else Counter(sizes)
     got = Counter(stratum(p) for p in sampled)
     out = []
     for p in sampled:
