@@ -825,6 +825,16 @@ def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[
             for key, ps in sorted(groups.items())}
 
 
+_PREDICTIONS: dict[Any, float] = {}  # verdict pattern -> ppi_prediction: a few dozen patterns, however many pairs
+
+
+def _prediction_of(v: _Verdicts) -> float:
+    f = _PREDICTIONS.get(v.pattern)
+    if f is None:
+        f = _PREDICTIONS[v.pattern] = ppi_prediction(v.labels.values())
+    return f
+
+
 def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                   rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[RoganGladen, ...]:
     """The Rogan–Gladen cross-check per model under test on the same pairs and predictions as `_ppi`: the judge's
@@ -838,7 +848,7 @@ def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: di
     for model in sorted(by_model):
         ps = by_model[model]
         lab = [p for p in ps if p in humans and "random" in rules.get(p, ()) and humans[p] in PASS_FAIL]
-        pred = {p: ppi_prediction(verdicts[p].labels.values()) for p in ps}
+        pred = {p: _prediction_of(verdicts[p]) for p in ps}
         out.append(rogan_gladen(model, [pred[p] for p in ps], [pred[p] for p in lab],
                                 [int(humans[p] == "pass") for p in lab],
                                 weights=design_weights(lab, ps, lambda p: p[1]) if lab else None,
