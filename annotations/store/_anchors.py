@@ -15,10 +15,10 @@ from typing import Any, Iterable, NamedTuple
 
 import sqlite_utils
 
-from judgecal.evalsets import VerdictRow, storable
+from judgecal.evalsets import VerdictRow
 from judgecal.annotations.store._batches import claim_leases
 from judgecal.annotations.store._schema import connect, now_iso, write
-from judgecal.annotations.store._verdicts import storable_verdict_row
+from judgecal.annotations.store._verdicts import storable_verdict_row, unstorable_verdict
 from judgecal.annotations.store._writer import QueuedWriter
 
 
@@ -269,11 +269,7 @@ class SqliteDriftSink(QueuedWriter[Any]):
                 self.batch_id, stamp)
 
     def fallback(self, v: Any, exc: BaseException) -> VerdictRow:
-        """A verdict that could not be stored becomes an error row (`unstorable`), asked again on resume."""
-        return VerdictRow(**{f: getattr(v, f) for f in _KEY}, label=None, reason=None, error="unstorable",
-                          error_detail=storable(f"the answer could not be stored: {type(exc).__name__}: {exc}")[:2000],
-                          raw=None, input_tokens=getattr(v, "input_tokens", None),
-                          output_tokens=getattr(v, "output_tokens", None), latency_ms=getattr(v, "latency_ms", None))
+        return unstorable_verdict(v, exc)
 
     def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
         stamp = now_iso()

@@ -15,7 +15,7 @@ import sqlite_utils
 
 from judgecal.annotations.store._batches import claim_leases
 from judgecal.annotations.store._schema import connect, now_iso, write
-from judgecal.annotations.store._verdicts import _VERDICT_FIELDS, StoredVerdict, storable_verdict_row
+from judgecal.annotations.store._verdicts import _VERDICT_FIELDS, StoredVerdict, storable_verdict_row, unstorable_verdict
 from judgecal.annotations.store._writer import QueuedWriter
 
 _ANSWER_FIELDS = _VERDICT_FIELDS[5:]  # label ... latency_ms
@@ -108,11 +108,7 @@ class SqliteProbeSink(QueuedWriter[Any]):
                 v.judge_model, *values[5:], self.batch_id, stamp)
 
     def fallback(self, v: Any, exc: BaseException) -> StoredVerdict:
-        """An answer that could not be stored becomes an error row (`unstorable`), asked again on resume."""
-        key = {f: getattr(v, f) for f in _VERDICT_FIELDS[:5]}
-        return StoredVerdict(**key, label=None, reason=None, error="unstorable",
-                             error_detail=f"the answer could not be stored: {type(exc).__name__}: {exc}"[:2000],
-                             raw=None, input_tokens=None, output_tokens=None, latency_ms=None)
+        return unstorable_verdict(v, exc)
 
     def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
         stamp = now_iso()

@@ -121,6 +121,15 @@ def storable_verdict_row(values: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def unstorable_verdict(v: Any, exc: BaseException) -> VerdictRow:
+    """What every verdict sink stores for an answer it could not store (its writer's fallback): an error row
+    `unstorable` under the same key, with the tokens spent on it, asked again on resume."""
+    return VerdictRow(**{f: getattr(v, f) for f in _VERDICT_FIELDS[:5]}, label=None, reason=None, error="unstorable",
+                      error_detail=storable(f"the answer could not be stored: {type(exc).__name__}: {exc}")[:2000],
+                      raw=None, input_tokens=getattr(v, "input_tokens", None),
+                      output_tokens=getattr(v, "output_tokens", None), latency_ms=getattr(v, "latency_ms", None))
+
+
 class SqliteVerdictSink(QueuedWriter[Any]):
     """Stores verdicts from many worker threads through one writer thread (see QueuedWriter). The upsert never
     turns a stored label into a duplicate or overwrites it; an error row is replaced by a later answer."""
@@ -163,12 +172,7 @@ class SqliteVerdictSink(QueuedWriter[Any]):
         return storable_verdict_row(tuple(getattr(v, f) for f in _VERDICT_FIELDS)) + (self.batch_id, stamp)
 
     def fallback(self, v: Any, exc: BaseException) -> StoredVerdict:
-        """A verdict that could not be stored becomes an error row (`unstorable`), asked again on resume."""
-        key = {f: getattr(v, f) for f in _VERDICT_FIELDS[:5]}
-        return StoredVerdict(**key, label=None, reason=None, error="unstorable",
-                             error_detail=storable(f"the answer could not be stored: {type(exc).__name__}: {exc}")[:2000],
-                             raw=None, input_tokens=getattr(v, "input_tokens", None),
-                             output_tokens=getattr(v, "output_tokens", None), latency_ms=getattr(v, "latency_ms", None))
+        return unstorable_verdict(v, exc)
 
     def commit(self, db: sqlite_utils.Database, rows: list[Any]) -> None:
         stamp = now_iso()
