@@ -8,10 +8,9 @@ import math
 
 from judgecal import annotations as ann
 from judgecal import drift as drift_job
-from judgecal._args import CommandError, fraction, non_negative_float, non_negative_int, positive_float, positive_int, say
+from judgecal._args import CommandError, fraction, non_negative_float, non_negative_int, positive_int, say
 from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
-from judgecal._cmd_judge import _backend
-from judgecal.judge import DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
+from judgecal._cmd_judge import _backend, add_endpoint_flags
 
 EXIT_LIMIT_FAILED = 1
 
@@ -132,25 +131,6 @@ def cmd_drift(args: argparse.Namespace) -> int:
     return EXIT_LIMIT_FAILED if any(not c.ok for c in checks) else 0
 
 
-def _endpoint_args(p: argparse.ArgumentParser) -> None:
-    """The judge endpoint's flags, as `judge` has them (the same `_backend` reads them)."""
-    p.add_argument("--backend", choices=["openai", "local"], default="openai",
-                   help="openai: any OpenAI-compatible endpoint; local: offline SmolLM2-135M (demo quality)")
-    p.add_argument("--model", help="judge model to re-judge with (default: $JUDGECAL_MODEL)")
-    p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
-    p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
-    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
-                   help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
-    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
-    p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")
-    p.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S,
-                   help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
-                   help=f"SDK retries on 429/5xx/timeouts (default {DEFAULT_MAX_RETRIES})")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "anchor", help="freeze a drift anchor (a seeded random subset of the counted pairs) or list the anchors",
@@ -184,5 +164,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="decide limits on the conservative bound (default) or the point estimate")
     p.add_argument("--history", action="store_true", help="print the finished drift runs instead of judging")
     p.add_argument("--json", action="store_true", help="JSON output")
-    _endpoint_args(p)
+    add_endpoint_flags(p, model_help="judge model to re-judge with (default: $JUDGECAL_MODEL)")
     p.set_defaults(func=cmd_drift)

@@ -148,6 +148,27 @@ def _export_verdicts(db_path: Path, out: Path) -> str:
     return f"{n} verdicts rows written to {out}"
 
 
+def add_endpoint_flags(p: argparse.ArgumentParser, *, model_help: str = "judge model (default: $JUDGECAL_MODEL)",
+                       seed_flag: str = "--seed",
+                       seed_help: str = "sent where the endpoint supports it (default 0)") -> None:
+    """The judge endpoint's flags, read by `_backend`: `judge`, `probe` and `drift` take the same ones."""
+    p.add_argument("--backend", choices=["openai", "local"], default="openai",
+                   help="openai: any OpenAI-compatible endpoint; local: offline SmolLM2-135M (demo quality)")
+    p.add_argument("--model", help=model_help)
+    p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
+    p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
+    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
+                   help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
+    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
+    p.add_argument(seed_flag, dest="seed", type=int, default=0, help=seed_help)
+    p.add_argument("--no-seed", action="store_true", help="do not send a seed")
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S,
+                   help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
+    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
+                   help=f"SDK retries on 429/5xx/timeouts, honouring Retry-After (default {DEFAULT_MAX_RETRIES})")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "judge", help="judge every (run record, semantic constraint) pair k times; resumable, cached",
@@ -157,29 +178,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rubric", default="strict", metavar="NAME_OR_FILE",
                    help="a rubric file (name = file stem; a changed file is a new version), a shipped rubric "
                         f"({', '.join(SHIPPED)}), or a rubric stored in the project (default: strict)")
-    p.add_argument("--backend", choices=["openai", "local"], default="openai",
-                   help="openai: any OpenAI-compatible endpoint; local: offline SmolLM2-135M (demo quality)")
-    p.add_argument("--model", help="judge model (default: $JUDGECAL_MODEL)")
-    p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
-    p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
     p.add_argument("--repeats", type=positive_int, default=None, metavar="K",
                    help=f"verdicts per pair (default {DEFAULT_REPEATS}; with --pairwise: rounds of both orders, default 1)")
     p.add_argument("--pairwise", nargs=2, metavar=("RUN_A", "RUN_B"),
                    help="judge run A against run B on their common items, each pair in both orders (position "
                         "swap); prints position bias and the preference rate with exact 95%% intervals")
-    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
-                   help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")
     p.add_argument("--run-id", metavar="RUN_ID", help="only the pairs of this run's records")
     p.add_argument("--only-labelled", action="store_true", help="only pairs that have a human label")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N pairs (in import order)")
-    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
-    p.add_argument("--seed", type=int, default=0, help="sent where the endpoint supports it (default 0)")
-    p.add_argument("--no-seed", action="store_true", help="do not send a seed")
-    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
-                   help=f"SDK retries on 429/5xx/timeouts, honouring Retry-After (default {DEFAULT_MAX_RETRIES})")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_endpoint_flags(p)
     _cmd_judge_batch.add_flags(p)
     p.set_defaults(func=cmd_judge)
 

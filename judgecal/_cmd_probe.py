@@ -9,13 +9,10 @@ from __future__ import annotations
 import argparse
 
 from judgecal import jobs
-from judgecal._args import CommandError, non_negative_float, non_negative_int, positive_float, positive_int, say
+from judgecal._args import CommandError, positive_int, say
 from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
-from judgecal._cmd_judge import _backend
+from judgecal._cmd_judge import _backend, add_endpoint_flags
 from judgecal.judge import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_TIMEOUT_S,
     PROBE_KINDS,
     SHIPPED,
     Rubric,
@@ -65,21 +62,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample", type=positive_int, metavar="N", help="only N of the pairs, drawn at random with --seed")
     p.add_argument("--seed", dest="seed_sample", type=int, default=0,
                    help="seed of the --sample draw (default 0: the same seed draws the same pairs)")
-    p.add_argument("--judge-seed", dest="seed", type=int, default=0,
-                   help="seed sent to the endpoint where it supports it (default 0)")
-    p.add_argument("--no-seed", action="store_true", help="send no seed to the endpoint")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")
-    p.add_argument("--backend", choices=["openai", "local"], default="openai",
-                   help="openai: any OpenAI-compatible endpoint; local: offline SmolLM2-135M (demo quality)")
-    p.add_argument("--model", help="judge model (default: $JUDGECAL_MODEL)")
-    p.add_argument("--base-url", help="endpoint (default: $OPENAI_BASE_URL, else api.openai.com)")
-    p.add_argument("--api-key", help="prefer $OPENAI_API_KEY: a flag shows in the process list. Never stored.")
-    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
-                   help=f"requests in flight (default {DEFAULT_CONCURRENCY})")
-    p.add_argument("--temperature", type=non_negative_float, default=0.0, help="default 0")
-    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S,
-                   help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--max-retries", type=non_negative_int, default=DEFAULT_MAX_RETRIES,
-                   help=f"SDK retries on 429/5xx/timeouts (default {DEFAULT_MAX_RETRIES})")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_endpoint_flags(p, seed_flag="--judge-seed", seed_help="seed sent to the endpoint where it supports it (default 0)")
     p.set_defaults(func=cmd_probe)
