@@ -327,48 +327,15 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
         table[index[x], index[y]] += wt
     n_eff = sum(w) ** 2 / sum(x * x for x in w)
     deff = design_effect([x == y for x, y in zip(a, b)], clusters) if clusters is not None else NO_CLUSTERING
-    n_eff = deff.effective(n_eff)
-    scaled = table * (n_eff / table.sum())
-    k = kappa_from_table(scaled, None, labels)
-    iv = agr.kappa_interval(scaled, labels=labels)
     if weights is None:
         confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
     else:
         confusion = tuple(tuple(round(float(x), 6) for x in row) for row in table)
-    agree = sum(x == y for x, y in zip(a, b))
-    pct = float(np.trace(table) / table.sum())
-    tpr = tnr = None
-    if set(labels) - {ABSTAIN} == set(PASS_FAIL):
-        # fail is the positive class; an abstaining judge neither detects a fail nor clears a pass
-        fail_col, pass_col = table[:, index["fail"]], table[:, index["pass"]]
-        tpr = float(fail_col[index["fail"]] / fail_col.sum()) if fail_col.sum() else math.nan
-        tnr = float(pass_col[index["pass"]] / pass_col.sum()) if pass_col.sum() else math.nan
-    pooled = Counter(a) + Counter(b)
-    dominant, count = pooled.most_common(1)[0]
-    prevalence = count / (2 * n)
-    # PABAK over the label set (an abstention is a disagreement, not a category of its own); AC1 from the table
-    q = len([lab for lab in labels if lab != ABSTAIN])
-    pa = float(np.trace(scaled) / scaled.sum())
-    pab = (q * pa - 1) / (q - 1) if q > 1 else math.nan
-    ac1 = float(ac1_batch(scaled[None])[0]) if q > 1 else math.nan
-    try:
-        needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
-        if weights is not None or deff.value > 1:
-            # the projection is in effective pairs; a weighted or clustered design needs n / n_eff times as many
-            needed = math.ceil(needed * n / n_eff)
-    except ValueError as exc:
-        needed, needed_reason = None, str(exc)
-    return Agreement(
-        n=n, agree=agree, pct_agreement=pct, kappa=k.kappa, kappa_ci_low=iv.low, kappa_ci_high=iv.high,
-        kappa_reason=k.reason if math.isnan(k.kappa) or math.isnan(iv.low) else None,
-        interpretation=agr.interpret_kappa(k.kappa), labels=labels, confusion=confusion, tpr=tpr, tnr=tnr,
-        gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
-        prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
-        kappa_ci_method=iv.method, kappa_ci_approximate=iv.approximate, kappa_wald_low=k.ci_low,
-        kappa_wald_high=k.ci_high, abstain=sum(x == ABSTAIN for x in a), design_weighted=weights is not None,
-        n_effective=n_eff, design_effect=deff.value, clusters=deff.clusters,
-        ci_clustered_by=deff.by if clusters is not None else None,
-    )
+    dominant, count = (Counter(a) + Counter(b)).most_common(1)[0]
+    return _table_agreement(table, labels, n=n, agree=sum(x == y for x, y in zip(a, b)), dominant=dominant,
+                            count=count, abstain=sum(x == ABSTAIN for x in a), confusion=confusion,
+                            n_eff=deff.effective(n_eff), weighted=weights is not None, deff=deff,
+                            clustered=clusters is not None)
 
 
 def agreement_from_counts(cells: dict[tuple[str, str], int], label_order: Sequence[str]) -> Agreement | None:
@@ -386,32 +353,46 @@ def agreement_from_counts(cells: dict[tuple[str, str], int], label_order: Sequen
     table = np.zeros((len(labels), len(labels)))
     for (x, y), c in cells.items():
         table[index[x], index[y]] += float(c)
-    # as the list version: n weights of 1.0, (Σw)² / Σw² = n
-    n_eff = float(n) ** 2 / float(n)
-    scaled = table * (n_eff / table.sum())
-    k = kappa_from_table(scaled, None, labels)
-    iv = agr.kappa_interval(scaled, labels=labels)
-    confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
-    agree = sum(c for (x, y), c in cells.items() if x == y)
-    pct = float(np.trace(table) / table.sum())
-    tpr = tnr = None
-    if set(labels) - {ABSTAIN} == set(PASS_FAIL):
-        fail_col, pass_col = table[:, index["fail"]], table[:, index["pass"]]
-        tpr = float(fail_col[index["fail"]] / fail_col.sum()) if fail_col.sum() else math.nan
-        tnr = float(pass_col[index["pass"]] / pass_col.sum()) if pass_col.sum() else math.nan
     count_a: Counter[str] = Counter()
     count_b: Counter[str] = Counter()
     for (x, y), c in cells.items():  # first-occurrence order, as Counter(a) and Counter(b) would hold it
         count_a[x] += c
         count_b[y] += c
     dominant, count = (count_a + count_b).most_common(1)[0]
+    # as the list version: n weights of 1.0, (Σw)² / Σw² = n
+    return _table_agreement(table, labels, n=n, agree=sum(c for (x, y), c in cells.items() if x == y),
+                            dominant=dominant, count=count, abstain=count_a[ABSTAIN],
+                            confusion=tuple(tuple(int(round(x)) for x in row) for row in table),
+                            n_eff=float(n) ** 2 / float(n), weighted=False, deff=NO_CLUSTERING, clustered=False)
+
+
+def _table_agreement(table: np.ndarray, labels: tuple[str, ...], *, n: int, agree: int, dominant: str, count: int,
+                     abstain: int, confusion: tuple, n_eff: float, weighted: bool, deff: Any,
+                     clustered: bool) -> Agreement:
+    """Every number of an `Agreement` from its confusion table (pair or weighted counts) and effective size: the
+    one computation behind `agreement` (pairs) and `agreement_from_counts` (cell counts)."""
+    index = {lab: i for i, lab in enumerate(labels)}
+    scaled = table * (n_eff / table.sum())
+    k = kappa_from_table(scaled, None, labels)
+    iv = agr.kappa_interval(scaled, labels=labels)
+    pct = float(np.trace(table) / table.sum())
+    tpr = tnr = None
+    if set(labels) - {ABSTAIN} == set(PASS_FAIL):
+        # fail is the positive class; an abstaining judge neither detects a fail nor clears a pass
+        fail_col, pass_col = table[:, index["fail"]], table[:, index["pass"]]
+        tpr = float(fail_col[index["fail"]] / fail_col.sum()) if fail_col.sum() else math.nan
+        tnr = float(pass_col[index["pass"]] / pass_col.sum()) if pass_col.sum() else math.nan
     prevalence = count / (2 * n)
+    # PABAK over the label set (an abstention is a disagreement, not a category of its own); AC1 from the table
     q = len([lab for lab in labels if lab != ABSTAIN])
     pa = float(np.trace(scaled) / scaled.sum())
     pab = (q * pa - 1) / (q - 1) if q > 1 else math.nan
     ac1 = float(ac1_batch(scaled[None])[0]) if q > 1 else math.nan
     try:
         needed, needed_reason = agr.labels_needed_for_interval(iv, TARGET_HALF_WIDTH), None
+        if weighted or deff.value > 1:
+            # the projection is in effective pairs; a weighted or clustered design needs n / n_eff times as many
+            needed = math.ceil(needed * n / n_eff)
     except ValueError as exc:
         needed, needed_reason = None, str(exc)
     return Agreement(
@@ -421,7 +402,8 @@ def agreement_from_counts(cells: dict[tuple[str, str], int], label_order: Sequen
         gwet_ac1=ac1, pabak=pab, dominant_label=dominant, prevalence=prevalence,
         prevalence_dominant=prevalence > DOMINANCE, labels_needed=needed, labels_needed_reason=needed_reason,
         kappa_ci_method=iv.method, kappa_ci_approximate=iv.approximate, kappa_wald_low=k.ci_low,
-        kappa_wald_high=k.ci_high, abstain=count_a[ABSTAIN], design_weighted=False, n_effective=n_eff,
+        kappa_wald_high=k.ci_high, abstain=abstain, design_weighted=weighted, n_effective=n_eff,
+        design_effect=deff.value, clusters=deff.clusters, ci_clustered_by=deff.by if clustered else None,
     )
 
 
