@@ -58,8 +58,9 @@ import sqlite_utils
 from judgecal.annotations import stats as agr
 from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
                                         PassRateClustering, RatePlan, ac1_batch, clustered_pass_rate, design_effect,
-                                        design_weights, kappa_from_table, label_shares, ppi_pass_rate, ppi_prediction,
-                                        rate_plan, RoganGladen, rogan_gladen)
+                                        design_weights, JudgedUnits, judged_units, kappa_from_table, label_predictions,
+                                        label_shares, ppi_pass_rate, ppi_prediction, rate_plan, RoganGladen,
+                                        rogan_gladen)
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, record_covariates
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
@@ -590,15 +591,18 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
                  post_reveal: set[Pair] = frozenset(),
                  stratum_of: dict[Pair, tuple[str, str]] | None = None,
-                 columns: "_Columns | None" = None, base: "_SliceBase | None" = None) -> SliceStats:
+                 columns: "_Columns | None" = None, base: "_SliceBase | None" = None,
+                 labelled: list[Pair] | None = None) -> SliceStats:
     # `columns`: each pair's label set and verdict pattern, looked up at C speed (a slice may hold 500k pairs);
-    # `base`: what `_slice_base` computed for exactly these pairs (kept with the verdicts)
+    # `base`: what `_slice_base` computed for exactly these pairs (kept with the verdicts); `labelled`: the pairs of
+    # `pairs` with a human label, in pair order, when the caller has them (a new label then costs no pass over all)
     if columns is None:
         columns = _columns(pairs, verdicts, info)
     if base is None:
         base = _slice_base(pairs, repeats, columns, stratum_of, info)
     order = base.order
-    labelled = list(filter(humans.__contains__, pairs))  # in pair order; few
+    if labelled is None:
+        labelled = list(filter(humans.__contains__, pairs))  # in pair order; few
     random_pairs = [p for p in labelled if "random" in rules.get(p, ())]
     targeted_pairs = [p for p in labelled if "targeted" in rules.get(p, ()) and "random" not in rules.get(p, ())]
     tie = no_valid = 0
@@ -726,12 +730,17 @@ def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
 
 class _PpiBase(NamedTuple):
     """A model under test's pass/fail pairs of a group, in pair order, with the judge's prediction, stratum and item
-    of each: what the pass rate reads of every pair (verdicts only), kept with the verdicts."""
+    of each: what the pass rate reads of every pair (verdicts only), kept with the verdicts. `index` (pair -> its
+    position), `sizes` (pairs per stratum) and `units` (the judged side of the clustering) are derived from them
+    once, so a report after a new label reads the labelled pairs only."""
 
     pairs: list[Pair]
     judge: list[float]
     strata: list[str]
     items: list[str]
+    index: dict[Pair, int]
+    sizes: Counter
+    units: JudgedUnits
 
 
 def _ppi_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
@@ -744,18 +753,19 @@ def _ppi_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pa
 
 
 def _ppi_base(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _PpiBase:
-    out = _PpiBase([], [], [], [])
+    ps, judge, strata, items = [], [], [], []
     predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
     for p in pairs:
         pattern = verdicts[p].pattern
         f = predicted.get(pattern)
         if f is None:
             f = predicted[pattern] = ppi_prediction(verdicts[p].labels.values())
-        out.judge.append(f)
-        out.strata.append(p[1])
-        out.pairs.append(p)
-        out.items.append(info[p].item_id)
-    return out
+        judge.append(f)
+        strata.append(p[1])
+        ps.append(p)
+        items.append(info[p].item_id)
+    return _PpiBase(ps, judge, strata, items, {p: k for k, p in enumerate(ps)}, Counter(strata),
+                    judged_units(judge, items))
 
 
 def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
@@ -773,7 +783,7 @@ def _ppi(model: str, base: _PpiBase, humans: dict[Pair, str], rules: dict[Pair, 
     # stratum (constraint × model × rubric), whose quota is rounded up per stratum. The CI is clustered by item
     # (issue 15.5): an item's constraints share one output.
     judge_lab, human_lab, strata_lab, lab_pairs = [], [], [], []
-    for k in [k for k, p in enumerate(base.pairs) if p in humans]:  # few: the labelled pairs, in pair order
+    for k in sorted(base.index[p] for p in humans if p in base.index):  # few: the labelled pairs, in pair order
         p = base.pairs[k]
         if "random" in rules.get(p, ()):
             judge_lab.append(base.judge[k])
@@ -783,9 +793,9 @@ def _ppi(model: str, base: _PpiBase, humans: dict[Pair, str], rules: dict[Pair, 
     rate = ppi_pass_rate(model, base.judge, judge_lab, human_lab, strata_all=base.strata, strata_lab=strata_lab)
     if math.isnan(rate.ppi_estimate):
         return rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]
-    weights = design_weights(lab_pairs, (), lambda p: p[1], sizes=Counter(base.strata))
+    weights = design_weights(lab_pairs, (), lambda p: p[1], sizes=base.sizes)
     return clustered_pass_rate(rate, base.judge, base.items, judge_lab, human_lab, weights,
-                               [info[p].item_id for p in lab_pairs])
+                               [info[p].item_id for p in lab_pairs], judged=base.units)
 
 
 class _ShareBase(NamedTuple):
@@ -795,6 +805,8 @@ class _ShareBase(NamedTuple):
     pairs: list[Pair]
     labels: list[list[str | None]]
     strata: list[str]
+    index: dict[Pair, int]  # pair -> its position in `pairs`
+    f_all: dict[str, list[float]]  # label -> `label_predictions` over `pairs`
 
 
 def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
@@ -803,37 +815,31 @@ def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[
     for p in pairs:
         if set(info[p].labels) != set(PASS_FAIL):
             groups[(info[p].model, tuple(info[p].labels))].append(p)
-    return {key: _ShareBase(ps, [list(verdicts[p].labels.values()) for p in ps], [p[1] for p in ps])
-            for key, ps in sorted(groups.items())}
-
-
-_PREDICTIONS: dict[Any, float] = {}  # verdict pattern -> ppi_prediction: a few dozen patterns, however many pairs
-
-
-def _prediction_of(v: _Verdicts) -> float:
-    f = _PREDICTIONS.get(v.pattern)
-    if f is None:
-        f = _PREDICTIONS[v.pattern] = ppi_prediction(v.labels.values())
-    return f
+    out = {}
+    for key, ps in sorted(groups.items()):
+        labels = [list(verdicts[p].labels.values()) for p in ps]
+        out[key] = _ShareBase(ps, labels, [p[1] for p in ps], {p: k for k, p in enumerate(ps)},
+                              label_predictions(key[1], labels))
+    return out
 
 
 def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[RoganGladen, ...]:
+                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo],
+                  bases: dict[str, _PpiBase] | None = None) -> tuple[RoganGladen, ...]:
     """The Rogan–Gladen cross-check per model under test on the same pairs and predictions as `_ppi`: the judge's
     pass rate over every judged pass/fail pair, TPR/TNR on the counted random pairs weighted by N_s / n_s of their
-    constraint (the quota's stratum), the bootstrap resampling items (an item's constraints share one output)."""
-    by_model: dict[str, list[Pair]] = defaultdict(list)
-    for p in pairs:
-        if set(info[p].labels) == set(PASS_FAIL):
-            by_model[info[p].model].append(p)
+    constraint (the quota's stratum), the bootstrap resampling items (an item's constraints share one output).
+    `bases`: `_ppi_bases` of `pairs` (the same pairs, in the same order), when the caller keeps them."""
+    if bases is None:
+        bases = _ppi_bases(pairs, verdicts, info)
     out = []
-    for model in sorted(by_model):
-        ps = by_model[model]
-        lab = [p for p in ps if p in humans and "random" in rules.get(p, ()) and humans[p] in PASS_FAIL]
-        pred = {p: _prediction_of(verdicts[p]) for p in ps}
-        out.append(rogan_gladen(model, [pred[p] for p in ps], [pred[p] for p in lab],
+    for model in sorted(bases):
+        base = bases[model]
+        lab = [p for p in sorted((p for p in humans if p in base.index), key=base.index.__getitem__)
+               if "random" in rules.get(p, ()) and humans[p] in PASS_FAIL]
+        out.append(rogan_gladen(model, base.judge, [base.judge[base.index[p]] for p in lab],
                                 [int(humans[p] == "pass") for p in lab],
-                                weights=design_weights(lab, ps, lambda p: p[1]) if lab else None,
+                                weights=design_weights(lab, (), lambda p: p[1], sizes=base.sizes) if lab else None,
                                 clusters=[info[p].item_id for p in lab]))
     return tuple(out)
 
@@ -847,10 +853,11 @@ def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
         bases = _share_bases(pairs, verdicts, info)
     out: list[LabelShare] = []
     for (model, label_set), base in bases.items():
-        lab = [p for p in filter(humans.__contains__, base.pairs) if "random" in rules.get(p, ())]
+        lab = [p for p in sorted((p for p in humans if p in base.index), key=base.index.__getitem__)
+               if "random" in rules.get(p, ())]
         out += label_shares(model, label_set, base.labels,
                             [list(verdicts[p].labels.values()) for p in lab], [humans[p] for p in lab],
-                            strata_all=base.strata, strata_lab=[p[1] for p in lab])
+                            strata_all=base.strata, strata_lab=[p[1] for p in lab], f_all_by_label=base.f_all)
     return tuple(out)
 
 
@@ -936,31 +943,40 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
         pairs, repeats, by_c, by_t, by_ls, columns = (base.pairs, base.repeats, base.by_c, base.by_t, base.by_ls,
                                                        base.columns)
         pass_rates, pass_clustering = _pass_rates(pairs, verdicts, humans, rules, info, base.ppi)
+        # the group's labelled pairs in pair order: what every label-dependent number reads (few, however many
+        # pairs); a slice's are those of its kind, in the same order
+        labelled = sorted((p for p in humans if p in base.position), key=base.position.__getitem__)
+        member = {"overall": lambda p: True, "constraint": lambda p, c: p[1] == c,
+                  "type": lambda p, t: info[p].type == t, "labels": lambda p, ls: "/".join(info[p].labels) == ls}
+
+        def labelled_of(name: str) -> list[Pair]:
+            kind, _, value = name.partition(":")
+            return labelled if kind == "overall" else [p for p in labelled if member[kind](p, value)]
 
         def stats(name: str, ps: list[Pair], kept: bool = True) -> SliceStats:
             return _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal, stratum_of, columns,
-                                base.slices[name] if kept else None)
+                                base.slices[name] if kept else None, labelled_of(name) if kept else None)
 
         _, name, rubric_version, created = rubric_rows[sha]
-        verified_on, fresh = _verification(sha, created, parents, pairs, labels_by_pair, counted)
+        verified_on, fresh = _verification(sha, created, parents, labelled, labels_by_pair, counted)
         verification = ()
         if fresh is not None:
-            fresh_ls = {ls: [p for p in ps if p in fresh] for ls, ps in by_ls.items()}
+            fresh_ls = {ls: [p for p in labelled_of(f"labels:{ls}") if p in fresh] for ls in by_ls}
             verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls], False) for ls in sorted(by_ls))
-                            if len(by_ls) > 1 else (stats("overall", [p for p in pairs if p in fresh], False),))
+                            if len(by_ls) > 1 else (stats("overall", [p for p in labelled if p in fresh], False),))
         groups.append(JudgeGroup(
             jm, sha, name, rubric_version, created, stats("overall", pairs),
             tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
             tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
             pass_rates,
             tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
-            _non_random(pairs, verdicts, humans, raw_rules, counted, info),
+            _non_random(labelled, verdicts, humans, raw_rules, counted, info),
             verified_on, verification, _population_gaps(pairs, info, population, base.slices["overall"].stratum_sizes),
             tuple(repeats), ignored,
             shares := _label_rates(pairs, verdicts, humans, rules, info, base.shares),
             _plans(pass_rates, shares, target_half_width, pass_clustering),
-            pass_clustering, _judge_error(pairs, verdicts, humans, rules, info, covariates),
-            _rogan_gladen(pairs, verdicts, humans, rules, info),
+            pass_clustering, _judge_error(labelled, verdicts, humans, rules, info, covariates),
+            _rogan_gladen(pairs, verdicts, humans, rules, info, base.ppi),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -1058,6 +1074,7 @@ class _GroupBase(NamedTuple):
     slices: dict[str, "_SliceBase"]  # by slice name, every slice of the group but the verification ones
     ppi: dict[str, "_PpiBase"]  # by model under test, its pass/fail pairs
     shares: dict[tuple[str, tuple[str, ...]], "_ShareBase"]  # by model under test × label set, the other sets
+    position: dict[Pair, int]  # pair -> its place in `pairs`: the labelled pairs are put in pair order through it
 
 
 def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
@@ -1076,7 +1093,8 @@ def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
         [(f"type:{t}", ps) for t, ps in by_t.items()] + [(f"labels:{ls}", ps) for ls, ps in by_ls.items()]
     slices = {name: _slice_base(ps, repeats, columns, stratum_of, info) for name, ps in named}
     return _GroupBase(pairs, repeats, dict(by_c), dict(by_t), dict(by_ls), columns, slices,
-                      _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info))
+                      _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info),
+                      {p: k for k, p in enumerate(pairs)})
 
 
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],

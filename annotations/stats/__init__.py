@@ -41,6 +41,7 @@ from judgecal.annotations.stats._ppi import (
     ppi_mean,
     ppi_pass_rate,
     ppi_prediction,
+    variance_of,
 )
 from judgecal.annotations.stats._rates import (
     CorrectedRate,
@@ -75,7 +76,9 @@ from judgecal.annotations.stats._clusters import (
     DesignEffect,
     PassRateClustering,
     clustered_difference,
+    JudgedUnits,
     clustered_pass_rate,
+    judged_units,
     design_effect,
     ppi_design_effect,
 )
@@ -95,6 +98,7 @@ from judgecal.annotations.stats._corrected import (
     LabelShare,
     PairedDifference,
     label_prediction,
+    label_predictions,
     label_shares,
     ppi_difference,
 )
@@ -116,11 +120,12 @@ __all__ = [
     "beta_ppf", "binom_cdf", "ndtr", "ndtri",
     "PPIMean", "ppi_mean", "Z_POWER_80", "LabelPlan", "VarianceParts", "min_detectable_difference", "plan_labels",
     "PLAN_HALF_WIDTH", "RatePlan", "rate_plan",
-    "LabelShare", "PairedDifference", "label_prediction", "label_shares", "ppi_difference",
+    "LabelShare", "PairedDifference", "label_prediction", "label_predictions", "label_shares", "ppi_difference",
     "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "cluster_robust_se", "ErrorRate", "JudgeErrorRegression",
     "ModelErrorRates", "error_rates_by_model", "holm", "judge_error_regression", "log2_length", "logistic_fit",
     "standardised", "wilson_rate", "NO_CLUSTERING", "DesignEffect", "PassRateClustering", "clustered_pass_rate",
     "design_effect", "clustered_difference", "ppi_design_effect",
+    "JudgedUnits", "judged_units", "variance_of",
 ]
 __all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)
 __all__ += ["MIN_YOUDEN", "RG_ITERATIONS", "RG_SEED", "RoganGladen", "rogan_gladen"]  # cross-check of PPI (issue 15)

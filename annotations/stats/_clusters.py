@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Hashable, Sequence
+from typing import Hashable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -86,9 +86,28 @@ class PassRateClustering:
     se_unclustered: float
 
 
+class JudgedUnits(NamedTuple):
+    """The judged units' side of `ppi_design_effect`, prepared once (`judged_units`): it reads every judged pair (a
+    project may hold millions) and depends on no label, so a report recomputed after a new label reuses it."""
+
+    f: np.ndarray  # the predictions, as floats
+    codes: np.ndarray  # each unit's cluster number, numbered in order of first appearance
+    index: dict[Hashable, int]  # cluster key -> its number (never mutated after `judged_units`)
+
+
+def judged_units(pred_all: Sequence[float], clusters_all: Sequence[Hashable]) -> JudgedUnits:
+    if len(pred_all) != len(clusters_all):
+        raise ValueError("one cluster key per judged unit and one label, weight and key per labelled unit")
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp,
+                        count=len(clusters_all))
+    return JudgedUnits(np.asarray(pred_all, dtype=float), codes, index)
+
+
 def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Sequence[Hashable],
                       pred_lab: Sequence[float], y_lab: Sequence[float], weights_lab: Sequence[float],
-                      clusters_lab: Sequence[Hashable], *, by: str = "item") -> DesignEffect:
+                      clusters_lab: Sequence[Hashable], *, by: str = "item",
+                      judged: JudgedUnits | None = None) -> DesignEffect:
     """The design effect by cluster of a prediction-powered mean λ mean(f on all N) + mean(w (y − λ f) on the n
     labelled) (`ppi_mean`): the one rule behind every clustered PPI interval (a pass rate, a run's corrected rate, the
     paired difference of two runs). Each unit contributes λ (f_i − mean f)/N and, when labelled,
@@ -96,20 +115,24 @@ def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Seque
     to average 1, as `ppi_mean` uses them). V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)² over the G clusters of judged
     and labelled units together, so an item's judged and labelled units (which move together) count once; deff is V_cl
     over the unclustered λ² var(f)/N + var(r)/n, clipped to [1, N/G_judged] as in `design_effect`. Exactly 1 when no
-    cluster holds two judged units, or below two judged or two labelled units, or with zero unclustered variance."""
+    cluster holds two judged units, or below two judged or two labelled units, or with zero unclustered variance.
+    `judged`: `judged_units(pred_all, clusters_all)` when the caller keeps it (the same numbers, bit for bit)."""
     if not len(pred_all) == len(clusters_all) or not len(pred_lab) == len(y_lab) == len(weights_lab) \
             == len(clusters_lab):
         raise ValueError("one cluster key per judged unit and one label, weight and key per labelled unit")
+    if judged is None:
+        judged = judged_units(pred_all, clusters_all)
     n_all, n_lab = len(pred_all), len(pred_lab)
-    groups = len(set(clusters_all))
+    groups = len(judged.index)
     if n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
         return DesignEffect(1.0, groups, n_all, by)
-    f = np.asarray(pred_all, dtype=float)
+    f, ca = judged.f, judged.codes
     wts = np.asarray(weights_lab, dtype=float)
     wts = wts * n_lab / wts.sum()
     r = wts * (np.asarray(y_lab, dtype=float) - lam * np.asarray(pred_lab, dtype=float))
-    index: dict[Hashable, int] = {}
-    ca = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp, count=n_all)
+    index = judged.index
+    if not all(c in index for c in clusters_lab):
+        index = dict(index)  # a labelled unit outside the judged clusters: numbered after them, on a copy
     cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
     k = len(index)
     contrib = (np.bincount(ca, weights=lam * (f - f.mean()) / n_all, minlength=k)
@@ -122,14 +145,16 @@ def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Seque
 
 def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all: Sequence[Hashable],
                         judge_lab: Sequence[float], human_lab: Sequence[int], weights_lab: Sequence[float],
-                        clusters_lab: Sequence[Hashable], *, by: str = "item") -> tuple[PassRate, PassRateClustering]:
+                        clusters_lab: Sequence[Hashable], *, by: str = "item",
+                        judged: JudgedUnits | None = None) -> tuple[PassRate, PassRateClustering]:
     """`rate` (from `ppi_pass_rate` on the same arrays) with its variance multiplied by the design effect of the
     clustering (`ppi_design_effect`, the PPI estimate's per-cluster contributions: the judge on all N pairs and the
     rectifiers on the n labelled, `weights_lab` e.g. `design_weights`' N_s / n_s), and the CI rebuilt around the
     estimate, clipped to [0, 1]. With no cluster holding two judged pairs the design effect is exactly 1 and the rate
     comes back unchanged. So does a rate without an SE. The method says it was clustered and over how many
-    clusters."""
-    d = ppi_design_effect(rate.lam, judge_all, clusters_all, judge_lab, human_lab, weights_lab, clusters_lab, by=by)
+    clusters. `judged`: `judged_units(judge_all, clusters_all)`, when the caller keeps it."""
+    d = ppi_design_effect(rate.lam, judge_all, clusters_all, judge_lab, human_lab, weights_lab, clusters_lab, by=by,
+                          judged=judged)
     if not math.isfinite(rate.ppi_se) or d.n < 2 or len(judge_lab) < 2 or d.clusters < 2 or d.clusters == d.n:
         return rate, PassRateClustering(rate.model, d, rate.ppi_se)
     se = rate.ppi_se * math.sqrt(d.value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from judgecal.annotations.stats._common import Z_95
 from judgecal.annotations.stats._ppi import PassRate, _strata_weights, ppi_mean, ppi_pass_rate
@@ -122,10 +122,14 @@ class LabelShare:
 def label_shares(model: str, label_set: Sequence[str], judge_all: Sequence[Sequence[str | None]],
                  judge_lab: Sequence[Sequence[str | None]], human_lab: Sequence[str], *,
                  strata_all: Sequence[Any] | None = None,
-                 strata_lab: Sequence[Any] | None = None) -> tuple[LabelShare, ...]:
+                 strata_lab: Sequence[Any] | None = None,
+                 f_all_by_label: Mapping[str, Sequence[float]] | None = None) -> tuple[LabelShare, ...]:
     """One corrected share per label of `label_set`: PPI on the indicator "the label is ℓ" (`label_prediction` for
     the judge's repeats on every judged pair, the human label on the labelled ones), post-stratified like the pass
-    rate. The shares are estimated one label at a time: each has its own CI (and λ), and they need not sum to 1."""
+    rate. The shares are estimated one label at a time: each has its own CI (and λ), and they need not sum to 1.
+    `f_all_by_label`: `label_predictions(label_set, judge_all)`, when the caller keeps it (it reads every pair)."""
+    if f_all_by_label is None:
+        f_all_by_label = label_predictions(label_set, judge_all)
     out = []
     for label in label_set:
         # a project has a few repeat patterns and many pairs: predict each pattern once (issue 16.2)
@@ -138,10 +142,22 @@ def label_shares(model: str, label_set: Sequence[str], judge_all: Sequence[Seque
                 f = known[key] = label_prediction(key, label, label_set)
             return f
 
-        f_all = [predict(r) for r in judge_all]
+        f_all = f_all_by_label[label]
         f_lab = [predict(r) for r in judge_lab]
         y_lab = [int(h == label) for h in human_lab]
         out.append(LabelShare(model, "/".join(label_set), label,
                               ppi_pass_rate(model, f_all, f_lab, y_lab, strata_all=strata_all,
                                             strata_lab=strata_lab)))
     return tuple(out)
+
+
+def label_predictions(label_set: Sequence[str], judge_all: Sequence[Sequence[str | None]]) -> dict[str, list[float]]:
+    """Label -> `label_prediction` of it on every judged pair (its repeats' labels), in pair order: what
+    `label_shares` reads of the unlabelled pairs. A project has a few repeat patterns and many pairs: each pattern is
+    predicted once (issue 16.2)."""
+    keys = [tuple(r) for r in judge_all]
+    out = {}
+    for label in label_set:
+        known = {key: label_prediction(key, label, label_set) for key in dict.fromkeys(keys)}
+        out[label] = list(map(known.__getitem__, keys))
+    return out

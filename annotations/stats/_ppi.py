@@ -8,6 +8,7 @@ import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from judgecal.annotations.stats._common import Z_95
@@ -133,7 +134,7 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     wy = [w * h for w, h in zip(weight, y_lab)]
     wf = [w * j for w, j in zip(weight, pred_lab)]
     lam, method = 1.0, "PPI (λ = 1)"
-    var_pred = statistics.variance(pred_all) if n_all >= 2 else math.nan
+    var_pred = variance_of(pred_all) if n_all >= 2 else math.nan
     if n_lab >= tune_min_n and n_all >= 2:
         denom = var_pred / n_all + statistics.variance(wf) / n_lab
         if denom > 0:
@@ -154,6 +155,22 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
         var_rect = n_lab / (n_lab + 1) ** 2
     se = math.sqrt(lam * lam * var_pred / n_all + var_rect / n_lab)
     return PPIMean(estimate, se, lam, method, var_pred, var_rect, n_all, n_lab, *moments)
+
+
+def variance_of(data: Sequence[float]) -> float:
+    """`statistics.variance(data)`, bit for bit, computed from the count of each distinct value when there are few
+    (the judge's predictions over every judged pair take a handful of values: 0, 0.5, 1): statistics.variance is the
+    exact sample variance rounded once, so the same exact sum over (value, count) rounds to the same float, at C speed
+    per element instead of a Fraction per element (0.09 s per 200k values, paid again after every new label)."""
+    counts = Counter(data)
+    if len(counts) > 64 or not all(type(x) is float and math.isfinite(x) for x in counts):
+        return statistics.variance(data)
+    n = sum(counts.values())
+    if n < 2:
+        return statistics.variance(data)  # its error
+    sx = sum(c * Fraction(x) for x, c in counts.items())
+    sxx = sum(c * Fraction(x) ** 2 for x, c in counts.items())
+    return float((n * sxx - sx * sx) / n / (n - 1))
 
 
 def _strata_weights(strata_all: Sequence[Any] | None, strata_lab: Sequence[Any] | None, n_all: int,
