@@ -443,11 +443,12 @@ class _Verdicts:
     labels: dict[int, str | None]  # repeat -> label (None = error)
     reason: dict[int, str | None]
 
-    @property
+    @functools.cached_property
     def pattern(self) -> tuple[tuple[int, str | None], ...]:
         """The (repeat, label) items: every statistic of a slice over all its pairs (repeat vs repeat, consistency,
         error rows, the PPI prediction) depends on a pair only through this, so a slice is summarised by the count
-        of each pattern (a few dozen) instead of a loop over its pairs."""
+        of each pattern (a few dozen) instead of a loop over its pairs. Read once `labels` is complete (it is kept:
+        pairs with the same repeats share one `_Verdicts` and so one tuple)."""
         return tuple(self.labels.items())
 
 
@@ -470,6 +471,10 @@ def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None,
         if values is not None:
             where.append(f"{column} IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(sorted(values)))
+    if not reasons and pairs is None:
+        grouped = _load_patterns(db, where, params)
+        if grouped is not None:
+            return grouped
     sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label"
            f"{', reason' if reasons else ''} FROM {source}"
            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY verdicts.id")
@@ -486,6 +491,40 @@ def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None,
         v.labels[rep] = label
         if reasons:
             v.reason[rep] = row[6]
+    return out
+
+
+_SEP, _ITEM, _ERROR = "\x1d", "\x1f", "\x1e"  # separators no label holds (checked: a mismatch reads row by row)
+
+
+def _load_patterns(db: sqlite_utils.Database, where: list[str], params: list[Any]
+                   ) -> dict[tuple[str, str], dict[Pair, _Verdicts]] | None:
+    """`load_verdicts(reasons=False)` from one row per judged pair: SQLite groups each pair's repeats into a string,
+    and pairs with the same repeats share one `_Verdicts` (a project has a few dozen patterns, however many pairs).
+    A pass over a million verdicts then builds no Python object per verdict row. None when a label holds a
+    separator (the caller reads row by row)."""
+    sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, min(id) AS first, count(*), "
+           f"group_concat(repeat || '{_ITEM}' || ifnull('=' || label, '{_ERROR}'), '{_SEP}') FROM verdicts"
+           + (" WHERE " + " AND ".join(where) if where else "")
+           + " GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model ORDER BY first")
+    shared: dict[str, _Verdicts] = {}
+    out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
+    group_key, group = None, {}
+    for jm, sha, rid, cid, _first, n, text in db.execute(sql, params):
+        v = shared.get(text)
+        if v is None:
+            parts = [part.split(_ITEM) for part in text.split(_SEP)]
+            if len(parts) != n or any(len(x) != 2 or not (x[1] == _ERROR or x[1][:1] == "=") for x in parts):
+                return None
+            # repeats in repeat order, whatever order SQLite concatenated them in: one pattern per set of repeats
+            labels = {int(r): (None if lab == _ERROR else lab[1:]) for r, lab in sorted(parts, key=lambda x: int(x[0]))}
+            if len(labels) != n:
+                return None
+            v = shared[text] = _Verdicts(labels, {})
+        if (jm, sha) != group_key:
+            group_key = (jm, sha)
+            group = out[group_key]
+        group[(rid, cid)] = v
     return out
 
 
