@@ -126,28 +126,30 @@ class _Commands(argparse._SubParsersAction):
     command name); its module fills in its parser when the command is parsed, or for all at once with
     build_parser(lazy=False)."""
 
+    _DECLARED = None  # what a command maps to until its module registers it: no parser built for nothing
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._declared: dict[str, argparse.ArgumentParser] = {}
         for name, command in COMMANDS.items():
-            self._declared[name] = super().add_parser(name, help=command.help)
+            self._choices_actions.append(self._ChoicesPseudoAction(name, (), command.help))
+            self._name_parser_map[name] = self._DECLARED
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:  # type: ignore[override]
-        # What a module's register() calls: its parser replaces the declared one. The help line lives only in
+        # What a module's register() calls: its parser replaces the declaration. The help line lives only in
         # COMMANDS, so `judgecal --help` needs no module.
         if name not in COMMANDS or "help" in kwargs:
             raise ValueError(f"command {name!r}: declare it, with its help line, in judgecal.cli.COMMANDS")
-        if self._name_parser_map.get(name) is not self._declared[name]:
+        if self._name_parser_map.get(name) is not self._DECLARED:
             raise ValueError(f"command {name!r} registered twice")
         del self._name_parser_map[name]
         return super().add_parser(name, **kwargs)
 
     def load(self, module: str) -> None:
         names = [n for n, c in COMMANDS.items() if c.module == module]
-        if self._name_parser_map[names[0]] is not self._declared[names[0]]:
+        if self._name_parser_map[names[0]] is not self._DECLARED:
             return  # loaded already
         importlib.import_module(f"judgecal.{module}").register(self)
-        missing = [n for n in names if self._name_parser_map[n] is self._declared[n]]
+        missing = [n for n in names if self._name_parser_map[n] is self._DECLARED]
         if missing:
             raise ValueError(f"judgecal.{module} does not register {', '.join(missing)} (judgecal.cli.COMMANDS)")
 
