@@ -24,7 +24,6 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _children_cpu() -> float:
@@ -72,9 +71,12 @@ def main() -> None:
             if env is warm:
                 timed(cmd, cwd, env)
         shutil.copytree(cwd / "pyc", cwd / "pyc-without-judgecal")
-        where = subprocess.run([sys.executable, "-c", "import judgecal, os; print(os.path.dirname(judgecal.__file__))"],
-                               cwd=cwd, env=warm, capture_output=True, text=True, check=True).stdout.strip()
-        _without_cache(cwd / "pyc-without-judgecal", [str(REPO), where])
+        # judgecal's own package folders (not the repository: a virtual environment may live inside it)
+        find = ("import importlib.util as u\nfor n in ('judgecal', 'judgecal.annotations', 'judgecal.evalsets', "
+                "'judgecal.judge', 'judgecal.app_pages'):\n    print(u.find_spec(n).submodule_search_locations[0])")
+        folders = subprocess.run([sys.executable, "-c", find], cwd=cwd, env=warm, capture_output=True, text=True,
+                                 check=True).stdout.split()
+        _without_cache(cwd / "pyc-without-judgecal", folders)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.repeats):
             for name, (cmd, env) in commands.items():
