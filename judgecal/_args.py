@@ -10,8 +10,6 @@ import argparse
 import math
 import sys
 
-from judgecal.evalsets import printable
-
 
 # Exit codes (README, CLI reference): 0 ok, 1 a gate/threshold failed, 2 bad input or configuration,
 # EXIT_NOTHING_ANSWERED a judge/run batch sent requests and got not one answer, 130 interrupted.
@@ -77,4 +75,6 @@ def say(text: object = "", *, err: bool = False) -> None:
     """Print a line for the user (stdout, or stderr with err=True) with control characters escaped: ids, model
     and rubric names, labels and reasons come from imported files and model answers, and an ESC or CR in them must
     not drive the terminal. Every CLI print goes through here (a test keeps other print calls out of judgecal/)."""
+    from judgecal.evalsets import printable  # here, not at the top: the package loads pydantic (issue 16.2)
+
     print(printable(text), file=sys.stderr if err else sys.stdout)

@@ -133,8 +133,7 @@ def _filters(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="calibration report: judge vs human (kappa, CI, confusion, per repeat), "
-                                      "human vs human, coverage, corrected pass rates")
+    p = sub.add_parser("report")
     _filters(p)
     p.add_argument("--rubric-seen", help="only human labels made while this rubric version was shown")
     p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE, help="review quota per stratum (default 0.10)")
@@ -153,9 +152,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--random-only", action="store_true", help="compare on the random sample only")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("gate", help="CI gate: exit 0 when review coverage, kappa (and pass rate) meet the "
-                                    "thresholds, 1 otherwise; a stratum below the quota always fails. With --run: "
-                                    "the run gate (did this run regress?), which needs no new labels")
+    p = sub.add_parser("gate")
     _filters(p)
     p.add_argument("--min-kappa", type=kappa_threshold,
                    help="minimum judge-vs-human kappa (required by the judge gate, refused with --run)")

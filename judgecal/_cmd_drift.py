@@ -133,7 +133,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "anchor", help="freeze a drift anchor (a seeded random subset of the counted pairs) or list the anchors",
+        "anchor",
         description="freeze: draw --size counted pairs (random review sample, blind first labels) by --seed and "
                     "freeze them with their human labels and every judge verdict they have now. list: the anchors.")
     p.add_argument("action", choices=["freeze", "list"])
@@ -145,7 +145,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_anchor)
 
     p = sub.add_parser(
-        "drift", help="re-judge a frozen anchor and report the flip rate and kappa change (exit 1 past a limit)",
+        "drift",
         description="Re-judge the anchor's pairs (a new drift run: the verdicts cache is not used; a killed run is "
                     "resumed) and compare with the verdicts frozen with it. Exit 0 ok, 1 a limit failed, 2 bad "
                     "input, 3 nothing answered, 130 interrupted.")

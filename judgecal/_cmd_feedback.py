@@ -26,9 +26,7 @@ def cmd_feedback(args: argparse.Namespace) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("feedback", help="add a derived eval item from a run record and constraint (a failing or "
-                                        "disputed pair): instruction, input, fixtures, reference and the constraint "
-                                        "copied; prints its id")
+    p = sub.add_parser("feedback")
     p.add_argument("--run-record", required=True, metavar="R", help="run record id")
     p.add_argument("--constraint", required=True, metavar="C", help="constraint id on that record's item")
     p.add_argument("--note", metavar="TEXT", help="why it goes to the eval set (kept with the item's provenance)")

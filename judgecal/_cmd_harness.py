@@ -67,7 +67,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="read an unknown JSONL/JSON/CSV/.eval file, name the fields it recognises "
-                                      "and print the import command that fits (exit 2 when none does)")
+    p = sub.add_parser("doctor")
     p.add_argument("file", type=Path)
     p.set_defaults(func=cmd_doctor)

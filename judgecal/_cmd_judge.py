@@ -171,7 +171,7 @@ def add_endpoint_flags(p: argparse.ArgumentParser, *, model_help: str = "judge m
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "judge", help="judge every (run record, semantic constraint) pair k times; resumable, cached",
+        "judge",
         description="Judge every (run record, semantic constraint) pair --repeats times. Verdicts already stored "
                     "for the same rubric version and model are not asked again; error rows are. Endpoint settings: "
                     "--base-url / $OPENAI_BASE_URL, $OPENAI_API_KEY, --model / $JUDGECAL_MODEL.")
@@ -191,7 +191,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _cmd_judge_batch.add_flags(p)
     p.set_defaults(func=cmd_judge)
 
-    p = sub.add_parser("price", help="set or list judge model prices (for batch cost totals)")
+    p = sub.add_parser("price")
     p.add_argument("model", nargs="?", help="judge model name as given to --model")
     p.add_argument("input_per_million", nargs="?", type=float, help="price per million input tokens")
     p.add_argument("output_per_million", nargs="?", type=float, help="price per million output tokens")

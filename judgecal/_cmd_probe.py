@@ -43,8 +43,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "probe", help="bias probes: re-judge the labelled pairs perturbed (position, verbosity, injection, "
-                      "consistency); cached, resumable",
+        "probe",
         description="Probe the judge by controlled perturbation, with the judge itself, on the counted (randomly "
                     "sampled, human-labelled) pairs or a seeded random subset. position: pairwise pairs in both "
                     "orders (first-position rate, exact CI, binomial test). verbosity: content-free padding "

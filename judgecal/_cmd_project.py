@@ -107,23 +107,23 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="create or refresh the demo project database")
+    p = sub.add_parser("demo")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("check", help="run the mechanical checks on all run records; print metrics")
+    p = sub.add_parser("check")
     p.add_argument("--run-id", metavar="RUN_ID", help="print the metrics of this run's records only (all are checked)")
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("ifeval", help="score an IFEval-format file with the official IFEval semantics")
+    p = sub.add_parser("ifeval")
     p.add_argument("file", type=Path)
     p.add_argument("--loose", action="store_true", help="IFEval's loose mode")
     p.add_argument("--out", type=Path, help="write one result line per prompt (IFEval's result shape)")
     p.set_defaults(func=cmd_ifeval)
 
-    p = sub.add_parser("checkers", help="list the mechanical checkers: built-in and from installed plugins")
+    p = sub.add_parser("checkers")
     p.set_defaults(func=cmd_checkers)
 
-    p = sub.add_parser("app", help="open the review app (Streamlit) on the project")
+    p = sub.add_parser("app")
     p.add_argument("--port", type=port, default=8501)
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only). 0.0.0.0 serves the network; "

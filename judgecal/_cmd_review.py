@@ -108,11 +108,7 @@ def cmd_assign(args: argparse.Namespace) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "sample",
-        help="draw or top up the review sample: ≥rate of every stratum (constraint × model × rubric), targeted "
-             "pairs (judge repeats disagree, judge errors) and an overlap share for a second reviewer",
-    )
+    p = sub.add_parser("sample")
     p.add_argument("--rate", type=positive_fraction, default=ann.DEFAULT_RATE,
                    help="share of each stratum's judged pairs in the random sample, rounded up (default 0.10)")
     p.add_argument("--overlap", type=fraction, default=ann.DEFAULT_OVERLAP,
@@ -128,12 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "to the run's N pairs (no second random draw); prints the run's coverage")
     p.set_defaults(func=cmd_sample)
 
-    a = sub.add_parser(
-        "assign",
-        help="hand the review sample's pairs to reviewers (round-robin or by constraint; an overlap pair's second "
-             "label always to a different reviewer) and print each reviewer's progress; without --reviewers only "
-             "the progress",
-    )
+    a = sub.add_parser("assign")
     a.add_argument("--reviewers", metavar="A,B,C", help="comma-separated reviewer names to assign open pairs to")
     a.add_argument("--by", choices=ann.ASSIGN_METHODS, default="round-robin",
                    help="round-robin: deal each population's pairs in draw order; constraint: one reviewer per "

@@ -143,7 +143,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "run", help="run the eval set against a model (single-turn and tool-calling agent tasks); resumable",
+        "run",
         description="Put every eval item to a model with the same system prompt, tools, temperature and timeouts "
                     "for every model. Agent items (with fixtures) get a tool-calling loop whose tools answer from "
                     "the fixtures. Each task is stored as a run record when it ends; a failed task is a record with "
@@ -184,7 +184,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
-        "compare", help="compare two runs (RUN_A current, RUN_B candidate); --thresholds gives a switch verdict",
+        "compare",
         description="Per run: task completion, tool-call parse rate, structured-output and constraint pass rates, "
                     "rounds, tokens, P50/P95 latency, cost, errors by cause; per item: both fail / only A / only B / "
                     "both pass. With --thresholds FILE the exit code is 0 (switch to B) or 1 (don't). With "

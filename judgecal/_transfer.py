@@ -6,6 +6,7 @@ judge's and the calibration's come from their command modules. Adding a kind is 
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -118,3 +119,15 @@ EXPORTERS: dict[str, Transfer] = {
     "verdicts": Transfer("judge verdicts and error rows", _cmd_judge._export_verdicts),
     "samples": Transfer("the review sample (rules, strata, seeds)", _exporter("samples", ann.sample_export_rows)),
 }
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    imp = sub.add_parser("import")
+    imp.add_argument("kind", choices=sorted(IMPORTERS), help="; ".join(f"{k}: {h}" for k, (h, _) in sorted(IMPORTERS.items())))
+    imp.add_argument("file", type=Path)
+    imp.set_defaults(func=lambda a: IMPORTERS[a.kind][1](a.db, a.file))
+
+    exp = sub.add_parser("export")
+    exp.add_argument("kind", choices=sorted(EXPORTERS), help="; ".join(f"{k}: {h}" for k, (h, _) in sorted(EXPORTERS.items())))
+    exp.add_argument("--out", type=Path, required=True)
+    exp.set_defaults(func=lambda a: EXPORTERS[a.kind][1](a.db, a.out))

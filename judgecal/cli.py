@@ -1,20 +1,23 @@
 """`judgecal` command line: parses arguments and calls one library function per command.
 
-Each command module registers its subcommands through `register(subparsers)`; the `import` and `export` kinds are
-the explicit tables IMPORTERS / EXPORTERS (judgecal/_transfer.py), so every package's rows come in and go out the
-same way. Command modules import shared helpers from judgecal/_args.py, never from this module.
+COMMANDS names each command, the module that implements it and its line in `judgecal --help`. A command module
+registers its commands' flags and handlers through `register(subparsers)`, and parsing imports only the module of the
+command that runs: the others' imports (pydantic models, the store, scipy, the judge's SDK) are what made
+`judgecal --help` and a small `gate` slow (issue 16.2). The `import` and `export` kinds are the explicit tables
+IMPORTERS / EXPORTERS (judgecal/_transfer.py), so every package's rows come in and go out the same way. Command
+modules import shared helpers from judgecal/_args.py, never from this module.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
-from judgecal.evalsets import InputError
 # Re-exported: the argument types and CommandError are part of `judgecal.cli`'s public surface.
 from judgecal._args import (  # noqa: F401
     EXIT_NOTHING_ANSWERED,
@@ -29,7 +32,60 @@ from judgecal._args import (  # noqa: F401
     positive_int,
     say,
 )
-from judgecal._transfer import EXPORTERS, IMPORTERS
+
+
+class Command(NamedTuple):
+    module: str  # judgecal.<module>.register() adds the command's flags and handler
+    help: str  # its line in `judgecal --help`
+
+
+# In the order `judgecal --help` lists them.
+COMMANDS: dict[str, Command] = {
+    "demo": Command("_cmd_project", "create or refresh the demo project database"),
+    "check": Command("_cmd_project", "run the mechanical checks on all run records; print metrics"),
+    "ifeval": Command("_cmd_project", "score an IFEval-format file with the official IFEval semantics"),
+    "checkers": Command("_cmd_project", "list the mechanical checkers: built-in and from installed plugins"),
+    "app": Command("_cmd_project", "open the review app (Streamlit) on the project"),
+    "judge": Command("_cmd_judge", "judge every (run record, semantic constraint) pair k times; resumable, cached"),
+    "price": Command("_cmd_judge", "set or list judge model prices (for batch cost totals)"),
+    "sample": Command("_cmd_review", "draw or top up the review sample: ≥rate of every stratum (constraint × model × "
+                      "rubric), targeted pairs (judge repeats disagree, judge errors) and an overlap share for a "
+                      "second reviewer"),
+    "assign": Command("_cmd_review", "hand the review sample's pairs to reviewers (round-robin or by constraint; an "
+                      "overlap pair's second label always to a different reviewer) and print each reviewer's "
+                      "progress; without --reviewers only the progress"),
+    "report": Command("_cmd_calibration", "calibration report: judge vs human (kappa, CI, confusion, per repeat), "
+                      "human vs human, coverage, corrected pass rates"),
+    "gate": Command("_cmd_calibration", "CI gate: exit 0 when review coverage, kappa (and pass rate) meet the "
+                    "thresholds, 1 otherwise; a stratum below the quota always fails. With --run: the run gate (did "
+                    "this run regress?), which needs no new labels"),
+    "run": Command("_cmd_runner", "run the eval set against a model (single-turn and tool-calling agent tasks); "
+                   "resumable"),
+    "compare": Command("_cmd_runner", "compare two runs (RUN_A current, RUN_B candidate); --thresholds gives a "
+                       "switch verdict"),
+    "feedback": Command("_cmd_feedback", "add a derived eval item from a run record and constraint (a failing or "
+                        "disputed pair): instruction, input, fixtures, reference and the constraint copied; prints "
+                        "its id"),
+    "anchor": Command("_cmd_drift", "freeze a drift anchor (a seeded random subset of the counted pairs) or list "
+                      "the anchors"),
+    "drift": Command("_cmd_drift", "re-judge a frozen anchor and report the flip rate and kappa change (exit 1 past "
+                     "a limit)"),
+    "probe": Command("_cmd_probe", "bias probes: re-judge the labelled pairs perturbed (position, verbosity, "
+                     "injection, consistency); cached, resumable"),
+    "doctor": Command("_cmd_harness", "read an unknown JSONL/JSON/CSV/.eval file, name the fields it recognises and "
+                      "print the import command that fits (exit 2 when none does)"),
+    "import": Command("_transfer", "import rows from a JSONL/CSV file (one transaction; all or nothing)"),
+    "export": Command("_transfer", "export rows as JSONL (first line: provenance header)"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    # `judgecal.cli.IMPORTERS` / `EXPORTERS` as before, without loading every package's import code at start-up.
+    if name in ("IMPORTERS", "EXPORTERS"):
+        from judgecal import _transfer
+
+        return getattr(_transfer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # How each command opens the project (README "Opening a project" lists the same). READ: the project must exist and
@@ -37,6 +93,7 @@ from judgecal._transfer import EXPORTERS, IMPORTERS
 # --db is an error, not a new empty project. CREATE: a missing project is created, and stderr says so.
 # Commands not listed (ifeval) do not open the project.
 READ, UPDATE, CREATE = "read", "update", "create"
+DEFAULT_DB_NAME = "judgecal.db"  # what judgecal.annotations.default_db_path() falls back to, for `--help`
 PROJECT_ACCESS: dict[str, str | Callable[[argparse.Namespace], str]] = {
     "report": READ, "gate": READ, "export": READ, "compare": READ,
     "price": lambda a: READ if a.model is None else UPDATE,
@@ -64,53 +121,65 @@ def _open_project(args: argparse.Namespace, access: str | None) -> None:
     ann.connect(args.db, create=access == CREATE, readonly=access == READ).close()
 
 
-def _command_modules() -> list:
-    from judgecal import _cmd_project
+class _Commands(argparse._SubParsersAction):
+    """The subcommands. Each is declared with its help line (enough for `judgecal --help` and for parsing the
+    command name); its module fills in its parser when the command is parsed, or for all at once with
+    build_parser(lazy=False)."""
 
-    modules = [_cmd_project]
-    # Commands of packages that are present; each module registers what it owns.
-    for name in ("_cmd_judge", "_cmd_review", "_cmd_calibration", "_cmd_runner", "_cmd_feedback", "_cmd_drift",
-                 "_cmd_probe", "_cmd_harness"):
-        try:
-            modules.append(__import__(f"judgecal.{name}", fromlist=["register"]))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"judgecal.{name}":
-                raise
-    return modules
+    _DECLARED = None  # what a command maps to until its module registers it: no parser built for nothing
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, command in COMMANDS.items():
+            self._choices_actions.append(self._ChoicesPseudoAction(name, (), command.help))
+            self._name_parser_map[name] = self._DECLARED
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:  # type: ignore[override]
+        # What a module's register() calls: its parser replaces the declaration. The help line lives only in
+        # COMMANDS, so `judgecal --help` needs no module.
+        if name not in COMMANDS or "help" in kwargs:
+            raise ValueError(f"command {name!r}: declare it, with its help line, in judgecal.cli.COMMANDS")
+        if self._name_parser_map.get(name) is not self._DECLARED:
+            raise ValueError(f"command {name!r} registered twice")
+        del self._name_parser_map[name]
+        return super().add_parser(name, **kwargs)
+
+    def load(self, module: str) -> None:
+        names = [n for n, c in COMMANDS.items() if c.module == module]
+        if self._name_parser_map[names[0]] is not self._DECLARED:
+            return  # loaded already
+        importlib.import_module(f"judgecal.{module}").register(self)
+        missing = [n for n in names if self._name_parser_map[n] is self._DECLARED]
+        if missing:
+            raise ValueError(f"judgecal.{module} does not register {', '.join(missing)} (judgecal.cli.COMMANDS)")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if values and values[0] in COMMANDS:
+            self.load(COMMANDS[values[0]].module)
+        super().__call__(parser, namespace, values, option_string)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from judgecal.annotations import default_db_path
-
+def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
+    """The whole parser; lazy=True leaves each command's flags to be added when it is parsed (what main() uses)."""
     parser = argparse.ArgumentParser(
         prog="judgecal", description="LLM-as-judge annotation and calibration. Docs: README.md"
     )
-    parser.add_argument(
-        "--db", type=Path, default=None,
-        help=f"project database (default: $JUDGECAL_DB, else {default_db_path()})",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in _command_modules():
-        module.register(sub)
-
-    imp = sub.add_parser("import", help="import rows from a JSONL/CSV file (one transaction; all or nothing)")
-    imp.add_argument("kind", choices=sorted(IMPORTERS), help="; ".join(f"{k}: {h}" for k, (h, _) in sorted(IMPORTERS.items())))
-    imp.add_argument("file", type=Path)
-    imp.set_defaults(func=lambda a: IMPORTERS[a.kind][1](a.db, a.file))
-
-    exp = sub.add_parser("export", help="export rows as JSONL (first line: provenance header)")
-    exp.add_argument("kind", choices=sorted(EXPORTERS), help="; ".join(f"{k}: {h}" for k, (h, _) in sorted(EXPORTERS.items())))
-    exp.add_argument("--out", type=Path, required=True)
-    exp.set_defaults(func=lambda a: EXPORTERS[a.kind][1](a.db, a.out))
+    # Not default_db_path(): that would load the store for `--help`. test_startup.py pins the two together.
+    parser.add_argument("--db", type=Path, default=None,
+                        help=f"project database (default: $JUDGECAL_DB, else {DEFAULT_DB_NAME})")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Commands)
+    if not lazy:
+        for module in dict.fromkeys(c.module for c in COMMANDS.values()):
+            sub.load(module)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from judgecal.annotations import default_db_path
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser(lazy=True).parse_args(argv)
     if args.db is None:
+        from judgecal.annotations import default_db_path
+
         args.db = default_db_path()
     access = project_access(args)
     existed = Path(args.db).exists()
@@ -127,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, access: str | None) -> int:
     from judgecal.annotations import ProjectError
+    from judgecal.evalsets import InputError
 
     try:
         _open_project(args, access)
