@@ -59,7 +59,10 @@ def bare_loop(url: str, n: int, concurrency: int, prompt: str) -> Timed:
     import httpx2
     import openai
 
-    limits = httpx2.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2)
+    # The client judgecal's Endpoint builds for the same concurrency: pool max(2 x concurrency, 16) connections, all
+    # kept alive, the same timeout, no retries (the judge's backend below gets max_retries=0, timeout_s=30). A
+    # baseline with a bigger pool than ours would flatter it; one with a smaller pool would handicap it.
+    limits = httpx2.Limits(max_connections=max(concurrency * 2, 16), max_keepalive_connections=max(concurrency * 2, 16))
     client = openai.OpenAI(api_key="sk-bench", base_url=url, max_retries=0, timeout=30,
                            http_client=openai.DefaultHttpxClient(limits=limits, timeout=30))
     rf = response_format_json_schema(("pass", "fail"))

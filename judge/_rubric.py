@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +152,7 @@ class Rubric:
         trajectory = render_trajectory(record)
         # The marker covers every quoted part; with only the parts the shipped rubric quotes, so its prompts for the
         # records it always rendered stay byte for byte what they were.
-        used = set(_PLACEHOLDER.findall(self.template))
+        used = _placeholders(self.template)
         extra = [t for name, t in (("reference", reference), ("trajectory", trajectory)) if name in used]
         marker = data_marker(instruction, input_text, output, *extra)
         values = {
@@ -165,6 +166,12 @@ class Rubric:
             "trajectory": trajectory,
         }
         return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.template)
+
+
+@lru_cache(maxsize=64)
+def _placeholders(template: str) -> frozenset[str]:
+    """The placeholders a template uses (asked once per rendered prompt: cached per template text)."""
+    return frozenset(_PLACEHOLDER.findall(template))
 
 
 def shipped_versions() -> list[Rubric]:
@@ -192,8 +199,62 @@ def data_marker(*parts: str) -> str:
 
 
 def render_input(value: Any) -> str:
+    """An item's input as the prompt quotes it: the text itself, or JSON (indent 2, sorted keys, not ASCII-escaped)."""
     if value is None:
         return "(no input)"
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+    try:
+        return _indented_json(value, "\n")
+    except (_NotPlainJSON, RecursionError):
+        return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+class _NotPlainJSON(Exception):
+    """A value `_indented_json` leaves to json.dumps (a non-str key, a type JSON has no plain form for)."""
+
+
+# The C string encoder json.dumps(ensure_ascii=False) uses for every string.
+_encode_str = json.encoder.encode_basestring
+
+
+def _indented_json(value: Any, newline: str) -> str:
+    """Exactly json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) for plain JSON values (str keys).
+
+    Why not json.dumps: with `indent` it runs the pure-Python encoder, whose nested closures form a reference cycle
+    on every call: at --concurrency 256 the plan's prompts (one per pair) left cyclic garbage that made the batch
+    run the garbage collector ~5x as often as a bare SDK loop, about a tenth of the judge's own CPU (issue 16.6).
+    The branch order is the encoder's (str, None, True, False, int, float, list/tuple, dict); a value it would hand
+    to `default` raises _NotPlainJSON and json.dumps takes the whole value, with its errors."""
+    if isinstance(value, str):
+        return _encode_str(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (_INF, -_INF):
+            return "Infinity" if value > 0 else "-Infinity"
+        return float.__repr__(value)
+    inner = newline + "  "
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        return "[" + inner + ("," + inner).join([_indented_json(v, inner) for v in value]) + newline + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if not all(isinstance(k, str) for k in value):
+            raise _NotPlainJSON
+        return "{" + inner + ("," + inner).join(
+            [_encode_str(k) + ": " + _indented_json(v, inner) for k, v in sorted(value.items())]) + newline + "}"
+    raise _NotPlainJSON
+
+
+_INF = float("inf")

@@ -81,6 +81,11 @@ def parse_answer(content: str | None, labels: tuple[str, ...]) -> Parsed:
     if not isinstance(data, dict):
         return Parsed(None, None, "unparsable", f"expected a JSON object, got {type(data).__name__}")
     label = data.get("label")
+    reason = data.get("reason")
+    if len(data) == 2 and type(label) is str and type(reason) is str and label in labels:
+        # The answer structured output asks for: exactly what the model below accepts and returns (an allowed label
+        # and a string reason, no other key), without building a pydantic model per answer.
+        return Parsed(label, reason)
     if isinstance(label, str) and label not in labels:
         return Parsed(None, data.get("reason") if isinstance(data.get("reason"), str) else None, "bad_label",
                       f"label {label!r} is not in the label set {list(labels)}")
