@@ -138,8 +138,13 @@ def _check_rates(rate: float, overlap: float) -> None:
         raise ValueError(f"overlap must be in [0, 1], got {overlap}")
 
 
+def _rank_prefix(seed: int, salt: str) -> str:
+    """The text every rank of one order starts with (`_draw` hashes a population's pairs from it directly)."""
+    return f"{seed}\x1f{salt}\x1f"
+
+
 def _rank(seed: int, salt: str, pair: Pair) -> bytes:
-    return hashlib.sha256(f"{seed}\x1f{salt}\x1f{pair[0]}\x1f{pair[1]}".encode()).digest()
+    return hashlib.sha256(f"{_rank_prefix(seed, salt)}{pair[0]}\x1f{pair[1]}".encode()).digest()
 
 
 def population_key(constraint_id: str, model: str) -> str:
@@ -397,83 +402,201 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     """Top up the review sample (see the module docstring) and record each stratum's quota. One transaction.
 
     Drawing again with the same arguments adds nothing; after new verdicts it adds only what the new quotas need.
-    A lower rate never removes drawn pairs.
+    A lower rate never removes drawn pairs. When nothing the draw reads has changed since the last draw with the
+    same arguments (`_draw_state`), it writes nothing: the draw would add nothing and store the same quotas.
     """
     _check_rates(rate, overlap)
     stamp = now_iso()
+    arguments = {"rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged}
     with write(db):
-        members = strata_members(db, include_unjudged=include_unjudged)
-        population = population_sizes(db)
-        seeds = committed_seeds(db)
-        # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
-        scoped = _run_scoped(db)
-        random_set = _pairs_with_rule(db, "random") - scoped
-        promoted = []
-        overlap_set = _pairs_with_rule(db, "overlap")
-        targeted_set = _pairs_with_rule(db, "targeted")
-        new_rows: list[tuple] = []
-        strata_rows: list[tuple] = []
-        added = Counter()
-        # One draw per constraint × model population (every rubric version's stratum shares its order): the first
-        # ceil(rate × N) pairs of the order, so the random sample is always a prefix of it.
-        pops: dict[tuple[str, str], dict[Pair, str]] = defaultdict(dict)
-        for key in sorted(members, key=lambda k: (k.rubric_sha256 is None, k)):
-            for p in members[key]:
-                pops[(key.constraint_id, key.model)].setdefault(p, key.stratum)
-        # The draw is over every semantic pair of a population, judged or not (with --judged-only too: it limits
-        # which populations are drawn, never which of their pairs). Drawn from the judged pairs alone, the sample
-        # was the front of the judged pairs' order: judge only chosen pairs, draw, judge the rest, and the chosen
-        # pairs were the random sample (tests/test_attacks_calibration.py).
-        for cid, model, rid in db.execute(f"SELECT c.id, r.model, r.id {_SEMANTIC_PAIRS}"):
-            if (cid, model) in pops:
-                pops[(cid, model)].setdefault(Pair(rid, cid), stratum_key(cid, model, None))
-        for pop in sorted(pops):
-            pairs = pops[pop]
-            pop_seed = seeds.setdefault(pop, seed)  # the first draw commits the population's order
-            size = max(len(pairs), population[pop])
-            for p in heapq.nsmallest(quota(rate, size), pairs, key=lambda p: draw_rank(pop_seed, *pop, p)):
-                if p in scoped and p not in random_set:
-                    random_set.add(p)
-                    promoted.append(p)
-                    new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
-                elif p not in random_set:
-                    random_set.add(p)
-                    new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
-                    added["random"] += 1
-            drawn = [p for p in pairs if p in random_set]
-            want_overlap = quota(overlap, len(drawn)) if overlap else 0
-            have_overlap = sum(p in overlap_set for p in drawn)
-            if have_overlap < want_overlap:
-                fresh = (p for p in drawn if p not in overlap_set)
-                salt = f"overlap\x1f{population_key(*pop)}"
-                for p in heapq.nsmallest(want_overlap - have_overlap, fresh, key=lambda p: _rank(pop_seed, salt, p)):
-                    overlap_set.add(p)
-                    new_rows.append((p[0], p[1], "overlap", pairs[p], "second reviewer", pop_seed, stamp))
-                    added["overlap"] += 1
-        for key in sorted(members, key=lambda k: k.stratum):
-            pairs = members[key]
-            size = max(len(pairs), population[(key.constraint_id, key.model)])
-            strata_rows.append((key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
-                                sum(p in random_set for p in pairs), quota(rate, size), rate, stamp, size))
-        for pair, (stratum, reason) in targeted_pairs(db).items():
-            if pair not in targeted_set:
-                targeted_set.add(pair)
-                new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
-                added["targeted"] += 1
-        # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
-        db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
-                            promoted)
-        db.conn.executemany(
-            "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
-            " VALUES (?,?,?,?,?,?,?)", new_rows)
+        stored = db.execute("SELECT value FROM settings WHERE key = ?", [DRAW_SETTING]).fetchone()
+        last = json.loads(stored[0]) if stored else {}
+        if last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments \
+                and last["state"] == _draw_state(db):
+            return _sample_summary(db, Counter())
+        added = _draw(db, rate, overlap, seed, include_unjudged, stamp)
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
-            "rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged,
-            "marks": list(_data_marks(db))})))
-        db.conn.execute("DELETE FROM sample_strata")
-        db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
-                            " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", strata_rows)
-    return SampleSummary(len(members), added["random"], added["targeted"], added["overlap"],
-                         len(random_set | scoped), len(targeted_set), len(overlap_set))
+            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db)})))
+    return _sample_summary(db, added)
+
+
+def _sample_summary(db: sqlite_utils.Database, added: Counter) -> SampleSummary:
+    totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
+    strata = db.execute("SELECT count(*) FROM sample_strata").fetchone()[0]
+    return SampleSummary(strata, added["random"], added["targeted"], added["overlap"], totals.get("random", 0),
+                         totals.get("targeted", 0), totals.get("overlap", 0))
+
+
+def _draw_state(db: sqlite_utils.Database) -> list:
+    """What a draw reads, as a comparable value: per table the row count, the largest row id and the last rows
+    themselves (SQLite reuses the row ids of deleted rows, so a row deleted at the top and another stored in its
+    place keeps count and largest id, not its content). Verdicts, run records and constraints are only ever added
+    (a verdict's error row may be replaced by a retry's answer: such a pair was already targeted and its strata do
+    not move); the sample rows and quotas are the draw's own output, so any other writer's change (`sample
+    --run-id`, `--paired`, an import, a deleted row) makes the next draw a full one."""
+    state = []
+    for table, columns in (("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, error)"),
+                           ("run_records", "json_array(id, output IS NULL AND trajectory IS NULL)"),
+                           ("constraints", "json_array(item_id, id, check_json IS NULL)"),
+                           ("samples", "json_array(run_record_id, constraint_id, rule, reason, seed)"),
+                           ("sample_strata", "json_array(stratum, needed)")):
+        state.append(list(db.execute(
+            f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
+            f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()))
+    state.append(list(db.execute("SELECT total(rowid), total(seed), total(rowid * (seed + 1)) FROM samples")
+                      .fetchone()))
+    return state
+
+
+class _Candidate(NamedTuple):
+    """A pair of a population in the bounded heap of its draw: the negated rank keeps the largest rank on top."""
+
+    neg_rank: int
+    run_record_id: str
+    judged: bool
+
+
+# Every pair a population's draw is over: semantic pairs with output, and judged semantic pairs without (a verdict
+# on a failed run still puts the pair in a stratum). `judged`: some verdict covers the pair.
+_DRAW_PAIRS = """
+    SELECT c.id, r.model, r.id, (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output,
+           EXISTS (SELECT 1 FROM verdicts v WHERE v.run_record_id = r.id AND v.constraint_id = c.id) AS judged
+    FROM run_records r
+    JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    WHERE has_output OR judged
+"""
+
+
+def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
+          stamp: str) -> Counter:
+    """The draw itself (issue 16.2: counted in SQL, every pair hashed once, only the quota's front kept): the same
+    rows, in the same order, as drawing from `strata_members` (tests/test_sampling_scale.py holds that definition
+    and compares)."""
+    seeds = committed_seeds(db)
+    # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
+    scoped = _run_scoped(db)
+    random_set = _pairs_with_rule(db, "random") - scoped
+    overlap_set = _pairs_with_rule(db, "overlap")
+    targeted_set = _pairs_with_rule(db, "targeted")
+    judged_counts = {StratumKey(cid, model, sha): n for cid, model, sha, n in db.execute("""
+        SELECT v.constraint_id, r.model, v.rubric_sha256, count(*)
+        FROM (SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts) v
+        JOIN run_records r ON r.id = v.run_record_id
+        JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
+        GROUP BY 1, 2, 3""")}
+    # One draw per constraint × model population (every rubric version's stratum shares its order) over every pair
+    # of it, judged or not: with --judged-only too (it limits which populations are drawn, never which of their
+    # pairs; drawn from the judged pairs alone, judging only chosen pairs first made them the random sample,
+    # tests/test_attacks_calibration.py). The random sample is the first ceil(rate × N) pairs of the order.
+    sizes = {(cid, model): n for cid, model, n in db.execute(
+        f"SELECT cid, model, count(*) FROM ({_DRAW_PAIRS.replace('SELECT c.id,', 'SELECT c.id AS cid,')})"
+        " GROUP BY 1, 2")}
+    judged_pops = {(k.constraint_id, k.model) for k in judged_counts}
+    pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
+    pop_seed = {pop: seeds.get(pop, seed) for pop in pops}  # the first draw commits the population's order
+    prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in pops}  # `draw_rank`'s text
+    want = {pop: quota(rate, sizes[pop]) for pop in pops}
+    heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in pops}
+    with_output: Counter[tuple[str, str]] = Counter()  # `population_sizes`
+    unjudged: Counter[tuple[str, str]] = Counter()
+    unjudged_sampled: Counter[tuple[str, str]] = Counter()
+    drawn_before: dict[tuple[str, str], list[Pair]] = defaultdict(list)  # random pairs already drawn
+    sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
+    for cid, model, rid, has_output, judged in db.execute(_DRAW_PAIRS):
+        pop = (cid, model)
+        heap = heaps.get(pop)
+        if heap is None:
+            continue
+        with_output[pop] += has_output
+        pair = Pair(rid, cid)
+        if pair in random_set:
+            drawn_before[pop].append(pair)
+            unjudged_sampled[pop] += not judged
+        unjudged[pop] += not judged
+        neg = -from_bytes(sha256(f"{prefix[pop]}{rid}\x1f{cid}".encode()).digest(), "big")
+        if len(heap) < want[pop]:
+            push(heap, _Candidate(neg, rid, bool(judged)))
+        elif heap and neg > heap[0].neg_rank:
+            replace(heap, _Candidate(neg, rid, bool(judged)))
+
+    labels: dict[Pair, str] = {}
+
+    def stratum_of(pair: Pair, model: str, judged: bool) -> str:
+        """The stratum a drawn pair is recorded in: its first rubric version's (smallest sha), else unjudged."""
+        if pair not in labels:
+            sha = db.execute("SELECT min(rubric_sha256) FROM verdicts WHERE run_record_id = ? AND constraint_id = ?",
+                             list(pair)).fetchone()[0] if judged else None
+            labels[pair] = stratum_key(pair.constraint_id, model, sha)
+        return labels[pair]
+
+    new_rows: list[tuple] = []
+    promoted: list[Pair] = []
+    added: Counter = Counter()
+    for pop in pops:
+        cid, model = pop
+        judged_of: dict[Pair, bool] = {}
+        drawn = drawn_before[pop]
+        for c in sorted(heaps[pop], reverse=True):  # rank ascending
+            p = Pair(c.run_record_id, cid)
+            judged_of[p] = c.judged
+            if p in random_set:
+                continue
+            if p in scoped:
+                promoted.append(p)
+            else:
+                added["random"] += 1
+            random_set.add(p)
+            drawn.append(p)
+            unjudged_sampled[pop] += not c.judged
+            new_rows.append((p[0], p[1], "random", stratum_of(p, model, c.judged), None, pop_seed[pop], stamp))
+        want_overlap = quota(overlap, len(drawn)) if overlap else 0
+        have_overlap = sum(p in overlap_set for p in drawn)
+        if have_overlap < want_overlap:
+            fresh = (p for p in drawn if p not in overlap_set)
+            salt = f"overlap\x1f{population_key(*pop)}"
+            for p in heapq.nsmallest(want_overlap - have_overlap, fresh,
+                                     key=lambda p: _rank(pop_seed[pop], salt, p)):
+                overlap_set.add(p)
+                judged = judged_of.get(p)
+                if judged is None:
+                    judged = db.execute("SELECT 1 FROM verdicts WHERE run_record_id = ? AND constraint_id = ?"
+                                        " LIMIT 1", list(p)).fetchone() is not None
+                new_rows.append((p[0], p[1], "overlap", stratum_of(p, model, judged), "second reviewer",
+                                 pop_seed[pop], stamp))
+                added["overlap"] += 1
+    for pair, (stratum, reason) in targeted_pairs(db).items():
+        if pair not in targeted_set:
+            targeted_set.add(pair)
+            new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
+            added["targeted"] += 1
+    # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
+    db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
+                        promoted)
+    db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                        " VALUES (?,?,?,?,?,?,?)", new_rows)
+    # Each stratum's quota, over the random sample as it now stands (the population draw's rows, not one run's).
+    sampled = Counter({StratumKey(cid, model, sha): n for cid, model, sha, n in db.execute(f"""
+        SELECT s.constraint_id, r.model, v.rubric_sha256, count(DISTINCT s.run_record_id)
+        FROM samples s
+        JOIN run_records r ON r.id = s.run_record_id
+        JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
+        JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        WHERE s.rule = 'random' AND (s.reason IS NULL OR s.reason NOT LIKE '{RUN_REASON}%')
+        GROUP BY 1, 2, 3""")})
+    strata = dict(judged_counts)
+    if include_unjudged:
+        for pop in pops:
+            if unjudged[pop]:
+                key = StratumKey(*pop, None)
+                strata[key], sampled[key] = unjudged[pop], unjudged_sampled[pop]
+    db.conn.execute("DELETE FROM sample_strata")
+    db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
+                        " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", [
+                            (key.stratum, key.constraint_id, key.model, key.rubric_sha256, n, sampled[key],
+                             quota(rate, max(n, with_output[(key.constraint_id, key.model)])), rate, stamp,
+                             max(n, with_output[(key.constraint_id, key.model)]))
+                            for key, n in sorted(strata.items(), key=lambda kv: kv[0].stratum)])
+    return added
 
 
 # The arguments of the last `draw_sample` and what the project held then, so the review queue can top the sample up
