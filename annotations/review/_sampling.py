@@ -453,92 +453,90 @@ class _Candidate(NamedTuple):
 
     neg_rank: int
     run_record_id: str
-    judged: bool
+    rubrics: str | None  # the rubric versions that judged the pair, comma-separated (None: unjudged)
 
 
 # Every pair a population's draw is over: semantic pairs with output, and judged semantic pairs without (a verdict
-# on a failed run still puts the pair in a stratum). `judged`: some verdict covers the pair.
+# on a failed run still puts the pair in a stratum). `rubrics`: the rubric versions that judged the pair (an
+# index-only look-up per pair), so the judged strata are counted from this one pass, not from a second one over
+# every verdict.
 _DRAW_PAIRS = """
     SELECT c.id, r.model, r.id, (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output,
-           EXISTS (SELECT 1 FROM verdicts v WHERE v.run_record_id = r.id AND v.constraint_id = c.id) AS judged
+           (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
+            WHERE v.run_record_id = r.id AND v.constraint_id = c.id) AS rubrics
     FROM run_records r
     JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
-    WHERE has_output OR judged
+    WHERE has_output OR rubrics IS NOT NULL
+"""
+_DRAW_SIZES = """
+    SELECT c.id, r.model, count(*)
+    FROM run_records r
+    JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    WHERE (r.output IS NOT NULL OR r.trajectory IS NOT NULL)
+       OR EXISTS (SELECT 1 FROM verdicts v WHERE v.run_record_id = r.id AND v.constraint_id = c.id)
+    GROUP BY 1, 2
 """
 
 
 def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
           stamp: str) -> Counter:
-    """The draw itself (issue 16.2: counted in SQL, every pair hashed once, only the quota's front kept): the same
-    rows, in the same order, as drawing from `strata_members` (tests/test_sampling_scale.py holds that definition
-    and compares)."""
+    """The draw itself (issue 16.2: one pass over the pairs, each hashed once into a bounded heap of its
+    population's front, strata counted on the way): the same rows, in the same order, as drawing from
+    `strata_members` (tests/test_sampling_scale.py holds that definition and compares)."""
     seeds = committed_seeds(db)
     # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
     scoped = _run_scoped(db)
     random_set = _pairs_with_rule(db, "random") - scoped
     overlap_set = _pairs_with_rule(db, "overlap")
     targeted_set = _pairs_with_rule(db, "targeted")
-    judged_counts = {StratumKey(cid, model, sha): n for cid, model, sha, n in db.execute("""
-        SELECT v.constraint_id, r.model, v.rubric_sha256, count(*)
-        FROM (SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts) v
-        JOIN run_records r ON r.id = v.run_record_id
-        JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
-        GROUP BY 1, 2, 3""")}
     # One draw per constraint × model population (every rubric version's stratum shares its order) over every pair
     # of it, judged or not: with --judged-only too (it limits which populations are drawn, never which of their
     # pairs; drawn from the judged pairs alone, judging only chosen pairs first made them the random sample,
     # tests/test_attacks_calibration.py). The random sample is the first ceil(rate × N) pairs of the order.
-    sizes = {(cid, model): n for cid, model, n in db.execute(
-        f"SELECT cid, model, count(*) FROM ({_DRAW_PAIRS.replace('SELECT c.id,', 'SELECT c.id AS cid,')})"
-        " GROUP BY 1, 2")}
-    judged_pops = {(k.constraint_id, k.model) for k in judged_counts}
-    pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
-    pop_seed = {pop: seeds.get(pop, seed) for pop in pops}  # the first draw commits the population's order
-    prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in pops}  # `draw_rank`'s text
-    want = {pop: quota(rate, sizes[pop]) for pop in pops}
-    heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in pops}
+    sizes = {(cid, model): n for cid, model, n in db.execute(_DRAW_SIZES)}
+    pop_seed = {pop: seeds.get(pop, seed) for pop in sizes}  # the first draw commits the population's order
+    prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in sizes}  # `draw_rank`'s text
+    want = {pop: quota(rate, n) for pop, n in sizes.items()}
+    heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in sizes}
     with_output: Counter[tuple[str, str]] = Counter()  # `population_sizes`
+    judged_counts: Counter[tuple[str, str, str]] = Counter()  # (constraint, model, rubric) -> judged pairs
     unjudged: Counter[tuple[str, str]] = Counter()
     unjudged_sampled: Counter[tuple[str, str]] = Counter()
-    drawn_before: dict[tuple[str, str], list[Pair]] = defaultdict(list)  # random pairs already drawn
+    drawn_before: dict[tuple[str, str], dict[Pair, str | None]] = defaultdict(dict)  # random pairs already drawn
     sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
-    for cid, model, rid, has_output, judged in db.execute(_DRAW_PAIRS):
+    for cid, model, rid, has_output, rubrics in db.execute(_DRAW_PAIRS):
         pop = (cid, model)
-        heap = heaps.get(pop)
-        if heap is None:
-            continue
+        heap = heaps[pop]  # the same pairs as the count above: one write transaction
         with_output[pop] += has_output
+        if rubrics is None:
+            unjudged[pop] += 1
+        else:
+            for sha in rubrics.split(","):
+                judged_counts[(cid, model, sha)] += 1
         pair = Pair(rid, cid)
         if pair in random_set:
-            drawn_before[pop].append(pair)
-            unjudged_sampled[pop] += not judged
-        unjudged[pop] += not judged
+            drawn_before[pop][pair] = rubrics
+            unjudged_sampled[pop] += rubrics is None
         neg = -from_bytes(sha256(f"{prefix[pop]}{rid}\x1f{cid}".encode()).digest(), "big")
         if len(heap) < want[pop]:
-            push(heap, _Candidate(neg, rid, bool(judged)))
+            push(heap, _Candidate(neg, rid, rubrics))
         elif heap and neg > heap[0].neg_rank:
-            replace(heap, _Candidate(neg, rid, bool(judged)))
+            replace(heap, _Candidate(neg, rid, rubrics))
+    judged_pops = {(cid, model) for cid, model, _sha in judged_counts}
+    pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
 
-    labels: dict[Pair, str] = {}
-
-    def stratum_of(pair: Pair, model: str, judged: bool) -> str:
+    def stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
         """The stratum a drawn pair is recorded in: its first rubric version's (smallest sha), else unjudged."""
-        if pair not in labels:
-            sha = db.execute("SELECT min(rubric_sha256) FROM verdicts WHERE run_record_id = ? AND constraint_id = ?",
-                             list(pair)).fetchone()[0] if judged else None
-            labels[pair] = stratum_key(pair.constraint_id, model, sha)
-        return labels[pair]
+        return stratum_key(pair.constraint_id, model, min(rubrics.split(",")) if rubrics else None)
 
     new_rows: list[tuple] = []
     promoted: list[Pair] = []
     added: Counter = Counter()
     for pop in pops:
         cid, model = pop
-        judged_of: dict[Pair, bool] = {}
         drawn = drawn_before[pop]
         for c in sorted(heaps[pop], reverse=True):  # rank ascending
             p = Pair(c.run_record_id, cid)
-            judged_of[p] = c.judged
             if p in random_set:
                 continue
             if p in scoped:
@@ -546,9 +544,9 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             else:
                 added["random"] += 1
             random_set.add(p)
-            drawn.append(p)
-            unjudged_sampled[pop] += not c.judged
-            new_rows.append((p[0], p[1], "random", stratum_of(p, model, c.judged), None, pop_seed[pop], stamp))
+            drawn[p] = c.rubrics
+            unjudged_sampled[pop] += c.rubrics is None
+            new_rows.append((p[0], p[1], "random", stratum_of(p, model, c.rubrics), None, pop_seed[pop], stamp))
         want_overlap = quota(overlap, len(drawn)) if overlap else 0
         have_overlap = sum(p in overlap_set for p in drawn)
         if have_overlap < want_overlap:
@@ -557,11 +555,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             for p in heapq.nsmallest(want_overlap - have_overlap, fresh,
                                      key=lambda p: _rank(pop_seed[pop], salt, p)):
                 overlap_set.add(p)
-                judged = judged_of.get(p)
-                if judged is None:
-                    judged = db.execute("SELECT 1 FROM verdicts WHERE run_record_id = ? AND constraint_id = ?"
-                                        " LIMIT 1", list(p)).fetchone() is not None
-                new_rows.append((p[0], p[1], "overlap", stratum_of(p, model, judged), "second reviewer",
+                new_rows.append((p[0], p[1], "overlap", stratum_of(p, model, drawn[p]), "second reviewer",
                                  pop_seed[pop], stamp))
                 added["overlap"] += 1
     for pair, (stratum, reason) in targeted_pairs(db).items():
@@ -575,15 +569,12 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
                         " VALUES (?,?,?,?,?,?,?)", new_rows)
     # Each stratum's quota, over the random sample as it now stands (the population draw's rows, not one run's).
-    sampled = Counter({StratumKey(cid, model, sha): n for cid, model, sha, n in db.execute(f"""
-        SELECT s.constraint_id, r.model, v.rubric_sha256, count(DISTINCT s.run_record_id)
-        FROM samples s
-        JOIN run_records r ON r.id = s.run_record_id
-        JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
-        JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
-        WHERE s.rule = 'random' AND (s.reason IS NULL OR s.reason NOT LIKE '{RUN_REASON}%')
-        GROUP BY 1, 2, 3""")})
-    strata = dict(judged_counts)
+    sampled: Counter[StratumKey] = Counter()
+    for (cid, model), drawn in drawn_before.items():
+        for rubrics in drawn.values():
+            for sha in rubrics.split(",") if rubrics else ():
+                sampled[StratumKey(cid, model, sha)] += 1
+    strata = {StratumKey(*key): n for key, n in judged_counts.items()}
     if include_unjudged:
         for pop in pops:
             if unjudged[pop]:
