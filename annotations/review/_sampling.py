@@ -333,16 +333,20 @@ def population_sizes(db: sqlite_utils.Database, run_id: str | None = None) -> Co
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
     """Pairs to review on purpose: the judge's repeats disagree, or the judge returned an error.
     Returns pair -> (stratum, reason); the first reason found wins (latest rubric first)."""
+    # Grouped first, joined after (issue 16.2): only the groups that qualify are looked up, not every verdict. Ties
+    # on the latest stamp (one batch's verdicts share it) in the order of the verdicts' unique index, the order the
+    # grouping reads them in, so the order does not hang on the query plan.
     sql = """
-        SELECT v.run_record_id, v.constraint_id, r.model, v.rubric_sha256, v.judge_model,
-               group_concat(v.label, char(31)) AS labels, group_concat(v.error, char(31)) AS errors,
-               max(v.created_at) AS latest
-        FROM verdicts v
-        JOIN run_records r ON r.id = v.run_record_id
-        JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
-        GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
-        HAVING count(DISTINCT v.label) > 1 OR count(v.error) > 0
-        ORDER BY latest DESC
+        SELECT g.run_record_id, g.constraint_id, r.model, g.rubric_sha256, g.judge_model, g.labels, g.errors, g.latest
+        FROM (SELECT run_record_id, constraint_id, rubric_sha256, judge_model,
+                     group_concat(label, char(31)) AS labels, group_concat(error, char(31)) AS errors,
+                     max(created_at) AS latest
+              FROM verdicts
+              GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model
+              HAVING count(DISTINCT label) > 1 OR count(error) > 0) g
+        JOIN run_records r ON r.id = g.run_record_id
+        JOIN constraints c ON c.item_id = r.item_id AND c.id = g.constraint_id AND c.check_json IS NULL
+        ORDER BY g.latest DESC, g.run_record_id, g.constraint_id, g.rubric_sha256, g.judge_model
     """
     out: dict[Pair, tuple[str, str]] = {}
     for rid, cid, model, sha, judge_model, labels, errors, _latest in db.execute(sql):
