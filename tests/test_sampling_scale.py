@@ -300,3 +300,18 @@ def test_draw_state_is_json_stable(tmp_path):
         ann.draw_sample(db, rate=0.3, seed=7)
         state = _sampling._draw_state(db)
         assert json.loads(json.dumps(state)) == state
+
+
+def test_draw_orders_rank_each_pair_by_draw_rank(tmp_path):
+    """The counted prefix reads each population's random pairs in draw order: `_in_draw_order` hashes from the
+    shared prefix text, and must give `draw_rank`'s order exactly (a different order would move the prefix)."""
+    path = _project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        ann.draw_sample(db, rate=0.5, seed=11)
+        seeds = committed_seeds(db)
+        orders = _sampling._draw_orders(db, scope="*")
+        assert any(len(o) > 5 for o in orders.values())
+        for (cid, model), order in orders.items():
+            assert list(order) == sorted(order, key=lambda p: draw_rank(seeds[(cid, model)], cid, model, p))
+        strata = _sampling._random_pair_strata_uncached(db)
+        assert all(strata[ann.Pair(*p)] for p in strata)

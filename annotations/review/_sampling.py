@@ -289,8 +289,14 @@ def _draw_orders(db: sqlite_utils.Database, scope: str | None = None) -> dict[tu
         scoped = reason is not None and reason.startswith(RUN_REASON)
         if scope == "*" or (scope is None and not scoped) or (scope is not None and run == scope):
             members[(cid, model)].append(Pair(rid, cid))
-    return {key: tuple(sorted(ps, key=lambda p: draw_rank(seeds.get(key, 0), key[0], key[1], p)))
+    return {key: _in_draw_order(ps, _rank_prefix(seeds.get(key, 0), population_key(*key)))
             for key, ps in members.items()}
+
+
+def _in_draw_order(pairs: list[Pair], prefix: str) -> tuple[Pair, ...]:
+    """`pairs` sorted by `_rank` under the order whose text starts with `prefix` (`_rank_prefix`), each hashed once."""
+    sha256 = hashlib.sha256
+    return tuple(sorted(pairs, key=lambda p: sha256(f"{prefix}{p[0]}\x1f{p[1]}".encode()).digest()))
 
 
 def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
@@ -778,9 +784,15 @@ def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[
         LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
-    out: dict[Pair, list[str]] = defaultdict(list)
+    # Keyed by plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up; one
+    # stratum name per (constraint, model, rubric), not one per row (issue 16.2: 530k rows at 1M run records).
+    names: dict[tuple[str, str, str | None], str] = {}
+    out: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rid, cid, model, sha in db.execute(sql):
-        out[Pair(rid, cid)].append(stratum_key(cid, model, sha))
+        name = names.get((cid, model, sha))
+        if name is None:
+            name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
+        out[(rid, cid)].append(name)
     return {p: tuple(v) for p, v in out.items()}
 
 
