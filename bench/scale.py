@@ -15,6 +15,11 @@ after the imports, beside a baseline in the same process: one raw SQL pass over 
 of `reps` wall seconds, the command's CPU seconds (steadier than wall time on a shared machine), the ratio of wall
 time to the baseline, and the peak RSS. `sample` is a top-up of the drawn sample (what a CI
 job re-running `judgecal sample` pays); the first draw's time is printed when a project is built.
+
+`sample` writes (it tops the sample up and stores the quotas), so it never runs on the cached project: each size gets
+a copy in the temp dir, drawn once untimed (printed as `sample (full draw)`: on a project whose last draw did not
+record what it read, such as one cached by an older judgecal, that is a whole draw), then the timed reps are a top-up
+with nothing new since (which writes nothing). The copy is removed afterwards.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ COMMANDS = {
     "sample": ["sample"],
     "compare": ["compare", "demo-run-a", "demo-run-b", "--json"],
 }
+WRITES = {"sample"}  # commands that change the project: run on a copy
 BASELINE = "SELECT judge_model, rubric_sha256, constraint_id, label, count(*) FROM verdicts GROUP BY 1, 2, 3, 4"
 
 
@@ -160,19 +166,32 @@ def main() -> None:
         if not path.exists():
             build(path, n)
         for command in args.commands:
-            results = []
-            for _ in range(args.reps):
-                proc = subprocess.run([sys.executable, __file__, "--one", str(path), command], env=env,
-                                      capture_output=True, text=True)
-                if proc.returncode:
-                    sys.exit(f"{command} on {path} failed:\n{proc.stderr[-3000:]}")
-                results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-            sec = statistics.median(r["seconds"] for r in results)
-            base = statistics.median(r["baseline"] for r in results)
-            cpu = statistics.median(r["cpu"] for r in results)
-            rss = max(r["max_rss_mb"] for r in results)
-            print(f"{n:>9} {command:<8} {sec:>8.2f} {cpu:>7.2f} {base:>9.3f} {sec / base:>7.1f} {rss:>8.0f}",
-                  flush=True)
+            with contextlib.ExitStack() as stack:
+                target = path
+                if command in WRITES:
+                    scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="judgecal-scale-")))
+                    target = scratch / path.name
+                    for suffix in ("", "-wal"):  # a write-ahead log not yet checkpointed holds part of the data
+                        if Path(f"{path}{suffix}").exists():
+                            shutil.copyfile(f"{path}{suffix}", f"{target}{suffix}")
+                    _row(n, f"{command} (full draw)", [_one(env, target, command)])
+                _row(n, command, [_one(env, target, command) for _ in range(args.reps)])
+
+
+def _one(env: dict, path: Path, command: str) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--one", str(path), command], env=env, capture_output=True,
+                          text=True)
+    if proc.returncode:
+        sys.exit(f"{command} on {path} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _row(n: int, command: str, results: list[dict]) -> None:
+    sec = statistics.median(r["seconds"] for r in results)
+    base = statistics.median(r["baseline"] for r in results)
+    cpu = statistics.median(r["cpu"] for r in results)
+    rss = max(r["max_rss_mb"] for r in results)
+    print(f"{n:>9} {command:<8} {sec:>8.2f} {cpu:>7.2f} {base:>9.3f} {sec / base:>7.1f} {rss:>8.0f}", flush=True)
 
 
 if __name__ == "__main__":

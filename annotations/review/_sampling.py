@@ -138,8 +138,13 @@ def _check_rates(rate: float, overlap: float) -> None:
         raise ValueError(f"overlap must be in [0, 1], got {overlap}")
 
 
+def _rank_prefix(seed: int, salt: str) -> str:
+    """The text every rank of one order starts with (`_draw` hashes a population's pairs from it directly)."""
+    return f"{seed}\x1f{salt}\x1f"
+
+
 def _rank(seed: int, salt: str, pair: Pair) -> bytes:
-    return hashlib.sha256(f"{seed}\x1f{salt}\x1f{pair[0]}\x1f{pair[1]}".encode()).digest()
+    return hashlib.sha256(f"{_rank_prefix(seed, salt)}{pair[0]}\x1f{pair[1]}".encode()).digest()
 
 
 def population_key(constraint_id: str, model: str) -> str:
@@ -284,8 +289,14 @@ def _draw_orders(db: sqlite_utils.Database, scope: str | None = None) -> dict[tu
         scoped = reason is not None and reason.startswith(RUN_REASON)
         if scope == "*" or (scope is None and not scoped) or (scope is not None and run == scope):
             members[(cid, model)].append(Pair(rid, cid))
-    return {key: tuple(sorted(ps, key=lambda p: draw_rank(seeds.get(key, 0), key[0], key[1], p)))
+    return {key: _in_draw_order(ps, _rank_prefix(seeds.get(key, 0), population_key(*key)))
             for key, ps in members.items()}
+
+
+def _in_draw_order(pairs: list[Pair], prefix: str) -> tuple[Pair, ...]:
+    """`pairs` sorted by `_rank` under the order whose text starts with `prefix` (`_rank_prefix`), each hashed once."""
+    sha256 = hashlib.sha256
+    return tuple(sorted(pairs, key=lambda p: sha256(f"{prefix}{p[0]}\x1f{p[1]}".encode()).digest()))
 
 
 def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
@@ -328,16 +339,20 @@ def population_sizes(db: sqlite_utils.Database, run_id: str | None = None) -> Co
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
     """Pairs to review on purpose: the judge's repeats disagree, or the judge returned an error.
     Returns pair -> (stratum, reason); the first reason found wins (latest rubric first)."""
+    # Grouped first, joined after (issue 16.2): only the groups that qualify are looked up, not every verdict. Ties
+    # on the latest stamp (one batch's verdicts share it) in the order of the verdicts' unique index, the order the
+    # grouping reads them in, so the order does not hang on the query plan.
     sql = """
-        SELECT v.run_record_id, v.constraint_id, r.model, v.rubric_sha256, v.judge_model,
-               group_concat(v.label, char(31)) AS labels, group_concat(v.error, char(31)) AS errors,
-               max(v.created_at) AS latest
-        FROM verdicts v
-        JOIN run_records r ON r.id = v.run_record_id
-        JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
-        GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
-        HAVING count(DISTINCT v.label) > 1 OR count(v.error) > 0
-        ORDER BY latest DESC
+        SELECT g.run_record_id, g.constraint_id, r.model, g.rubric_sha256, g.judge_model, g.labels, g.errors, g.latest
+        FROM (SELECT run_record_id, constraint_id, rubric_sha256, judge_model,
+                     group_concat(label, char(31)) AS labels, group_concat(error, char(31)) AS errors,
+                     max(created_at) AS latest
+              FROM verdicts
+              GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model
+              HAVING count(DISTINCT label) > 1 OR count(error) > 0) g
+        JOIN run_records r ON r.id = g.run_record_id
+        JOIN constraints c ON c.item_id = r.item_id AND c.id = g.constraint_id AND c.check_json IS NULL
+        ORDER BY g.latest DESC, g.run_record_id, g.constraint_id, g.rubric_sha256, g.judge_model
     """
     out: dict[Pair, tuple[str, str]] = {}
     for rid, cid, model, sha, judge_model, labels, errors, _latest in db.execute(sql):
@@ -397,83 +412,192 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     """Top up the review sample (see the module docstring) and record each stratum's quota. One transaction.
 
     Drawing again with the same arguments adds nothing; after new verdicts it adds only what the new quotas need.
-    A lower rate never removes drawn pairs.
+    A lower rate never removes drawn pairs. When nothing the draw reads has changed since the last draw with the
+    same arguments (`_draw_state`), it writes nothing: the draw would add nothing and store the same quotas.
     """
     _check_rates(rate, overlap)
     stamp = now_iso()
+    arguments = {"rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged}
     with write(db):
-        members = strata_members(db, include_unjudged=include_unjudged)
-        population = population_sizes(db)
-        seeds = committed_seeds(db)
-        # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
-        scoped = _run_scoped(db)
-        random_set = _pairs_with_rule(db, "random") - scoped
-        promoted = []
-        overlap_set = _pairs_with_rule(db, "overlap")
-        targeted_set = _pairs_with_rule(db, "targeted")
-        new_rows: list[tuple] = []
-        strata_rows: list[tuple] = []
-        added = Counter()
-        # One draw per constraint × model population (every rubric version's stratum shares its order): the first
-        # ceil(rate × N) pairs of the order, so the random sample is always a prefix of it.
-        pops: dict[tuple[str, str], dict[Pair, str]] = defaultdict(dict)
-        for key in sorted(members, key=lambda k: (k.rubric_sha256 is None, k)):
-            for p in members[key]:
-                pops[(key.constraint_id, key.model)].setdefault(p, key.stratum)
-        # The draw is over every semantic pair of a population, judged or not (with --judged-only too: it limits
-        # which populations are drawn, never which of their pairs). Drawn from the judged pairs alone, the sample
-        # was the front of the judged pairs' order: judge only chosen pairs, draw, judge the rest, and the chosen
-        # pairs were the random sample (tests/test_attacks_calibration.py).
-        for cid, model, rid in db.execute(f"SELECT c.id, r.model, r.id {_SEMANTIC_PAIRS}"):
-            if (cid, model) in pops:
-                pops[(cid, model)].setdefault(Pair(rid, cid), stratum_key(cid, model, None))
-        for pop in sorted(pops):
-            pairs = pops[pop]
-            pop_seed = seeds.setdefault(pop, seed)  # the first draw commits the population's order
-            size = max(len(pairs), population[pop])
-            for p in heapq.nsmallest(quota(rate, size), pairs, key=lambda p: draw_rank(pop_seed, *pop, p)):
-                if p in scoped and p not in random_set:
-                    random_set.add(p)
-                    promoted.append(p)
-                    new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
-                elif p not in random_set:
-                    random_set.add(p)
-                    new_rows.append((p[0], p[1], "random", pairs[p], None, pop_seed, stamp))
-                    added["random"] += 1
-            drawn = [p for p in pairs if p in random_set]
-            want_overlap = quota(overlap, len(drawn)) if overlap else 0
-            have_overlap = sum(p in overlap_set for p in drawn)
-            if have_overlap < want_overlap:
-                fresh = (p for p in drawn if p not in overlap_set)
-                salt = f"overlap\x1f{population_key(*pop)}"
-                for p in heapq.nsmallest(want_overlap - have_overlap, fresh, key=lambda p: _rank(pop_seed, salt, p)):
-                    overlap_set.add(p)
-                    new_rows.append((p[0], p[1], "overlap", pairs[p], "second reviewer", pop_seed, stamp))
-                    added["overlap"] += 1
-        for key in sorted(members, key=lambda k: k.stratum):
-            pairs = members[key]
-            size = max(len(pairs), population[(key.constraint_id, key.model)])
-            strata_rows.append((key.stratum, key.constraint_id, key.model, key.rubric_sha256, len(pairs),
-                                sum(p in random_set for p in pairs), quota(rate, size), rate, stamp, size))
-        for pair, (stratum, reason) in targeted_pairs(db).items():
-            if pair not in targeted_set:
-                targeted_set.add(pair)
-                new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
-                added["targeted"] += 1
-        # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
-        db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
-                            promoted)
-        db.conn.executemany(
-            "INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
-            " VALUES (?,?,?,?,?,?,?)", new_rows)
+        stored = db.execute("SELECT value FROM settings WHERE key = ?", [DRAW_SETTING]).fetchone()
+        last = json.loads(stored[0]) if stored else {}
+        if last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments \
+                and last["state"] == _draw_state(db):
+            return _sample_summary(db, Counter())
+        added = _draw(db, rate, overlap, seed, include_unjudged, stamp)
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
-            "rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged,
-            "marks": list(_data_marks(db))})))
-        db.conn.execute("DELETE FROM sample_strata")
-        db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
-                            " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", strata_rows)
-    return SampleSummary(len(members), added["random"], added["targeted"], added["overlap"],
-                         len(random_set | scoped), len(targeted_set), len(overlap_set))
+            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db)})))
+    return _sample_summary(db, added)
+
+
+def _sample_summary(db: sqlite_utils.Database, added: Counter) -> SampleSummary:
+    totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
+    strata = db.execute("SELECT count(*) FROM sample_strata").fetchone()[0]
+    return SampleSummary(strata, added["random"], added["targeted"], added["overlap"], totals.get("random", 0),
+                         totals.get("targeted", 0), totals.get("overlap", 0))
+
+
+def _draw_state(db: sqlite_utils.Database) -> list:
+    """What a draw reads, as a comparable value: per table the row count, the largest row id and the last rows
+    themselves (SQLite reuses the row ids of deleted rows, so a row deleted at the top and another stored in its
+    place keeps count and largest id, not its content). Verdicts, run records and constraints are only ever added
+    (a verdict's error row may be replaced by a retry's answer: such a pair was already targeted and its strata do
+    not move); the sample rows and quotas are the draw's own output, so any other writer's change (`sample
+    --run-id`, `--paired`, an import, a deleted row) makes the next draw a full one."""
+    state = []
+    for table, columns in (("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, error)"),
+                           ("run_records", "json_array(id, output IS NULL AND trajectory IS NULL)"),
+                           ("constraints", "json_array(item_id, id, check_json IS NULL)"),
+                           ("samples", "json_array(run_record_id, constraint_id, rule, reason, seed)"),
+                           ("sample_strata", "json_array(stratum, needed)")):
+        state.append(list(db.execute(
+            f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
+            f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()))
+    state.append(list(db.execute("SELECT total(rowid), total(seed), total(rowid * (seed + 1)) FROM samples")
+                      .fetchone()))
+    return state
+
+
+class _Candidate(NamedTuple):
+    """A pair of a population in the bounded heap of its draw: the negated rank keeps the largest rank on top."""
+
+    neg_rank: int
+    run_record_id: str
+    rubrics: str | None  # the rubric versions that judged the pair, comma-separated (None: unjudged)
+
+
+# Every pair a population's draw is over: semantic pairs with output, and judged semantic pairs without (a verdict
+# on a failed run still puts the pair in a stratum). `rubrics`: the rubric versions that judged the pair (an
+# index-only look-up per pair), so the judged strata are counted from this one pass, not from a second one over
+# every verdict.
+_DRAW_PAIRS = """
+    SELECT c.id, r.model, r.id, (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output,
+           (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
+            WHERE v.run_record_id = r.id AND v.constraint_id = c.id) AS rubrics
+    FROM run_records r
+    JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    WHERE has_output OR rubrics IS NOT NULL
+"""
+_DRAW_SIZES = """
+    SELECT c.id, r.model, count(*)
+    FROM run_records r
+    JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    WHERE (r.output IS NOT NULL OR r.trajectory IS NOT NULL)
+       OR EXISTS (SELECT 1 FROM verdicts v WHERE v.run_record_id = r.id AND v.constraint_id = c.id)
+    GROUP BY 1, 2
+"""
+
+
+def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
+          stamp: str) -> Counter:
+    """The draw itself (issue 16.2: one pass over the pairs, each hashed once into a bounded heap of its
+    population's front, strata counted on the way): the same rows, in the same order, as drawing from
+    `strata_members` (tests/test_sampling_scale.py holds that definition and compares)."""
+    seeds = committed_seeds(db)
+    # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
+    scoped = _run_scoped(db)
+    random_set = _pairs_with_rule(db, "random") - scoped
+    overlap_set = _pairs_with_rule(db, "overlap")
+    targeted_set = _pairs_with_rule(db, "targeted")
+    # One draw per constraint × model population (every rubric version's stratum shares its order) over every pair
+    # of it, judged or not: with --judged-only too (it limits which populations are drawn, never which of their
+    # pairs; drawn from the judged pairs alone, judging only chosen pairs first made them the random sample,
+    # tests/test_attacks_calibration.py). The random sample is the first ceil(rate × N) pairs of the order.
+    sizes = {(cid, model): n for cid, model, n in db.execute(_DRAW_SIZES)}
+    pop_seed = {pop: seeds.get(pop, seed) for pop in sizes}  # the first draw commits the population's order
+    prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in sizes}  # `draw_rank`'s text
+    want = {pop: quota(rate, n) for pop, n in sizes.items()}
+    heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in sizes}
+    with_output: Counter[tuple[str, str]] = Counter()  # `population_sizes`
+    judged_counts: Counter[tuple[str, str, str]] = Counter()  # (constraint, model, rubric) -> judged pairs
+    unjudged: Counter[tuple[str, str]] = Counter()
+    unjudged_sampled: Counter[tuple[str, str]] = Counter()
+    drawn_before: dict[tuple[str, str], dict[Pair, str | None]] = defaultdict(dict)  # random pairs already drawn
+    sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
+    for cid, model, rid, has_output, rubrics in db.execute(_DRAW_PAIRS):
+        pop = (cid, model)
+        heap = heaps[pop]  # the same pairs as the count above: one write transaction
+        with_output[pop] += has_output
+        if rubrics is None:
+            unjudged[pop] += 1
+        else:
+            for sha in rubrics.split(","):
+                judged_counts[(cid, model, sha)] += 1
+        pair = Pair(rid, cid)
+        if pair in random_set:
+            drawn_before[pop][pair] = rubrics
+            unjudged_sampled[pop] += rubrics is None
+        neg = -from_bytes(sha256(f"{prefix[pop]}{rid}\x1f{cid}".encode()).digest(), "big")
+        if len(heap) < want[pop]:
+            push(heap, _Candidate(neg, rid, rubrics))
+        elif heap and neg > heap[0].neg_rank:
+            replace(heap, _Candidate(neg, rid, rubrics))
+    judged_pops = {(cid, model) for cid, model, _sha in judged_counts}
+    pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
+
+    def stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
+        """The stratum a drawn pair is recorded in: its first rubric version's (smallest sha), else unjudged."""
+        return stratum_key(pair.constraint_id, model, min(rubrics.split(",")) if rubrics else None)
+
+    new_rows: list[tuple] = []
+    promoted: list[Pair] = []
+    added: Counter = Counter()
+    for pop in pops:
+        cid, model = pop
+        drawn = drawn_before[pop]
+        for c in sorted(heaps[pop], reverse=True):  # rank ascending
+            p = Pair(c.run_record_id, cid)
+            if p in random_set:
+                continue
+            if p in scoped:
+                promoted.append(p)
+            else:
+                added["random"] += 1
+            random_set.add(p)
+            drawn[p] = c.rubrics
+            unjudged_sampled[pop] += c.rubrics is None
+            new_rows.append((p[0], p[1], "random", stratum_of(p, model, c.rubrics), None, pop_seed[pop], stamp))
+        want_overlap = quota(overlap, len(drawn)) if overlap else 0
+        have_overlap = sum(p in overlap_set for p in drawn)
+        if have_overlap < want_overlap:
+            fresh = (p for p in drawn if p not in overlap_set)
+            salt = f"overlap\x1f{population_key(*pop)}"
+            for p in heapq.nsmallest(want_overlap - have_overlap, fresh,
+                                     key=lambda p: _rank(pop_seed[pop], salt, p)):
+                overlap_set.add(p)
+                new_rows.append((p[0], p[1], "overlap", stratum_of(p, model, drawn[p]), "second reviewer",
+                                 pop_seed[pop], stamp))
+                added["overlap"] += 1
+    for pair, (stratum, reason) in targeted_pairs(db).items():
+        if pair not in targeted_set:
+            targeted_set.add(pair)
+            new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
+            added["targeted"] += 1
+    # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
+    db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
+                        promoted)
+    db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                        " VALUES (?,?,?,?,?,?,?)", new_rows)
+    # Each stratum's quota, over the random sample as it now stands (the population draw's rows, not one run's).
+    sampled: Counter[StratumKey] = Counter()
+    for (cid, model), drawn in drawn_before.items():
+        for rubrics in drawn.values():
+            for sha in rubrics.split(",") if rubrics else ():
+                sampled[StratumKey(cid, model, sha)] += 1
+    strata = {StratumKey(*key): n for key, n in judged_counts.items()}
+    if include_unjudged:
+        for pop in pops:
+            if unjudged[pop]:
+                key = StratumKey(*pop, None)
+                strata[key], sampled[key] = unjudged[pop], unjudged_sampled[pop]
+    db.conn.execute("DELETE FROM sample_strata")
+    db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
+                        " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", [
+                            (key.stratum, key.constraint_id, key.model, key.rubric_sha256, n, sampled[key],
+                             quota(rate, max(n, with_output[(key.constraint_id, key.model)])), rate, stamp,
+                             max(n, with_output[(key.constraint_id, key.model)]))
+                            for key, n in sorted(strata.items(), key=lambda kv: kv[0].stratum)])
+    return added
 
 
 # The arguments of the last `draw_sample` and what the project held then, so the review queue can top the sample up
@@ -660,9 +784,15 @@ def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[
         LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
-    out: dict[Pair, list[str]] = defaultdict(list)
+    # Keyed by plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up; one
+    # stratum name per (constraint, model, rubric), not one per row (issue 16.2: 530k rows at 1M run records).
+    names: dict[tuple[str, str, str | None], str] = {}
+    out: dict[tuple[str, str], list[str]] = defaultdict(list)
     for rid, cid, model, sha in db.execute(sql):
-        out[Pair(rid, cid)].append(stratum_key(cid, model, sha))
+        name = names.get((cid, model, sha))
+        if name is None:
+            name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
+        out[(rid, cid)].append(name)
     return {p: tuple(v) for p, v in out.items()}
 
 
