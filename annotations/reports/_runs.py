@@ -14,15 +14,16 @@ How a constraint is settled, everywhere here (and in the boundary report):
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 import sqlite_utils
 
-from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record
+from judgecal.evalsets import PASS_FAIL, Constraint, RunRecord, check_record
 from judgecal.annotations.store import iter_runs, load_items
 from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, RateDifference, Reason, decide,
                                                    parse_thresholds, rate_difference, read_thresholds)
@@ -84,46 +85,67 @@ class PairLabels(NamedTuple):
         return out
 
 
+class _VersionVotes:
+    """One judge version's repeats on one pair: label counts, its latest verdict id and latest labelled one."""
+
+    __slots__ = ("counts", "last", "last_label")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.last = 0
+        self.last_label = 0
+
+    def votes(self) -> Iterator[str]:
+        """The labels, each as often as the judge gave it (what `majority_label` and `ppi_prediction` count)."""
+        return (label for label, n in self.counts.items() for _ in range(n))
+
+
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
                 judge_model: str | None = None) -> PairLabels:
     """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
     unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
     where, params = _run_ids_clause(run_ids)
-    sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, v.id FROM verdicts v"
-           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where}")
+    # One row per (pair, judge version, label): SQLite counts the repeats, Python sees the groups, not the verdicts.
+    # The label NULL row is the version's error rows: they count for its reach and latest id (the corrected pass rate
+    # keeps a pair whose repeats all failed, as 0.5), never as a label.
+    sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, count(*), max(v.id)"
+           f" FROM verdicts v JOIN run_records r ON r.id = v.run_record_id WHERE {where}")
     if rubric_sha256 is not None:
         sql += " AND v.rubric_sha256 = ?"
         params.append(rubric_sha256)
     if judge_model is not None:
         sql += " AND v.judge_model = ?"
         params.append(judge_model)
-    # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
-    groups: dict[tuple[str, str], dict[tuple[str, str], list[Any]]] = {}
-    for rid, cid, sha, model, label, vid in db.execute(sql, params):
-        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, [], 0])
-        g[2] = max(g[2], vid)
+    sql += " GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label"
+    groups: dict[tuple[str, str], dict[tuple[str, str], _VersionVotes]] = {}
+    for rid, cid, sha, model, label, n, vid in db.execute(sql, params):
+        by_version = groups.setdefault((rid, cid), {})
+        g = by_version.get((sha, model))
+        if g is None:
+            g = by_version[(sha, model)] = _VersionVotes()
+        g.last = max(g.last, vid)
         if label is not None:
-            g[0] = max(g[0], vid)
-            g[1].append(label)
+            g.last_label = max(g.last_label, vid)
+            g.counts[label] = n
     judge = {}
     for pair, by_group in groups.items():
-        labelled = [g for g in by_group.values() if g[1]]
-        label = majority_label(max(labelled, key=lambda g: g[0])[1]) if labelled else None
+        labelled = [g for g in by_group.values() if g.counts]
+        label = majority_label(max(labelled, key=lambda g: g.last_label).votes()) if labelled else None
         if label is not None:
             judge[pair] = label
     # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
     reach: dict[tuple[str, str], list[int]] = {}
     for by_group in groups.values():
-        for key, (_last_label, _labels, last) in by_group.items():
+        for key, g in by_group.items():
             r = reach.setdefault(key, [0, 0])
             r[0] += 1
-            r[1] = max(r[1], last)
+            r[1] = max(r[1], g.last)
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
     ppi_judge: dict[tuple[str, str], float] = {}
     if source is not None:
         for pair, by_group in groups.items():
             if source in by_group:
-                ppi_judge[pair] = ppi_prediction(by_group[source][1])
+                ppi_judge[pair] = ppi_prediction(by_group[source].votes())
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -183,6 +205,133 @@ def stored_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str
     return {(rid, cid): StoredCheck(checker, bool(loose), bool(passed)) for rid, cid, checker, loose, passed in
             db.execute("SELECT cr.run_record_id, cr.constraint_id, cr.checker, cr.loose, cr.passed FROM check_results cr"
                        " JOIN run_records r ON r.id = cr.run_record_id WHERE r.run_id = ?", [run_id])}
+
+
+# --------------------------------------------------------------------------- what compare reads of items and records
+
+
+class _CheckRef(NamedTuple):
+    """What settling a mechanical constraint reads of its check: the checker and loose flag a stored result must
+    match (running the check needs the whole `Check`: loaded then, see `_live_checks`)."""
+
+    id: str
+    loose: bool
+
+
+class _ConstraintRow(NamedTuple):
+    """The fields of a stored constraint the run metrics read. The row was validated when it was imported, so it is
+    read as stored, not through `Constraint` (whose checker dry runs made loading the eval set most of compare's
+    time); `expected` is moved out of an old text exactly as `Constraint` moves it."""
+
+    id: str
+    type: str
+    severity: str
+    check: _CheckRef | None
+    labels: tuple[str, ...]
+    expected: str | None
+    passing: tuple[str, ...] | None  # labels that pass: ("pass",), a boundary case's expected ones, else None
+
+
+class _ItemRow(NamedTuple):
+    id: str
+    scenario: str | None
+    constraints: tuple[_ConstraintRow, ...]
+
+
+class _RecordRow(NamedTuple):
+    """The columns of a run record the run metrics read: no output, trajectory or transcript."""
+
+    id: str
+    item_id: str
+    model: str
+    prompt_version: str | None
+    error: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_ms: float | None
+    rounds: int | None
+    evalset_sha256: str | None
+    failed: bool  # `RunRecord.failed`, in its SQL spelling
+
+
+def _run_items(db: sqlite_utils.Database, run_ids: list[str]) -> dict[str, _ItemRow]:
+    """The items the runs' records answer, in import order, with their constraints in item order."""
+    where, params = _run_ids_clause(run_ids)
+    sql = f"""
+        SELECT i.id, i.scenario, c.id, c.type, c.severity, c.check_json IS NOT NULL,
+               json_extract(c.check_json, '$.id'), json_extract(c.check_json, '$.loose'), c.labels, c.expected,
+               CASE WHEN c.expected IS NULL THEN c.text END
+        FROM eval_items i LEFT JOIN constraints c ON c.item_id = i.id
+        WHERE i.id IN (SELECT DISTINCT r.item_id FROM run_records r WHERE {where})
+        ORDER BY i.seq, c.seq
+    """
+    label_sets: dict[str, tuple[str, ...]] = {}
+    out: dict[str, tuple[str | None, list[_ConstraintRow]]] = {}
+    for item_id, scenario, cid, ctype, severity, has_check, checker, loose, labels, expected, text in db.execute(
+            sql, params):
+        constraints = out.setdefault(item_id, (scenario, []))[1]
+        if cid is None:
+            continue
+        if labels not in label_sets:
+            label_sets[labels] = tuple(json.loads(labels))
+        if expected is None and text is not None:
+            expected = Constraint._move_expected({"text": text}).get("expected")
+        row = _ConstraintRow(cid, ctype, severity, _CheckRef(checker, bool(loose)) if has_check else None,
+                             label_sets[labels], expected, None)
+        passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
+        constraints.append(row._replace(passing=passing))
+    return {item_id: _ItemRow(item_id, scenario, tuple(cs)) for item_id, (scenario, cs) in out.items()}
+
+
+def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
+    """The run's records in import order."""
+    sql = """SELECT id, item_id, model, prompt_version, error, input_tokens, output_tokens, latency_ms, rounds,
+                    evalset_sha256, output IS NULL AND trajectory IS NULL
+             FROM run_records WHERE run_id = ? ORDER BY seq"""
+    return [_RecordRow(*row[:-1], bool(row[-1])) for row in db.execute(sql, [run_id])]
+
+
+class _ToolCalls(NamedTuple):
+    calls: int
+    parse_failures: int  # calls whose error is a parse failure (`is_tool_parse_failure`, in SQL)
+
+
+def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
+    calls, failures = db.execute(
+        "SELECT count(*), coalesce(sum(substr(json_extract(t.value, '$.error'), 1, 13) = 'parse_failure'), 0)"
+        " FROM run_records r, json_each(r.tool_calls) t WHERE r.run_id = ? AND r.tool_calls IS NOT NULL",
+        [run_id]).fetchone()
+    return _ToolCalls(calls, failures)
+
+
+def _live_checks(db: sqlite_utils.Database, records: list[_RecordRow], items: dict[str, _ItemRow],
+                 stored: dict[tuple[str, str], StoredCheck]) -> dict[tuple[str, str], bool]:
+    """Run the mechanical checks no current stored result answers (none stored, or another checker or loose flag),
+    on the validated item and record: only those are loaded whole."""
+    todo: dict[str, list[str]] = {}  # record id -> constraint ids
+    for rec in records:
+        if rec.failed:
+            continue
+        for c in items[rec.item_id].constraints:
+            if c.check is not None:
+                found = stored.get((rec.id, c.id))
+                if found is None or found.checker != c.check.id or found.loose != c.check.loose:
+                    todo.setdefault(rec.id, []).append(c.id)
+    if not todo:
+        return {}
+    out: dict[tuple[str, str], bool] = {}
+    ids = list(todo)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        full = list(iter_runs(db, where=f"id IN ({','.join('?' * len(chunk))})", params=chunk))
+        full_items = load_items(db, {r.item_id for r in full})
+        for record in full:
+            constraints = {c.id: c for c in full_items[record.item_id].constraints}
+            for cid in todo[record.id]:
+                check = constraints[cid].check
+                assert check is not None
+                out[(record.id, cid)] = check_record(check, record).passed
+    return out
 
 
 # --------------------------------------------------------------------------- per-run metrics
@@ -290,7 +439,7 @@ OUTLIER_IQR = 1.5
 
 
 class _RecordOutcome(NamedTuple):
-    record: RunRecord
+    record: _RecordRow
     scenario: str | None
     outcomes: tuple[bool, ...]  # settled constraints, in item order
     passed: bool | None  # every settled `must` constraint met; None when none is settled
@@ -304,14 +453,14 @@ class _Extras:
         self.by_type: dict[str, list[int]] = {}
         self.by_source: dict[str, list[int]] = {}
         self.by_scenario: dict[str, list[int]] = {}
-        self._rec: RunRecord | None = None
+        self._rec: _RecordRow | None = None
         self._scenario: str | None = None
         self._outcomes: list[bool] = []
 
-    def start(self, rec: RunRecord, item: EvalItem) -> None:
+    def start(self, rec: _RecordRow, item: _ItemRow) -> None:
         self._rec, self._scenario, self._outcomes = rec, item.scenario, []
 
-    def add(self, c: Constraint, outcome: bool, source: str) -> None:
+    def add(self, c: _ConstraintRow, outcome: bool, source: str) -> None:
         self._outcomes.append(outcome)
         for table, key in ((self.by_type, c.type), (self.by_source, source),
                            (self.by_scenario, self._scenario or "(none)")):
@@ -323,7 +472,7 @@ class _Extras:
         assert self._rec is not None
         self.records.append(_RecordOutcome(self._rec, self._scenario, tuple(self._outcomes), passed))
 
-    def fields(self, db: sqlite_utils.Database, records: list[RunRecord], cost: float | None) -> dict[str, Any]:
+    def fields(self, db: sqlite_utils.Database, records: list[_RecordRow], cost: float | None) -> dict[str, Any]:
         per_task = [sum(r.outcomes) / len(r.outcomes) for r in self.records if r.outcomes]
         latencies = [r.latency_ms for r in records if r.latency_ms is not None]
         tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
@@ -395,14 +544,16 @@ def _failure_modes(db: sqlite_utils.Database, record_ids: list[str]) -> dict[str
     return dict(Counter(seen.values()).most_common())
 
 
-def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem], labels: PairLabels) -> _RunData:
+def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow], labels: PairLabels) -> _RunData:
     settled = labels.settled()
-    records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
+    records = _run_records(db, run_id)
     if not records:
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
     checks = stored_checks(db, run_id)
-    tool_calls = parse_fail = s_checked = s_passed = c_settled = c_passed = c_unjudged = human = 0
+    live = _live_checks(db, records, items, checks)
+    tool_calls, parse_fail = _tool_calls(db, run_id)
+    s_checked = s_passed = c_settled = c_passed = c_unjudged = human = 0
     item_pass: dict[str, bool | None] = {}
     item_failed: dict[str, set[str]] = {}
     mech = [0, 0]
@@ -421,12 +572,24 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
     for rec in records:
         item = items[rec.item_id]
         extras.start(rec, item)
-        tool_calls += len(rec.tool_calls)
-        parse_fail += sum(1 for t in rec.tool_calls if is_tool_parse_failure(t.error))
         must_known, must_failed = False, False
         for c in item.constraints:
-            s = settled.get((rec.id, c.id))
-            outcome = constraint_passed(rec, c, s, checks)
+            pair = (rec.id, c.id)
+            s = settled.get(pair)
+            # `constraint_passed` on the stored rows: a check's current stored result, else its live run
+            if c.check is not None:
+                if rec.failed:
+                    outcome: bool | None = False
+                else:
+                    found = checks.get(pair)
+                    outcome = (found.passed if found is not None and found.checker == c.check.id
+                               and found.loose == c.check.loose else live[pair])
+            elif c.passing is None:
+                outcome = None
+            elif rec.failed:
+                outcome = False
+            else:
+                outcome = None if s is None else s.label in c.passing
             if c.check is not None:
                 mech[0] += int(bool(outcome))
                 mech[1] += 1
@@ -444,7 +607,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
                 s_checked += 1
                 s_passed += int(bool(outcome))
             if outcome is None:
-                c_unjudged += int(c.check is None and (c.labels == PASS_FAIL or expected_labels(c) is not None))
+                c_unjudged += int(c.check is None and c.passing is not None)
                 continue
             c_settled += 1
             c_passed += int(outcome)
@@ -509,7 +672,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
 def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | None = None,
               judge_model: str | None = None) -> RunStats:
     labels = pair_labels(db, [run_id], rubric_sha256=rubric_sha256, judge_model=judge_model)
-    return _run_data(db, run_id, load_items(db), labels).stats
+    return _run_data(db, run_id, _run_items(db, [run_id]), labels).stats
 
 
 def require_run(db: sqlite_utils.Database, run_id: str) -> set[str]:
@@ -585,7 +748,7 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
                  allow_prompt_change: bool = False) -> Comparison:
     """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
     thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
-    items = load_items(db)
+    items = _run_items(db, [run_a, run_b])
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
     da, dbb = _run_data(db, run_a, items, labels), _run_data(db, run_b, items, labels)
     outcomes = []
@@ -630,7 +793,7 @@ def _finite(d: dict[str, Any]) -> dict[str, Any]:
     return {k: _none_nan(v) for k, v in d.items()}
 
 
-def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: dict[str, EvalItem],
+def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: dict[str, _ItemRow],
                       labels: PairLabels, da: _RunData, dbb: _RunData
                       ) -> tuple[PairedDifference | None, RateDifference | None, list[VarianceParts], str | None]:
     """The paired corrected difference A - B (issue 15.1) over the units (item × pass/fail semantic constraint)
