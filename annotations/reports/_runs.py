@@ -19,7 +19,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import sqlite_utils
 
@@ -31,7 +31,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
-from judgecal.annotations.store import blind_first_labels, current_labels, standing_labels_sql
+from judgecal.annotations.store import blind_first_labels, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -85,19 +85,30 @@ class PairLabels(NamedTuple):
         return out
 
 
-class _VersionVotes:
-    """One judge version's repeats on one pair: label counts, its latest verdict id and latest labelled one."""
+class _VersionVotes(NamedTuple):
+    """One judge version's repeats on one pair, as SQLite sums them up."""
 
-    __slots__ = ("counts", "last", "last_label")
+    pair: tuple[str, str]
+    version: tuple[str, str]  # (rubric sha256, judge model)
+    last: int  # its latest verdict id, error rows included
+    last_label: int | None  # its latest labelled verdict id; None when every repeat was an error row
+    label: str | None  # the majority of its labels (None on a tie or without labels)
 
-    def __init__(self) -> None:
-        self.counts: dict[str, int] = {}
-        self.last = 0
-        self.last_label = 0
 
-    def votes(self) -> Iterator[str]:
-        """The labels, each as often as the judge gave it (what `majority_label` and `ppi_prediction` count)."""
-        return (label for label, n in self.counts.items() for _ in range(n))
+def _version_votes(db: sqlite_utils.Database, where: str, params: list[Any]) -> Iterator[_VersionVotes]:
+    """Every (pair, judge version) of the verdicts `where` selects. One row per group comes out of SQLite, which
+    counts the repeats; only a group whose repeats disagree sends its labels, for `majority_label` to count."""
+    sql = f"""
+        SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, max(v.id),
+               max(CASE WHEN v.label IS NOT NULL THEN v.id END), min(v.label), max(v.label),
+               CASE WHEN min(v.label) != max(v.label) THEN json_group_array(v.label) END
+        FROM verdicts v WHERE {where}
+        GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
+    """
+    for rid, cid, sha, model, last, last_label, low, high, labels in db.execute(sql, params):
+        # error rows (label NULL) count for the latest id and the reach, never as a label
+        label = low if low == high else majority_label(lab for lab in json.loads(labels) if lab is not None)
+        yield _VersionVotes((rid, cid), (sha, model), last, last_label, label)
 
 
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -105,47 +116,36 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
     unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
     where, params = _run_ids_clause(run_ids)
-    # One row per (pair, judge version, label): SQLite counts the repeats, Python sees the groups, not the verdicts.
-    # The label NULL row is the version's error rows: they count for its reach and latest id (the corrected pass rate
-    # keeps a pair whose repeats all failed, as 0.5), never as a label.
-    sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, count(*), max(v.id)"
-           f" FROM verdicts v JOIN run_records r ON r.id = v.run_record_id WHERE {where}")
+    where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
     if rubric_sha256 is not None:
-        sql += " AND v.rubric_sha256 = ?"
+        where += " AND v.rubric_sha256 = ?"
         params.append(rubric_sha256)
     if judge_model is not None:
-        sql += " AND v.judge_model = ?"
+        where += " AND v.judge_model = ?"
         params.append(judge_model)
-    sql += " GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label"
-    groups: dict[tuple[str, str], dict[tuple[str, str], _VersionVotes]] = {}
-    for rid, cid, sha, model, label, n, vid in db.execute(sql, params):
-        by_version = groups.setdefault((rid, cid), {})
-        g = by_version.get((sha, model))
-        if g is None:
-            g = by_version[(sha, model)] = _VersionVotes()
-        g.last = max(g.last, vid)
-        if label is not None:
-            g.last_label = max(g.last_label, vid)
-            g.counts[label] = n
-    judge = {}
-    for pair, by_group in groups.items():
-        labelled = [g for g in by_group.values() if g.counts]
-        label = majority_label(max(labelled, key=lambda g: g.last_label).votes()) if labelled else None
-        if label is not None:
-            judge[pair] = label
+    # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
+    groups = list(_version_votes(db, where, params))
+    latest: dict[tuple[str, str], _VersionVotes] = {}  # per pair, the latest version that labelled it
     # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
     reach: dict[tuple[str, str], list[int]] = {}
-    for by_group in groups.values():
-        for key, g in by_group.items():
-            r = reach.setdefault(key, [0, 0])
+    for g in groups:
+        if g.last_label is not None:
+            best = latest.get(g.pair)
+            if best is None or g.last_label > best.last_label:  # type: ignore[operator]
+                latest[g.pair] = g
+        r = reach.get(g.version)
+        if r is None:
+            reach[g.version] = [1, g.last]
+        else:
             r[0] += 1
             r[1] = max(r[1], g.last)
+    judge = {pair: g.label for pair, g in latest.items() if g.label is not None}
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
-    ppi_judge: dict[tuple[str, str], float] = {}
-    if source is not None:
-        for pair, by_group in groups.items():
-            if source in by_group:
-                ppi_judge[pair] = ppi_prediction(by_group[source].votes())
+    # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
+    # asked once per label
+    predictions = {label: ppi_prediction(() if label is None else (label,))
+                   for label in {g.label for g in groups if g.version == source}}
+    ppi_judge = {g.pair: predictions[g.label] for g in groups if g.version == source}
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -254,33 +254,47 @@ class _RecordRow(NamedTuple):
     failed: bool  # `RunRecord.failed`, in its SQL spelling
 
 
-def _run_items(db: sqlite_utils.Database, run_ids: list[str]) -> dict[str, _ItemRow]:
-    """The items the runs' records answer, in import order, with their constraints in item order."""
-    where, params = _run_ids_clause(run_ids)
+def _run_items(db: sqlite_utils.Database, run_ids: list[str],
+               records: Iterable[_RecordRow] | None = None) -> dict[str, _ItemRow]:
+    """The items the runs' records answer (`records`, when read already), in import order, with their constraints in
+    item order."""
+    if records is None:
+        records = [r for run_id in run_ids for r in _run_records(db, run_id)]
+    chosen = "SELECT value FROM json_each(?)"
+    params = [json.dumps(sorted({r.item_id for r in records}), ensure_ascii=False)]
+    scenarios = dict(db.execute(f"SELECT id, scenario FROM eval_items WHERE id IN ({chosen}) ORDER BY seq", params))
+    # the text only where `Constraint` would look for an old "Expected: ..." in it (LIKE: any case, a superset);
+    # sorted here, not in SQLite (sorting the wide rows cost more than reading them)
     sql = f"""
-        SELECT i.id, i.scenario, c.id, c.type, c.severity, c.check_json IS NOT NULL,
-               json_extract(c.check_json, '$.id'), json_extract(c.check_json, '$.loose'), c.labels, c.expected,
-               CASE WHEN c.expected IS NULL THEN c.text END
-        FROM eval_items i LEFT JOIN constraints c ON c.item_id = i.id
-        WHERE i.id IN (SELECT DISTINCT r.item_id FROM run_records r WHERE {where})
-        ORDER BY i.seq, c.seq
+        SELECT item_id, seq, id, type, severity, check_json, labels, expected,
+               CASE WHEN expected IS NULL AND (text LIKE '%expected%' OR instr(text, '期望')) THEN text END
+        FROM constraints WHERE item_id IN ({chosen})
     """
+    # many items share a constraint's every field (a template's constraints, a repeated check): one row each
+    rows: dict[tuple[Any, ...], _ConstraintRow] = {}
     label_sets: dict[str, tuple[str, ...]] = {}
-    out: dict[str, tuple[str | None, list[_ConstraintRow]]] = {}
-    for item_id, scenario, cid, ctype, severity, has_check, checker, loose, labels, expected, text in db.execute(
-            sql, params):
-        constraints = out.setdefault(item_id, (scenario, []))[1]
-        if cid is None:
-            continue
-        if labels not in label_sets:
-            label_sets[labels] = tuple(json.loads(labels))
-        if expected is None and text is not None:
-            expected = Constraint._move_expected({"text": text}).get("expected")
-        row = _ConstraintRow(cid, ctype, severity, _CheckRef(checker, bool(loose)) if has_check else None,
-                             label_sets[labels], expected, None)
-        passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
-        constraints.append(row._replace(passing=passing))
-    return {item_id: _ItemRow(item_id, scenario, tuple(cs)) for item_id, (scenario, cs) in out.items()}
+    checks: dict[str, _CheckRef] = {}
+    by_item: dict[str, list[tuple[int, _ConstraintRow]]] = {item_id: [] for item_id in scenarios}
+    for item_id, seq, *fields in db.execute(sql, params):
+        key = tuple(fields)
+        row = rows.get(key)
+        if row is None:
+            cid, ctype, severity, check_json, labels, expected, text = fields
+            if check_json is not None and check_json not in checks:
+                check = json.loads(check_json)
+                checks[check_json] = _CheckRef(check["id"], bool(check.get("loose", False)))
+            if labels not in label_sets:
+                label_sets[labels] = tuple(json.loads(labels))
+            if expected is None and text is not None:
+                expected = Constraint._move_expected({"text": text}).get("expected")
+            row = _ConstraintRow(cid, ctype, severity, None if check_json is None else checks[check_json],
+                                 label_sets[labels], expected, None)
+            passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
+            row = rows[key] = row._replace(passing=passing)
+        by_item[item_id].append((seq, row))
+    return {item_id: _ItemRow(item_id, scenario,
+                              tuple(row for _, row in sorted(by_item[item_id], key=lambda sr: sr[0])))
+            for item_id, scenario in scenarios.items()}
 
 
 def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
@@ -304,8 +318,19 @@ def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
     return _ToolCalls(calls, failures)
 
 
+def _current_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], bool]:
+    """`stored_checks` of one run, only the current ones (checker and loose flag those of the constraint now), as
+    passed or not: the match is made in SQL."""
+    sql = """SELECT cr.run_record_id, cr.constraint_id, cr.passed FROM check_results cr
+             JOIN run_records r ON r.id = cr.run_record_id
+             JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id
+             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND cr.checker = json_extract(c.check_json, '$.id')
+               AND (cr.loose != 0) = (coalesce(json_extract(c.check_json, '$.loose'), 0) != 0)"""
+    return {(rid, cid): bool(passed) for rid, cid, passed in db.execute(sql, [run_id])}
+
+
 def _live_checks(db: sqlite_utils.Database, records: list[_RecordRow], items: dict[str, _ItemRow],
-                 stored: dict[tuple[str, str], StoredCheck]) -> dict[tuple[str, str], bool]:
+                 current: dict[tuple[str, str], bool]) -> dict[tuple[str, str], bool]:
     """Run the mechanical checks no current stored result answers (none stored, or another checker or loose flag),
     on the validated item and record: only those are loaded whole."""
     todo: dict[str, list[str]] = {}  # record id -> constraint ids
@@ -313,10 +338,8 @@ def _live_checks(db: sqlite_utils.Database, records: list[_RecordRow], items: di
         if rec.failed:
             continue
         for c in items[rec.item_id].constraints:
-            if c.check is not None:
-                found = stored.get((rec.id, c.id))
-                if found is None or found.checker != c.check.id or found.loose != c.check.loose:
-                    todo.setdefault(rec.id, []).append(c.id)
+            if c.check is not None and (rec.id, c.id) not in current:
+                todo.setdefault(rec.id, []).append(c.id)
     if not todo:
         return {}
     out: dict[tuple[str, str], bool] = {}
@@ -450,29 +473,20 @@ class _Extras:
 
     def __init__(self) -> None:
         self.records: list[_RecordOutcome] = []
-        self.by_type: dict[str, list[int]] = {}
-        self.by_source: dict[str, list[int]] = {}
-        self.by_scenario: dict[str, list[int]] = {}
-        self._rec: _RecordRow | None = None
-        self._scenario: str | None = None
-        self._outcomes: list[bool] = []
+        # (constraint type, source, scenario) -> [passed, settled]: one count per settled pair, folded into the
+        # by-type, by-source and by-scenario tables at the end
+        self.tally: dict[tuple[str, str, str], list[int]] = {}
 
-    def start(self, rec: _RecordRow, item: _ItemRow) -> None:
-        self._rec, self._scenario, self._outcomes = rec, item.scenario, []
+    def table(self, column: int) -> dict[str, tuple[int, int]]:
+        out: dict[str, list[int]] = {}
+        for key, (passed, settled) in self.tally.items():
+            t = out.setdefault(key[column], [0, 0])
+            t[0] += passed
+            t[1] += settled
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
-    def add(self, c: _ConstraintRow, outcome: bool, source: str) -> None:
-        self._outcomes.append(outcome)
-        for table, key in ((self.by_type, c.type), (self.by_source, source),
-                           (self.by_scenario, self._scenario or "(none)")):
-            t = table.setdefault(key, [0, 0])
-            t[0] += int(outcome)
-            t[1] += 1
-
-    def end(self, passed: bool | None) -> None:
-        assert self._rec is not None
-        self.records.append(_RecordOutcome(self._rec, self._scenario, tuple(self._outcomes), passed))
-
-    def fields(self, db: sqlite_utils.Database, records: list[_RecordRow], cost: float | None) -> dict[str, Any]:
+    def fields(self, db: sqlite_utils.Database, run_id: str, records: list[_RecordRow], cost: float | None
+               ) -> dict[str, Any]:
         per_task = [sum(r.outcomes) / len(r.outcomes) for r in self.records if r.outcomes]
         latencies = [r.latency_ms for r in records if r.latency_ms is not None]
         tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
@@ -489,10 +503,10 @@ class _Extras:
         flipping = tuple(i for i, rs in by_item.items() if len({r.passed for r in rs if r.passed is not None}) > 1)
         return {
             "per_task_pass_rate": sum(per_task) / len(per_task) if per_task else None,
-            "by_type": {k: tuple(v) for k, v in sorted(self.by_type.items())},
-            "by_source": {k: tuple(v) for k, v in sorted(self.by_source.items())},
-            "by_scenario": {k: tuple(v) for k, v in sorted(self.by_scenario.items())},
-            "failure_modes": _failure_modes(db, [r.id for r in records]),
+            "by_type": self.table(0),
+            "by_source": self.table(1),
+            "by_scenario": self.table(2),
+            "failure_modes": _failure_modes(db, run_id),
             "mean_latency_ms": sum(latencies) / len(latencies) if latencies else None,
             "mean_tokens_per_task": sum(tokens.values()) / len(tokens) if tokens else None,
             "cost_per_task": None if cost is None or not records else cost / len(records),
@@ -532,33 +546,35 @@ def _repeat_spread(by_item: dict[str, list[_RecordOutcome]], repeats: int) -> di
     return {name: _mean_sd(xs) for name, xs in metrics.items() if len(xs) == repeats}
 
 
-def _failure_modes(db: sqlite_utils.Database, record_ids: list[str]) -> dict[str, int]:
+def _failure_modes(db: sqlite_utils.Database, run_id: str) -> dict[str, int]:
     """Reviewers' failure-mode tags on the run's pairs whose standing label is `fail`: one count per pair, the first
     reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s."""
-    ids = set(record_ids)
+    sql = f"""
+        WITH h AS ({standing_labels_sql()})
+        SELECT h.run_record_id, h.constraint_id, h.failure_mode FROM h
+        JOIN run_records r ON r.id = h.run_record_id WHERE r.run_id = ? AND h.label = 'fail' ORDER BY h.id
+    """
     seen: dict[tuple[str, str], str] = {}
-    for row in current_labels(db):
-        pair = (row["run_record_id"], row["constraint_id"])
-        if pair[0] in ids and row["label"] == "fail" and pair not in seen:
-            seen[pair] = row.get("failure_mode") or "untagged"
+    for rid, cid, mode in db.execute(sql, [run_id]):  # in event order: the first reviewer's tag wins
+        seen.setdefault((rid, cid), mode or "untagged")
     return dict(Counter(seen.values()).most_common())
 
 
-def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow], labels: PairLabels) -> _RunData:
-    settled = labels.settled()
-    records = _run_records(db, run_id)
+def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow], labels: PairLabels,
+              records: list[_RecordRow] | None = None) -> _RunData:
+    if records is None:
+        records = _run_records(db, run_id)
     if not records:
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
-    checks = stored_checks(db, run_id)
+    checks = _current_checks(db, run_id)
     live = _live_checks(db, records, items, checks)
     tool_calls, parse_fail = _tool_calls(db, run_id)
-    s_checked = s_passed = c_settled = c_passed = c_unjudged = human = 0
+    s_checked = s_passed = c_settled = c_passed = c_unjudged = human = mech_passed = mech_checked = 0
     item_pass: dict[str, bool | None] = {}
     item_failed: dict[str, set[str]] = {}
-    mech = [0, 0]
-    judge_all: list[int] = []
-    judge_lab: list[int] = []
+    judge_all: list[float] = []
+    judge_lab: list[float] = []
     human_lab: list[int] = []
     # The constraint id of each judged / labelled pair: the review quota is per constraint stratum, so the PPI
     # correction is post-stratified by it (see ppi_pass_rate).
@@ -569,51 +585,64 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     items_all: list[str] = []
     items_lab: list[str] = []
     extras = _Extras()
+    tally = extras.tally
+    judge, humans, ppi, blind, sample = (labels.judge, labels.human, labels.ppi_judge, labels.human_blind,
+                                         labels.random_sample)
     for rec in records:
         item = items[rec.item_id]
-        extras.start(rec, item)
-        must_known, must_failed = False, False
+        scenario = item.scenario or "(none)"
+        failed = rec.failed
+        outcomes: list[bool] = []
+        must_known = must_failed = False
         for c in item.constraints:
             pair = (rec.id, c.id)
-            s = settled.get(pair)
             # `constraint_passed` on the stored rows: a check's current stored result, else its live run
             if c.check is not None:
-                if rec.failed:
-                    outcome: bool | None = False
+                if failed:
+                    outcome = False
                 else:
                     found = checks.get(pair)
-                    outcome = (found.passed if found is not None and found.checker == c.check.id
-                               and found.loose == c.check.loose else live[pair])
-            elif c.passing is None:
-                outcome = None
-            elif rec.failed:
-                outcome = False
+                    outcome = live[pair] if found is None else found
+                mech_passed += outcome
+                mech_checked += 1
+                if c.type == "format":
+                    s_checked += 1
+                    s_passed += outcome
+                source = "mechanical"
+                human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
-                outcome = None if s is None else s.label in c.passing
-            if c.check is not None:
-                mech[0] += int(bool(outcome))
-                mech[1] += 1
-            elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.ppi_judge:
-                j = labels.ppi_judge[(rec.id, c.id)]
-                judge_all.append(j)
-                strata_all.append(c.id)
-                items_all.append(rec.item_id)
-                if (rec.id, c.id) in labels.human_blind and (rec.id, c.id) in labels.random_sample:
-                    judge_lab.append(j)
-                    human_lab.append(int(labels.human_blind[(rec.id, c.id)] == "pass"))
-                    strata_lab.append(c.id)
-                    items_lab.append(rec.item_id)
-            if c.check is not None and c.type == "format":
-                s_checked += 1
-                s_passed += int(bool(outcome))
-            if outcome is None:
-                c_unjudged += int(c.check is None and c.passing is not None)
-                continue
+                if c.labels == PASS_FAIL and pair in ppi:
+                    j = ppi[pair]
+                    judge_all.append(j)
+                    strata_all.append(c.id)
+                    items_all.append(rec.item_id)
+                    if pair in blind and pair in sample:
+                        judge_lab.append(j)
+                        human_lab.append(int(blind[pair] == "pass"))
+                        strata_lab.append(c.id)
+                        items_lab.append(rec.item_id)
+                if c.passing is None:
+                    continue  # not a pass/fail set: neither settled nor unjudged
+                label = humans.get(pair)  # a human label wins
+                source = "human" if label is not None else "judge"
+                if label is None:
+                    label = judge.get(pair)
+                if failed:
+                    outcome = False
+                elif label is None:
+                    c_unjudged += 1
+                    continue
+                else:
+                    outcome = label in c.passing
+                human += source == "human"
             c_settled += 1
-            c_passed += int(outcome)
-            extras.add(c, outcome, "mechanical" if c.check is not None else "human" if s is not None and s.source == "human"
-                       else "judge")
-            human += int(s is not None and s.source == "human")
+            c_passed += outcome
+            outcomes.append(outcome)
+            t = tally.get((c.type, source, scenario))
+            if t is None:
+                t = tally[(c.type, source, scenario)] = [0, 0]
+            t[0] += outcome
+            t[1] += 1
             if c.severity == "must":
                 must_known = True
                 if not outcome:
@@ -622,7 +651,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         # An item passes a run when every record of it meets every settled `must` constraint.
         prev = item_pass.get(rec.item_id, True)
         this = (not must_failed) if must_known else None
-        extras.end(this)
+        extras.records.append(_RecordOutcome(rec, item.scenario, tuple(outcomes), this))
         item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
     latencies = [r.latency_ms for r in records if r.latency_ms is not None]
     rounds = [r.rounds for r in records if r.rounds is not None]
@@ -640,7 +669,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         mi = sum(r.input_tokens or 0 for r in records if r.model == model)
         mo = sum(r.output_tokens or 0 for r in records if r.model == model)
         cost += price.cost(mi, mo)
-    corrected = _corrected_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab,
+    corrected = _corrected_rate((mech_passed, mech_checked), judge_all, judge_lab, human_lab, strata_all, strata_lab,
                                 clusters_all=items_all, clusters_lab=items_lab)
     nan_none = lambda x: None if x is None or math.isnan(x) else x  # noqa: E731
     stats = RunStats(
@@ -663,10 +692,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         judge_corrected_clusters=None if corrected is None else corrected.design_effect.clusters,
         judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
         judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
-        **extras.fields(db, records, cost),
+        **extras.fields(db, run_id, records, cost),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
-                    (mech[0], mech[1]), len(judge_all))
+                    (mech_passed, mech_checked), len(judge_all))
 
 
 def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | None = None,
@@ -748,9 +777,10 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
                  allow_prompt_change: bool = False) -> Comparison:
     """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
     thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
-    items = _run_items(db, [run_a, run_b])
+    records = {run: _run_records(db, run) for run in (run_a, run_b)}
+    items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
-    da, dbb = _run_data(db, run_a, items, labels), _run_data(db, run_b, items, labels)
+    da, dbb = (_run_data(db, run_a, items, labels, records[run_a]), _run_data(db, run_b, items, labels, records[run_b]))
     outcomes = []
     for item_id in items:
         if item_id not in da.item_pass and item_id not in dbb.item_pass:
