@@ -215,9 +215,9 @@ def test_unpaired_compare_is_clustered_and_an_ok_it_owed_to_independence_is_unde
 
 def _parts(path: Path):
     """The two runs' whole-run variance parts as compare gathers them (the clustered ones)."""
-    from judgecal.annotations.reports._runs import _run_data, pair_labels  # house: private (a test peek)
+    from judgecal.annotations.reports._runs import _run_data, _run_items, pair_labels  # house: private (a test peek)
     with ann.unit_of_work(path) as db:
-        items = ann.load_items(db)
+        items = _run_items(db, ["A", "B"])
         labels = pair_labels(db, ["A", "B"])
         return [_run_data(db, r, items, labels).corrected.parts for r in ("A", "B")]
 

@@ -273,9 +273,9 @@ def test_corrected_rate_rests_on_one_rubric_version(tmp_path):
                      judge_model="SmolLM2-135M-Instruct.Q4_1")
         after = ann.run_stats(d, "demo-run-b")
         # the attack, as the old rule (latest version per pair) would compute it: 65.4% against the honest 46.9%
-        from judgecal.annotations.reports._runs import _run_data, pair_labels  # house: private
+        from judgecal.annotations.reports._runs import _run_data, _run_items, pair_labels  # house: private
         pl = pair_labels(d, ["demo-run-b"])
-        mixed = _run_data(d, "demo-run-b", ann.load_items(d), pl._replace(ppi_judge={p: float(lab == "pass") for p, lab in pl.judge.items()})).stats
+        mixed = _run_data(d, "demo-run-b", _run_items(d, ["demo-run-b"]), pl._replace(ppi_judge={p: float(lab == "pass") for p, lab in pl.judge.items()})).stats
     assert mixed.judge_corrected_pass_rate > honest.judge_corrected_pass_rate + 0.05
     assert len(labelled) >= 5
     assert after.judge_corrected_pass_rate == pytest.approx(honest.judge_corrected_pass_rate)

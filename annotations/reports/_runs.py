@@ -14,15 +14,16 @@ How a constraint is settled, everywhere here (and in the boundary report):
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import sqlite_utils
 
-from judgecal.evalsets import PASS_FAIL, Constraint, EvalItem, RunRecord, check_record
+from judgecal.evalsets import PASS_FAIL, Constraint, RunRecord, check_record
 from judgecal.annotations.store import iter_runs, load_items
 from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, RateDifference, Reason, decide,
                                                    parse_thresholds, rate_difference, read_thresholds)
@@ -30,7 +31,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
-from judgecal.annotations.store import blind_first_labels, current_labels, standing_labels_sql
+from judgecal.annotations.store import blind_first_labels, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -84,46 +85,67 @@ class PairLabels(NamedTuple):
         return out
 
 
+class _VersionVotes(NamedTuple):
+    """One judge version's repeats on one pair, as SQLite sums them up."""
+
+    pair: tuple[str, str]
+    version: tuple[str, str]  # (rubric sha256, judge model)
+    last: int  # its latest verdict id, error rows included
+    last_label: int | None  # its latest labelled verdict id; None when every repeat was an error row
+    label: str | None  # the majority of its labels (None on a tie or without labels)
+
+
+def _version_votes(db: sqlite_utils.Database, where: str, params: list[Any]) -> Iterator[_VersionVotes]:
+    """Every (pair, judge version) of the verdicts `where` selects. One row per group comes out of SQLite, which
+    counts the repeats; only a group whose repeats disagree sends its labels, for `majority_label` to count."""
+    sql = f"""
+        SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, max(v.id),
+               max(CASE WHEN v.label IS NOT NULL THEN v.id END), min(v.label), max(v.label),
+               CASE WHEN min(v.label) != max(v.label) THEN json_group_array(v.label) END
+        FROM verdicts v WHERE {where}
+        GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
+    """
+    for rid, cid, sha, model, last, last_label, low, high, labels in db.execute(sql, params):
+        # error rows (label NULL) count for the latest id and the reach, never as a label
+        label = low if low == high else majority_label(lab for lab in json.loads(labels) if lab is not None)
+        yield _VersionVotes((rid, cid), (sha, model), last, last_label, label)
+
+
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
                 judge_model: str | None = None) -> PairLabels:
     """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
     unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
     where, params = _run_ids_clause(run_ids)
-    sql = (f"SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.label, v.id FROM verdicts v"
-           f" JOIN run_records r ON r.id = v.run_record_id WHERE {where}")
+    where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
     if rubric_sha256 is not None:
-        sql += " AND v.rubric_sha256 = ?"
+        where += " AND v.rubric_sha256 = ?"
         params.append(rubric_sha256)
     if judge_model is not None:
-        sql += " AND v.judge_model = ?"
+        where += " AND v.judge_model = ?"
         params.append(judge_model)
     # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
-    groups: dict[tuple[str, str], dict[tuple[str, str], list[Any]]] = {}
-    for rid, cid, sha, model, label, vid in db.execute(sql, params):
-        g = groups.setdefault((rid, cid), {}).setdefault((sha, model), [0, [], 0])
-        g[2] = max(g[2], vid)
-        if label is not None:
-            g[0] = max(g[0], vid)
-            g[1].append(label)
-    judge = {}
-    for pair, by_group in groups.items():
-        labelled = [g for g in by_group.values() if g[1]]
-        label = majority_label(max(labelled, key=lambda g: g[0])[1]) if labelled else None
-        if label is not None:
-            judge[pair] = label
+    groups = list(_version_votes(db, where, params))
+    latest: dict[tuple[str, str], _VersionVotes] = {}  # per pair, the latest version that labelled it
     # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
     reach: dict[tuple[str, str], list[int]] = {}
-    for by_group in groups.values():
-        for key, (_last_label, _labels, last) in by_group.items():
-            r = reach.setdefault(key, [0, 0])
+    for g in groups:
+        if g.last_label is not None:
+            best = latest.get(g.pair)
+            if best is None or g.last_label > best.last_label:  # type: ignore[operator]
+                latest[g.pair] = g
+        r = reach.get(g.version)
+        if r is None:
+            reach[g.version] = [1, g.last]
+        else:
             r[0] += 1
-            r[1] = max(r[1], last)
+            r[1] = max(r[1], g.last)
+    judge = {pair: g.label for pair, g in latest.items() if g.label is not None}
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
-    ppi_judge: dict[tuple[str, str], float] = {}
-    if source is not None:
-        for pair, by_group in groups.items():
-            if source in by_group:
-                ppi_judge[pair] = ppi_prediction(by_group[source][1])
+    # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
+    # asked once per label
+    predictions = {label: ppi_prediction(() if label is None else (label,))
+                   for label in {g.label for g in groups if g.version == source}}
+    ppi_judge = {g.pair: predictions[g.label] for g in groups if g.version == source}
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -183,6 +205,156 @@ def stored_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str
     return {(rid, cid): StoredCheck(checker, bool(loose), bool(passed)) for rid, cid, checker, loose, passed in
             db.execute("SELECT cr.run_record_id, cr.constraint_id, cr.checker, cr.loose, cr.passed FROM check_results cr"
                        " JOIN run_records r ON r.id = cr.run_record_id WHERE r.run_id = ?", [run_id])}
+
+
+# --------------------------------------------------------------------------- what compare reads of items and records
+
+
+class _CheckRef(NamedTuple):
+    """What settling a mechanical constraint reads of its check: the checker and loose flag a stored result must
+    match (running the check needs the whole `Check`: loaded then, see `_live_checks`)."""
+
+    id: str
+    loose: bool
+
+
+class _ConstraintRow(NamedTuple):
+    """The fields of a stored constraint the run metrics read. The row was validated when it was imported, so it is
+    read as stored, not through `Constraint` (whose checker dry runs made loading the eval set most of compare's
+    time); `expected` is moved out of an old text exactly as `Constraint` moves it."""
+
+    id: str
+    type: str
+    severity: str
+    check: _CheckRef | None
+    labels: tuple[str, ...]
+    expected: str | None
+    passing: tuple[str, ...] | None  # labels that pass: ("pass",), a boundary case's expected ones, else None
+
+
+class _ItemRow(NamedTuple):
+    id: str
+    scenario: str | None
+    constraints: tuple[_ConstraintRow, ...]
+
+
+class _RecordRow(NamedTuple):
+    """The columns of a run record the run metrics read: no output, trajectory or transcript."""
+
+    id: str
+    item_id: str
+    model: str
+    prompt_version: str | None
+    error: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    latency_ms: float | None
+    rounds: int | None
+    evalset_sha256: str | None
+    failed: bool  # `RunRecord.failed`, in its SQL spelling
+
+
+def _run_items(db: sqlite_utils.Database, run_ids: list[str],
+               records: Iterable[_RecordRow] | None = None) -> dict[str, _ItemRow]:
+    """The items the runs' records answer (`records`, when read already), in import order, with their constraints in
+    item order."""
+    if records is None:
+        records = [r for run_id in run_ids for r in _run_records(db, run_id)]
+    chosen = "SELECT value FROM json_each(?)"
+    params = [json.dumps(sorted({r.item_id for r in records}), ensure_ascii=False)]
+    scenarios = dict(db.execute(f"SELECT id, scenario FROM eval_items WHERE id IN ({chosen}) ORDER BY seq", params))
+    # the text only where `Constraint` would look for an old "Expected: ..." in it (LIKE: any case, a superset);
+    # sorted here, not in SQLite (sorting the wide rows cost more than reading them)
+    sql = f"""
+        SELECT item_id, seq, id, type, severity, check_json, labels, expected,
+               CASE WHEN expected IS NULL AND (text LIKE '%expected%' OR instr(text, '期望')) THEN text END
+        FROM constraints WHERE item_id IN ({chosen})
+    """
+    # many items share a constraint's every field (a template's constraints, a repeated check): one row each
+    rows: dict[tuple[Any, ...], _ConstraintRow] = {}
+    label_sets: dict[str, tuple[str, ...]] = {}
+    checks: dict[str, _CheckRef] = {}
+    by_item: dict[str, list[tuple[int, _ConstraintRow]]] = {item_id: [] for item_id in scenarios}
+    for item_id, seq, *fields in db.execute(sql, params):
+        key = tuple(fields)
+        row = rows.get(key)
+        if row is None:
+            cid, ctype, severity, check_json, labels, expected, text = fields
+            if check_json is not None and check_json not in checks:
+                check = json.loads(check_json)
+                checks[check_json] = _CheckRef(check["id"], bool(check.get("loose", False)))
+            if labels not in label_sets:
+                label_sets[labels] = tuple(json.loads(labels))
+            if expected is None and text is not None:
+                expected = Constraint._move_expected({"text": text}).get("expected")
+            row = _ConstraintRow(cid, ctype, severity, None if check_json is None else checks[check_json],
+                                 label_sets[labels], expected, None)
+            passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
+            row = rows[key] = row._replace(passing=passing)
+        by_item[item_id].append((seq, row))
+    return {item_id: _ItemRow(item_id, scenario,
+                              tuple(row for _, row in sorted(by_item[item_id], key=lambda sr: sr[0])))
+            for item_id, scenario in scenarios.items()}
+
+
+def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
+    """The run's records in import order."""
+    sql = """SELECT id, item_id, model, prompt_version, error, input_tokens, output_tokens, latency_ms, rounds,
+                    evalset_sha256, output IS NULL AND trajectory IS NULL
+             FROM run_records WHERE run_id = ? ORDER BY seq"""
+    return [_RecordRow(*row[:-1], bool(row[-1])) for row in db.execute(sql, [run_id])]
+
+
+class _ToolCalls(NamedTuple):
+    calls: int
+    parse_failures: int  # calls whose error is a parse failure (`is_tool_parse_failure`, in SQL)
+
+
+def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
+    calls, failures = db.execute(
+        "SELECT count(*), coalesce(sum(substr(json_extract(t.value, '$.error'), 1, 13) = 'parse_failure'), 0)"
+        " FROM run_records r, json_each(r.tool_calls) t WHERE r.run_id = ? AND r.tool_calls IS NOT NULL",
+        [run_id]).fetchone()
+    return _ToolCalls(calls, failures)
+
+
+def _current_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], bool]:
+    """`stored_checks` of one run, only the current ones (checker and loose flag those of the constraint now), as
+    passed or not: the match is made in SQL."""
+    sql = """SELECT cr.run_record_id, cr.constraint_id, cr.passed FROM check_results cr
+             JOIN run_records r ON r.id = cr.run_record_id
+             JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id
+             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND cr.checker = json_extract(c.check_json, '$.id')
+               AND (cr.loose != 0) = (coalesce(json_extract(c.check_json, '$.loose'), 0) != 0)"""
+    return {(rid, cid): bool(passed) for rid, cid, passed in db.execute(sql, [run_id])}
+
+
+def _live_checks(db: sqlite_utils.Database, records: list[_RecordRow], items: dict[str, _ItemRow],
+                 current: dict[tuple[str, str], bool]) -> dict[tuple[str, str], bool]:
+    """Run the mechanical checks no current stored result answers (none stored, or another checker or loose flag),
+    on the validated item and record: only those are loaded whole."""
+    todo: dict[str, list[str]] = {}  # record id -> constraint ids
+    for rec in records:
+        if rec.failed:
+            continue
+        for c in items[rec.item_id].constraints:
+            if c.check is not None and (rec.id, c.id) not in current:
+                todo.setdefault(rec.id, []).append(c.id)
+    if not todo:
+        return {}
+    out: dict[tuple[str, str], bool] = {}
+    ids = list(todo)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        full = list(iter_runs(db, where=f"id IN ({','.join('?' * len(chunk))})", params=chunk))
+        full_items = load_items(db, {r.item_id for r in full})
+        for record in full:
+            constraints = {c.id: c for c in full_items[record.item_id].constraints}
+            for cid in todo[record.id]:
+                check = constraints[cid].check
+                assert check is not None
+                out[(record.id, cid)] = check_record(check, record).passed
+    return out
 
 
 # --------------------------------------------------------------------------- per-run metrics
@@ -290,7 +462,7 @@ OUTLIER_IQR = 1.5
 
 
 class _RecordOutcome(NamedTuple):
-    record: RunRecord
+    record: _RecordRow
     scenario: str | None
     outcomes: tuple[bool, ...]  # settled constraints, in item order
     passed: bool | None  # every settled `must` constraint met; None when none is settled
@@ -301,29 +473,20 @@ class _Extras:
 
     def __init__(self) -> None:
         self.records: list[_RecordOutcome] = []
-        self.by_type: dict[str, list[int]] = {}
-        self.by_source: dict[str, list[int]] = {}
-        self.by_scenario: dict[str, list[int]] = {}
-        self._rec: RunRecord | None = None
-        self._scenario: str | None = None
-        self._outcomes: list[bool] = []
+        # (constraint type, source, scenario) -> [passed, settled]: one count per settled pair, folded into the
+        # by-type, by-source and by-scenario tables at the end
+        self.tally: dict[tuple[str, str, str], list[int]] = {}
 
-    def start(self, rec: RunRecord, item: EvalItem) -> None:
-        self._rec, self._scenario, self._outcomes = rec, item.scenario, []
+    def table(self, column: int) -> dict[str, tuple[int, int]]:
+        out: dict[str, list[int]] = {}
+        for key, (passed, settled) in self.tally.items():
+            t = out.setdefault(key[column], [0, 0])
+            t[0] += passed
+            t[1] += settled
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
-    def add(self, c: Constraint, outcome: bool, source: str) -> None:
-        self._outcomes.append(outcome)
-        for table, key in ((self.by_type, c.type), (self.by_source, source),
-                           (self.by_scenario, self._scenario or "(none)")):
-            t = table.setdefault(key, [0, 0])
-            t[0] += int(outcome)
-            t[1] += 1
-
-    def end(self, passed: bool | None) -> None:
-        assert self._rec is not None
-        self.records.append(_RecordOutcome(self._rec, self._scenario, tuple(self._outcomes), passed))
-
-    def fields(self, db: sqlite_utils.Database, records: list[RunRecord], cost: float | None) -> dict[str, Any]:
+    def fields(self, db: sqlite_utils.Database, run_id: str, records: list[_RecordRow], cost: float | None
+               ) -> dict[str, Any]:
         per_task = [sum(r.outcomes) / len(r.outcomes) for r in self.records if r.outcomes]
         latencies = [r.latency_ms for r in records if r.latency_ms is not None]
         tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
@@ -340,10 +503,10 @@ class _Extras:
         flipping = tuple(i for i, rs in by_item.items() if len({r.passed for r in rs if r.passed is not None}) > 1)
         return {
             "per_task_pass_rate": sum(per_task) / len(per_task) if per_task else None,
-            "by_type": {k: tuple(v) for k, v in sorted(self.by_type.items())},
-            "by_source": {k: tuple(v) for k, v in sorted(self.by_source.items())},
-            "by_scenario": {k: tuple(v) for k, v in sorted(self.by_scenario.items())},
-            "failure_modes": _failure_modes(db, [r.id for r in records]),
+            "by_type": self.table(0),
+            "by_source": self.table(1),
+            "by_scenario": self.table(2),
+            "failure_modes": _failure_modes(db, run_id),
             "mean_latency_ms": sum(latencies) / len(latencies) if latencies else None,
             "mean_tokens_per_task": sum(tokens.values()) / len(tokens) if tokens else None,
             "cost_per_task": None if cost is None or not records else cost / len(records),
@@ -383,31 +546,35 @@ def _repeat_spread(by_item: dict[str, list[_RecordOutcome]], repeats: int) -> di
     return {name: _mean_sd(xs) for name, xs in metrics.items() if len(xs) == repeats}
 
 
-def _failure_modes(db: sqlite_utils.Database, record_ids: list[str]) -> dict[str, int]:
+def _failure_modes(db: sqlite_utils.Database, run_id: str) -> dict[str, int]:
     """Reviewers' failure-mode tags on the run's pairs whose standing label is `fail`: one count per pair, the first
     reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s."""
-    ids = set(record_ids)
+    sql = f"""
+        WITH h AS ({standing_labels_sql()})
+        SELECT h.run_record_id, h.constraint_id, h.failure_mode FROM h
+        JOIN run_records r ON r.id = h.run_record_id WHERE r.run_id = ? AND h.label = 'fail' ORDER BY h.id
+    """
     seen: dict[tuple[str, str], str] = {}
-    for row in current_labels(db):
-        pair = (row["run_record_id"], row["constraint_id"])
-        if pair[0] in ids and row["label"] == "fail" and pair not in seen:
-            seen[pair] = row.get("failure_mode") or "untagged"
+    for rid, cid, mode in db.execute(sql, [run_id]):  # in event order: the first reviewer's tag wins
+        seen.setdefault((rid, cid), mode or "untagged")
     return dict(Counter(seen.values()).most_common())
 
 
-def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem], labels: PairLabels) -> _RunData:
-    settled = labels.settled()
-    records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
+def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow], labels: PairLabels,
+              records: list[_RecordRow] | None = None) -> _RunData:
+    if records is None:
+        records = _run_records(db, run_id)
     if not records:
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
-    checks = stored_checks(db, run_id)
-    tool_calls = parse_fail = s_checked = s_passed = c_settled = c_passed = c_unjudged = human = 0
+    checks = _current_checks(db, run_id)
+    live = _live_checks(db, records, items, checks)
+    tool_calls, parse_fail = _tool_calls(db, run_id)
+    s_checked = s_passed = c_settled = c_passed = c_unjudged = human = mech_passed = mech_checked = 0
     item_pass: dict[str, bool | None] = {}
     item_failed: dict[str, set[str]] = {}
-    mech = [0, 0]
-    judge_all: list[int] = []
-    judge_lab: list[int] = []
+    judge_all: list[float] = []
+    judge_lab: list[float] = []
     human_lab: list[int] = []
     # The constraint id of each judged / labelled pair: the review quota is per constraint stratum, so the PPI
     # correction is post-stratified by it (see ppi_pass_rate).
@@ -418,39 +585,64 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
     items_all: list[str] = []
     items_lab: list[str] = []
     extras = _Extras()
+    tally = extras.tally
+    judge, humans, ppi, blind, sample = (labels.judge, labels.human, labels.ppi_judge, labels.human_blind,
+                                         labels.random_sample)
     for rec in records:
         item = items[rec.item_id]
-        extras.start(rec, item)
-        tool_calls += len(rec.tool_calls)
-        parse_fail += sum(1 for t in rec.tool_calls if is_tool_parse_failure(t.error))
-        must_known, must_failed = False, False
+        scenario = item.scenario or "(none)"
+        failed = rec.failed
+        outcomes: list[bool] = []
+        must_known = must_failed = False
         for c in item.constraints:
-            s = settled.get((rec.id, c.id))
-            outcome = constraint_passed(rec, c, s, checks)
+            pair = (rec.id, c.id)
+            # `constraint_passed` on the stored rows: a check's current stored result, else its live run
             if c.check is not None:
-                mech[0] += int(bool(outcome))
-                mech[1] += 1
-            elif c.labels == PASS_FAIL and (rec.id, c.id) in labels.ppi_judge:
-                j = labels.ppi_judge[(rec.id, c.id)]
-                judge_all.append(j)
-                strata_all.append(c.id)
-                items_all.append(rec.item_id)
-                if (rec.id, c.id) in labels.human_blind and (rec.id, c.id) in labels.random_sample:
-                    judge_lab.append(j)
-                    human_lab.append(int(labels.human_blind[(rec.id, c.id)] == "pass"))
-                    strata_lab.append(c.id)
-                    items_lab.append(rec.item_id)
-            if c.check is not None and c.type == "format":
-                s_checked += 1
-                s_passed += int(bool(outcome))
-            if outcome is None:
-                c_unjudged += int(c.check is None and (c.labels == PASS_FAIL or expected_labels(c) is not None))
-                continue
+                if failed:
+                    outcome = False
+                else:
+                    found = checks.get(pair)
+                    outcome = live[pair] if found is None else found
+                mech_passed += outcome
+                mech_checked += 1
+                if c.type == "format":
+                    s_checked += 1
+                    s_passed += outcome
+                source = "mechanical"
+                human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
+            else:
+                if c.labels == PASS_FAIL and pair in ppi:
+                    j = ppi[pair]
+                    judge_all.append(j)
+                    strata_all.append(c.id)
+                    items_all.append(rec.item_id)
+                    if pair in blind and pair in sample:
+                        judge_lab.append(j)
+                        human_lab.append(int(blind[pair] == "pass"))
+                        strata_lab.append(c.id)
+                        items_lab.append(rec.item_id)
+                if c.passing is None:
+                    continue  # not a pass/fail set: neither settled nor unjudged
+                label = humans.get(pair)  # a human label wins
+                source = "human" if label is not None else "judge"
+                if label is None:
+                    label = judge.get(pair)
+                if failed:
+                    outcome = False
+                elif label is None:
+                    c_unjudged += 1
+                    continue
+                else:
+                    outcome = label in c.passing
+                human += source == "human"
             c_settled += 1
-            c_passed += int(outcome)
-            extras.add(c, outcome, "mechanical" if c.check is not None else "human" if s is not None and s.source == "human"
-                       else "judge")
-            human += int(s is not None and s.source == "human")
+            c_passed += outcome
+            outcomes.append(outcome)
+            t = tally.get((c.type, source, scenario))
+            if t is None:
+                t = tally[(c.type, source, scenario)] = [0, 0]
+            t[0] += outcome
+            t[1] += 1
             if c.severity == "must":
                 must_known = True
                 if not outcome:
@@ -459,7 +651,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         # An item passes a run when every record of it meets every settled `must` constraint.
         prev = item_pass.get(rec.item_id, True)
         this = (not must_failed) if must_known else None
-        extras.end(this)
+        extras.records.append(_RecordOutcome(rec, item.scenario, tuple(outcomes), this))
         item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
     latencies = [r.latency_ms for r in records if r.latency_ms is not None]
     rounds = [r.rounds for r in records if r.rounds is not None]
@@ -477,7 +669,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         mi = sum(r.input_tokens or 0 for r in records if r.model == model)
         mo = sum(r.output_tokens or 0 for r in records if r.model == model)
         cost += price.cost(mi, mo)
-    corrected = _corrected_rate((mech[0], mech[1]), judge_all, judge_lab, human_lab, strata_all, strata_lab,
+    corrected = _corrected_rate((mech_passed, mech_checked), judge_all, judge_lab, human_lab, strata_all, strata_lab,
                                 clusters_all=items_all, clusters_lab=items_lab)
     nan_none = lambda x: None if x is None or math.isnan(x) else x  # noqa: E731
     stats = RunStats(
@@ -500,16 +692,16 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, EvalItem]
         judge_corrected_clusters=None if corrected is None else corrected.design_effect.clusters,
         judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
         judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
-        **extras.fields(db, records, cost),
+        **extras.fields(db, run_id, records, cost),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
-                    (mech[0], mech[1]), len(judge_all))
+                    (mech_passed, mech_checked), len(judge_all))
 
 
 def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | None = None,
               judge_model: str | None = None) -> RunStats:
     labels = pair_labels(db, [run_id], rubric_sha256=rubric_sha256, judge_model=judge_model)
-    return _run_data(db, run_id, load_items(db), labels).stats
+    return _run_data(db, run_id, _run_items(db, [run_id]), labels).stats
 
 
 def require_run(db: sqlite_utils.Database, run_id: str) -> set[str]:
@@ -585,9 +777,10 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
                  allow_prompt_change: bool = False) -> Comparison:
     """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
     thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
-    items = load_items(db)
+    records = {run: _run_records(db, run) for run in (run_a, run_b)}
+    items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
-    da, dbb = _run_data(db, run_a, items, labels), _run_data(db, run_b, items, labels)
+    da, dbb = (_run_data(db, run_a, items, labels, records[run_a]), _run_data(db, run_b, items, labels, records[run_b]))
     outcomes = []
     for item_id in items:
         if item_id not in da.item_pass and item_id not in dbb.item_pass:
@@ -630,7 +823,7 @@ def _finite(d: dict[str, Any]) -> dict[str, Any]:
     return {k: _none_nan(v) for k, v in d.items()}
 
 
-def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: dict[str, EvalItem],
+def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: dict[str, _ItemRow],
                       labels: PairLabels, da: _RunData, dbb: _RunData
                       ) -> tuple[PairedDifference | None, RateDifference | None, list[VarianceParts], str | None]:
     """The paired corrected difference A - B (issue 15.1) over the units (item × pass/fail semantic constraint)
