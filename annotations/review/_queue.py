@@ -178,11 +178,13 @@ def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
 def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
     """A new walk through `reviewer_order`, built a chunk at a time as `next_pair` reaches it."""
     reviewer = _check_reviewer(reviewer)
+    # The version before the orders: a draw committed in between then makes the next call start the queue again.
+    version = _queue_version(db)
     orders = draw_orders(db, review_version(db))
     # the populations in this reviewer's own order; at each position every population still holding a pair gives one
     plan = _OrderPlan(tuple(o for _h, o in sorted((_mine(reviewer, population_key(*pop)), o)
                                                   for pop, o in orders.items())))
-    return ReviewQueue(reviewer, _queue_version(db), [], plan=plan)
+    return ReviewQueue(reviewer, version, [], plan=plan)
 
 
 def _extend(db: sqlite_utils.Database, queue: ReviewQueue) -> bool:
@@ -236,7 +238,7 @@ def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
 
 def review_quota(db: sqlite_utils.Database) -> list[StratumCoverage]:
     """`quota_progress` (the strata as of the last draw, with the labels as they are now), its memoised tables keyed
-    by `review_version`, which costs three index look-ups where `quota_progress`'s key reads every sample row: what
+    by `review_version`, which costs four index look-ups where `quota_progress`'s key reads every sample row: what
     the Review page calls on every rerun. The rows equal `quota_progress`'s (tests/test_review_scale.py pins it);
     fold this into `quota_progress` once its key is the cheap one."""
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
