@@ -274,7 +274,7 @@ with ann.unit_of_work(db_path()) as db:
     pair = ann.next_pair(db, queue)
     if pair is None and ann.top_up_sample(db) is not None:
         pair = ann.next_pair(db, queue)
-    progress = ann.quota_progress(db)
+    progress = ann.review_quota(db)  # quota_progress keyed by the O(1) review_version (issue 16.3)
     review = ann.review_progress(db, progress)
     mine, overlap = ann.reviewer_progress(db, name), ann.overlap_progress(db)
     card = ann.review_card(db, pair) if pair else None

@@ -63,11 +63,13 @@ from judgecal.annotations.review._queue import (
     record_label,
     reveal,
     review_card,
+    review_quota,
     reviewer_order,
     skip,
     undo,
     undo_last,
 )
+from judgecal.annotations.review._version import review_version
 from judgecal.annotations.review._llmbar import (
     JUDGE_MODEL,
     REVIEWER,
@@ -85,6 +87,7 @@ from judgecal.annotations.review._assign import (
     ReviewerProgress,
     assign,
     assignment_progress,
+    overlap_pairs,
     overlap_progress,
     reviewer_progress,
     standing_assignments,
@@ -122,6 +125,6 @@ __all__ = [
     "standing_assignments", "ReasonLine", "label_set_for", "reason_conclusion", "reason_contradicts",
     "reason_lines", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
     "guidelines_for", "is_admin", "parse_admins", "save_guideline",
-    "run_output", "PAIRED", "PairedDraw", "PairedSample",
+    "run_output", "review_quota", "review_version", "overlap_pairs", "PAIRED", "PairedDraw", "PairedSample",
     "PairedUnit", "draw_paired", "paired_counted", "paired_key", "paired_order",
 ]

@@ -30,7 +30,8 @@ from typing import Iterable, NamedTuple, Sequence
 import sqlite_utils
 
 from judgecal.annotations.store import blind_first_labels, current_labels
-from judgecal.annotations.review._sampling import Pair, draw_orders, sample_rules
+from judgecal.annotations.review._sampling import Pair, _memo, draw_orders, sample_rules
+from judgecal.annotations.review._version import review_version
 from judgecal.annotations.store import now_iso, write
 
 ASSIGN_METHODS = ("round-robin", "constraint")
@@ -251,8 +252,7 @@ def reviewer_progress(db: sqlite_utils.Database, reviewer: str) -> ReviewerProgr
     if not mine:
         return None
     labelled = {Pair(r["run_record_id"], r["constraint_id"]) for r in current_labels(db, reviewer=reviewer)}
-    overlap = {Pair(r, c) for r, c in db.execute(
-        "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'overlap'")}
+    overlap = overlap_pairs(db)
     return ReviewerProgress(reviewer, len(mine), len(mine & labelled), len(mine & overlap),
                             len(mine & overlap & labelled))
 
@@ -260,13 +260,17 @@ def reviewer_progress(db: sqlite_utils.Database, reviewer: str) -> ReviewerProgr
 def overlap_progress(db: sqlite_utils.Database) -> OverlapProgress:
     """The human–human target: every overlap pair needs blind first labels of two different reviewers (the labels
     the human–human agreement uses, `blind_first_labels`)."""
-    # Looked up per labelled pair (the labels are few, the overlap sample may be large): a page rerun's cost then
-    # grows with the labels, not the sample. (run record, constraint, rule) is the samples key: one row per pair.
-    total = db.execute("SELECT count(*) FROM samples WHERE rule = 'overlap'").fetchone()[0]
+    # The overlap sample is read once per version of the sample (`overlap_pairs`), the labels on every call: a page
+    # rerun's cost then grows with the labels, not with the sample.
+    overlap = overlap_pairs(db)
     who: dict[Pair, set[str]] = defaultdict(set)
     for row in blind_first_labels(db):
         who[Pair(row["run_record_id"], row["constraint_id"])].add(row["reviewer"])
-    done = sum(len(w) >= 2 and db.execute(
-        "SELECT 1 FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'overlap'", list(p)
-    ).fetchone() is not None for p, w in who.items())
-    return OverlapProgress(total, done)
+    return OverlapProgress(len(overlap), sum(len(w) >= 2 and p in overlap for p, w in who.items()))
+
+
+def overlap_pairs(db: sqlite_utils.Database) -> frozenset[Pair]:
+    """The overlap sample (pairs drawn under rule ``overlap``), memoised per database file under `review_version`:
+    the Review page asks on every rerun, and the sample changes only when it is drawn."""
+    return _memo(db, "overlap_pairs", review_version(db), lambda: frozenset(Pair(r, c) for r, c in db.execute(
+        "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'overlap'")))

@@ -8,9 +8,10 @@ Who gets a pair:
   slots (an overlap pair's second slot always to a different reviewer); the order below is unchanged.
 
 Order (`reviewer_order`): the random sample in each population's draw order (populations interleaved per reviewer),
-then targeted-only pairs (unstable judgements first); no reviewer's order depends on anyone else's. The order is built
-once per session (`open_queue`) and walked with indexed look-ups (`next_pair`), so a page rerun does not read
-the whole sample; it is rebuilt when `judgecal sample` adds pairs.
+then targeted-only pairs (unstable judgements first); no reviewer's order depends on anyone else's. A session's queue
+(`open_queue`) builds the order as it is walked, a chunk of the populations' memoised draw orders at a time, and walks
+it with indexed look-ups (`next_pair`), so neither a page rerun nor a session's first load reads or sorts the whole
+sample; it starts again when the sample changes.
 
 Blind review: `review_card` carries nothing about the judge or other reviewers; `reveal` refuses until the
 reviewer's own label is saved. A label is one INSERT in a BEGIN IMMEDIATE transaction: two reviewers saving at the
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -35,7 +37,10 @@ from judgecal.annotations.review._guidelines import guidelines_for as guidelines
 from judgecal.annotations.store import load_items, load_run
 from judgecal.annotations.review._reasons import ReasonLine, reason_lines
 from judgecal.annotations.store import current_labels
-from judgecal.annotations.review._sampling import Pair, draw_orders, paired_order, population_key, sample_rules
+from judgecal.annotations.review._sampling import (Pair, StratumCoverage, counted_pairs, draw_orders, paired_order,
+                                                   population_key, sample_rules)
+from judgecal.annotations.review._sampling import _random_pair_strata
+from judgecal.annotations.review._version import review_version
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.store import majority_label
 from judgecal.evalsets import render_evidence
@@ -103,19 +108,32 @@ class Reveal(NamedTuple):
 
 
 @dataclass
+class _OrderPlan:
+    """How the rest of a reviewer's order is built: the populations' draw orders in this reviewer's interleave order,
+    and how many positions of them are already in `ReviewQueue.order`."""
+
+    orders: tuple[tuple[Pair, ...], ...]
+    pos: int = 0
+
+    @property
+    def longest(self) -> int:
+        return max(map(len, self.orders), default=0)
+
+
+@dataclass
 class ReviewQueue:
-    """One reviewer's walk through the sample (per session; keep it in st.session_state)."""
+    """One reviewer's walk through the sample (per session; keep it in st.session_state). `order` is the part of
+    `reviewer_order` built so far: the random sample's interleave is added a chunk at a time as the cursor reaches its
+    end, the rest (paired, targeted) once the random sample is through, so a session's first load does not sort the
+    whole sample."""
 
     reviewer: str
-    version: int | tuple[int, int]  # (samples_version, assignments_version) when the queue was built
+    version: int | tuple  # `_queue_version` when the queue was built
     order: list[Pair]
     cursor: int = 0
     skipped: set[Pair] = field(default_factory=set)
     reopened: list[Pair] = field(default_factory=list)  # undone pairs, served again before the rest (newest first)
-
-    @property
-    def total(self) -> int:
-        return len(self.order)
+    plan: _OrderPlan | None = None  # None: `order` is complete
 
 
 def _check_reviewer(reviewer: str) -> str:
@@ -125,9 +143,17 @@ def _check_reviewer(reviewer: str) -> str:
     return name
 
 
-def samples_version(db: sqlite_utils.Database) -> int:
-    """Changes whenever pairs are added to the sample (rows are only ever inserted)."""
-    return db.execute("SELECT coalesce(max(rowid), 0) FROM samples").fetchone()[0]
+def samples_version(db: sqlite_utils.Database) -> tuple[int, int]:
+    """Changes whenever the sample changes: its largest row id moves on every insert, and migration 016's counter on
+    every delete or update (`review_version`); two index look-ups."""
+    return review_version(db)[1:3]
+
+
+_CHUNK = 256  # pairs of the random sample's interleave added to a queue at a time
+
+
+def _mine(reviewer: str, text: str) -> bytes:
+    return hashlib.sha256(f"{reviewer}\x1f{text}".encode()).digest()
 
 
 def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
@@ -140,38 +166,65 @@ def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
     2. the targeted-only pairs: those whose judge repeats disagree first (SPEC §5: unstable judgements get a human
        look), then judge errors, each in the reviewer's own hash order.
 
-    Only the counted prefix (`counted_pairs`) enters agreement, so serving targeted pairs first (as before issue 10)
-    would only have delayed the quota; the order itself never decides which pairs count."""
-    reviewer = _check_reviewer(reviewer)
-    unstable: list[Pair] = []
-    targeted: list[Pair] = []
-    for rid, cid, rule, reason in db.execute("SELECT run_record_id, constraint_id, rule, reason FROM samples"):
-        if rule == "targeted":
-            (unstable if "repeats disagree" in (reason or "") else targeted).append(Pair(rid, cid))
-
-    def mine(text: str) -> bytes:
-        return hashlib.sha256(f"{reviewer}\x1f{text}".encode()).digest()
-
-    random_order = [pair for _pos, _pop, pair in sorted(
-        (pos, mine(population_key(*pop)), pair)
-        for pop, order in draw_orders(db).items() for pos, pair in enumerate(order))]
-    out: dict[Pair, None] = {}
-    # the paired sample of two runs (`sample --paired`) next, in its draw order: its own counted prefix
-    for group in (random_order, paired_order(db), sorted(unstable, key=lambda p: mine(f"{p[0]}\x1f{p[1]}")),
-                  sorted(targeted, key=lambda p: mine(f"{p[0]}\x1f{p[1]}"))):
-        for pair in group:
-            out.setdefault(pair, None)
-    return list(out)
+    A pair is served once, in the first part that holds it. Only the counted prefix (`counted_pairs`) enters
+    agreement, so serving targeted pairs first (as before issue 10) would only have delayed the quota; the order
+    itself never decides which pairs count. The whole order at once; a queue builds it as it goes (`open_queue`)."""
+    queue = open_queue(db, reviewer)
+    while _extend(db, queue):
+        pass
+    return queue.order
 
 
 def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
+    """A new walk through `reviewer_order`, built a chunk at a time as `next_pair` reaches it."""
     reviewer = _check_reviewer(reviewer)
-    return ReviewQueue(reviewer, _queue_version(db), reviewer_order(db, reviewer))
+    # The version before the orders: a draw committed in between then makes the next call start the queue again.
+    version = _queue_version(db)
+    orders = draw_orders(db, review_version(db))
+    # the populations in this reviewer's own order; at each position every population still holding a pair gives one
+    plan = _OrderPlan(tuple(o for _h, o in sorted((_mine(reviewer, population_key(*pop)), o)
+                                                  for pop, o in orders.items())))
+    return ReviewQueue(reviewer, version, [], plan=plan)
 
 
-def _queue_version(db: sqlite_utils.Database) -> tuple[int, int]:
-    # A queue is rebuilt when the sample grows or an assignment moves a pair to (or away from) its reviewer.
-    return samples_version(db), assignments_version(db)
+def _extend(db: sqlite_utils.Database, queue: ReviewQueue) -> bool:
+    """Add the next chunk of the reviewer's order to `queue.order`; False when it was complete."""
+    plan = queue.plan
+    if plan is None:
+        return False
+    longest, added = plan.longest, 0
+    while added < _CHUNK and plan.pos < longest:
+        for order in plan.orders:
+            if plan.pos < len(order):
+                queue.order.append(order[plan.pos])
+                added += 1
+        plan.pos += 1
+    if plan.pos >= longest:
+        queue.order.extend(_rest_of_order(queue, db))
+        queue.plan = None
+    return True
+
+
+def _rest_of_order(queue: ReviewQueue, db: sqlite_utils.Database) -> list[Pair]:
+    """Parts 1b and 2 of `reviewer_order`, without the pairs of the random sample (served in part 1)."""
+    seen = {pair for order in queue.plan.orders for pair in order}
+    unstable: list[Pair] = []
+    targeted: list[Pair] = []
+    for rid, cid, reason in db.execute("SELECT run_record_id, constraint_id, reason FROM samples"
+                                       " WHERE rule = 'targeted'"):
+        (unstable if "repeats disagree" in (reason or "") else targeted).append(Pair(rid, cid))
+    out: dict[Pair, None] = {}
+    hashed = lambda p: _mine(queue.reviewer, f"{p[0]}\x1f{p[1]}")  # noqa: E731
+    for group in (paired_order(db), sorted(unstable, key=hashed), sorted(targeted, key=hashed)):
+        for pair in group:
+            if pair not in seen:
+                out.setdefault(pair, None)
+    return list(out)
+
+
+def _queue_version(db: sqlite_utils.Database) -> tuple:
+    # A queue is rebuilt when the sample changes or an assignment moves a pair to (or away from) its reviewer.
+    return (*samples_version(db), assignments_version(db))
 
 
 def _standing(db: sqlite_utils.Database, pair: Pair) -> dict[str, dict[str, Any]]:
@@ -181,6 +234,29 @@ def _standing(db: sqlite_utils.Database, pair: Pair) -> dict[str, dict[str, Any]
 
 def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
     return sample_rules(db, pair).get(Pair(*pair), frozenset())
+
+
+def review_quota(db: sqlite_utils.Database) -> list[StratumCoverage]:
+    """`quota_progress` (the strata as of the last draw, with the labels as they are now), its memoised tables keyed
+    by `review_version`, which costs four index look-ups where `quota_progress`'s key reads every sample row: what
+    the Review page calls on every rerun. The rows equal `quota_progress`'s (tests/test_review_scale.py pins it);
+    fold this into `quota_progress` once its key is the cheap one."""
+    strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
+    version = review_version(db)
+    counted = counted_pairs(db, version).pairs
+    labelled: Counter[str] = Counter()
+    pair_strata = _random_pair_strata(db, version)
+    for pair in counted:
+        for stratum in pair_strata.get(pair, ()):
+            labelled[stratum] += 1
+    rows = []
+    for s in strata:
+        size = max(s["judged"], s["population"] or 0)
+        complete = s["rubric_sha256"] is None or s["judged"] >= size
+        n = labelled[s["stratum"]]
+        rows.append(StratumCoverage(s["stratum"], s["constraint_id"], s["model"], s["rubric_sha256"], s["judged"],
+                                    s["sampled"], n, s["needed"], n >= s["needed"] and complete, size))
+    return rows
 
 
 def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
@@ -203,9 +279,13 @@ def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
         queue.reopened.pop()
     version = _queue_version(db)
     if version != queue.version:
-        queue.order = reviewer_order(db, queue.reviewer)
-        queue.version, queue.cursor = version, 0
-    while queue.cursor < len(queue.order):
+        fresh = open_queue(db, queue.reviewer)
+        queue.order, queue.plan, queue.version, queue.cursor = fresh.order, fresh.plan, fresh.version, 0
+    while True:
+        if queue.cursor >= len(queue.order):
+            if not _extend(db, queue):
+                return None
+            continue
         pair = queue.order[queue.cursor]
         if pair not in queue.skipped and is_open(db, queue.reviewer, pair):
             return pair

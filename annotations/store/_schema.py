@@ -807,3 +807,26 @@ def _m014_stratum_indexes(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("014_stratum_indexes", _m014_stratum_indexes),)
+
+
+def _m016_sample_rewrites(db: sqlite_utils.Database) -> None:
+    # Issue 16.3: the Review page needs a version of the sample that costs O(1) per rerun. An inserted row gets
+    # rowid = largest + 1, so the largest rowid moves on every insert; only a delete (after which an insert may reuse
+    # a rowid) or an update changes the rows without moving it, and both bump this counter (they are rare: repairs,
+    # tests). The alternative, an aggregate over every sample row, read the whole sample on every rerun.
+    _execute_script(db,
+        """
+        CREATE TABLE table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);  -- no row: 0 (an empty project)
+        CREATE TRIGGER samples_rewrite_delete AFTER DELETE ON samples BEGIN
+            INSERT OR REPLACE INTO table_rewrites (name, n)
+            VALUES ('samples', coalesce((SELECT n FROM table_rewrites WHERE name = 'samples'), 0) + 1);
+        END;
+        CREATE TRIGGER samples_rewrite_update AFTER UPDATE ON samples BEGIN
+            INSERT OR REPLACE INTO table_rewrites (name, n)
+            VALUES ('samples', coalesce((SELECT n FROM table_rewrites WHERE name = 'samples'), 0) + 1);
+        END;
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("016_sample_rewrites", _m016_sample_rewrites),)
