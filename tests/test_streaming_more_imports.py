@@ -309,3 +309,42 @@ def test_llmbar_rows_are_written_as_the_file_is_read(db: Path, tmp_path: Path, m
         monkeypatch.setattr(module, "stream_llmbar", watched)
         assert module.import_llmbar(conn, f).verdicts == 14
     assert seen == [0, 6, 12]
+
+
+def test_a_killed_harness_import_leaves_the_project_as_it_was(db: Path, tmp_path: Path):
+    """kill -9 after a chunk's items, run records and verdicts were written (uncommitted): nothing stays."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    f = _jsonl(tmp_path / "s.jsonl", _lmeval(N))
+    marker = tmp_path / "written"
+    script = f"""
+import time
+from pathlib import Path
+from judgecal import annotations as ann, evalsets
+from judgecal._cmd_harness import import_harness_chunks
+with ann.unit_of_work({str(db)!r}) as db:
+    def slow():
+        for k, chunk in enumerate(evalsets.HARNESSES["lmeval"].stream({str(f)!r})):
+            if k == 1:
+                Path({str(marker)!r}).write_text(str(db.execute("SELECT count(*) FROM verdicts").fetchone()[0]))
+                time.sleep(600)
+            yield chunk
+    import_harness_chunks(db, slow())
+"""
+    before = _snapshot(db)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[1])
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert marker.exists(), "the importer never reached its second chunk"
+        assert int(marker.read_text()) > 0  # the first chunk's verdicts are in the open transaction
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert _snapshot(db) == before
+    assert main(["--db", str(db), "import", "lmeval", str(f)]) == 0  # and the write lock is free again
