@@ -4,9 +4,10 @@ import that collects the file grows with it.
 
     python bench/import_memory.py [--n 100000] [--kinds runs,verdicts,samples,ifeval,llmbar,lmeval,langfuse,promptfoo,deepeval,inspect]
 
-Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `deepeval` is one
-JSON document, read whole (no incremental JSON parser): it is measured to show that it grows. `inspect` needs the
-[inspect] extra; its log is written with inspect_ai from the fixture's samples, replicated.
+Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `deepeval` (one
+JSON document, no incremental JSON parser) and `inspect` (read with read_eval_log: docs/importers.md "Memory") are
+read whole: they are measured to show that they grow. `inspect` needs the [inspect] extra; its log is written with
+inspect_ai from the fixture's samples, replicated (slow: use a small --n, e.g. 400).
 """
 
 from __future__ import annotations

@@ -34,18 +34,11 @@ _GRADE_VALUES = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 GRADE_NOT_FOUND = "Grade not found in model output"
 
 
-# Sample fields the import never reads: left out of each sample as it is read (.eval logs; a .json log is one JSON
-# document, which inspect_ai reads whole).
-_UNREAD = {"events", "messages", "store", "attachments"}
-
-
-def _not_a_log(path: Path, exc: Exception) -> InputError:
-    return InputError([Problem(str(path), 0, "", f"not an Inspect AI eval log: {type(exc).__name__}: "
-                                                f"{str(exc).splitlines()[0][:300] if str(exc) else ''}")])
-
-
-def _read_header(path: Path) -> Any:
-    """The log without its samples (read_eval_log(header_only=True)): eval ids, model, scorers, status."""
+def _read_log(path: Path) -> Any:
+    """The whole log (read_eval_log). inspect_ai's sample-at-a-time reader, read_eval_log_samples, calls
+    read_eval_log_sample once per sample, which opens the log again each time (a .eval zip's directory parsed
+    again, a .json log parsed whole again): its cost grows faster than the log, so it is not used (docs/importers.md,
+    "Memory")."""
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -53,34 +46,10 @@ def _read_header(path: Path) -> Any:
     if not path.is_file():
         raise InputError([Problem(str(path), 0, "", "file not found" if not path.exists() else "is not a file")])
     try:
-        return read_eval_log(str(path), header_only=True)
+        return read_eval_log(str(path))
     except Exception as exc:  # inspect_ai raises zip, JSON and pydantic errors alike: all mean "not a log"
-        raise _not_a_log(path, exc) from None
-
-
-def _samples(path: Path, header: Any) -> Iterator[tuple[int, Any]]:
-    """The log's samples one at a time (inspect_ai.log.read_eval_log_samples: only one sample is in memory), each
-    with its number n in read_eval_log's order (epoch, then id: its sort_samples), so a problem's samples[n-1] names
-    the sample it always named. A log without the dataset's sample ids (older Inspect versions) is read whole."""
-    from inspect_ai.log import read_eval_log, read_eval_log_samples
-
-    def order(epoch: int, sample_id: Any) -> tuple[int, str]:
-        return epoch, sample_id if isinstance(sample_id, str) else str(sample_id).zfill(20)
-
-    try:
-        ids = header.eval.dataset.sample_ids
-        if ids is None:
-            for n, sample in enumerate(read_eval_log(str(path)).samples or (), start=1):
-                yield n, sample
-            return
-        epochs = header.eval.config.epochs or 1
-        rank = {key: n for n, key in enumerate(sorted(order(e, i) for i in ids for e in range(1, epochs + 1)), start=1)}
-        for sample in read_eval_log_samples(str(path), all_samples_required=False, exclude_fields=_UNREAD):
-            yield rank.get(order(sample.epoch, sample.id), len(rank) + 1), sample
-    except InputError:
-        raise
-    except Exception as exc:  # noqa: BLE001 — as in _read_header
-        raise _not_a_log(path, exc) from None
+        raise InputError([Problem(str(path), 0, "", f"not an Inspect AI eval log: {type(exc).__name__}: "
+                                                    f"{str(exc).splitlines()[0][:300] if str(exc) else ''}")]) from None
 
 
 def grade_label(value: Any) -> tuple[str | None, str]:
@@ -117,8 +86,11 @@ def _grader_model(score: Any, scorer_models: dict[str, str], name: str) -> str:
 @guarded(KIND)
 def stream_inspect(path: str | Path) -> Iterator[HarnessImport]:
     path = Path(path)
-    log = _read_header(path)
+    log = _read_log(path)
     b = HarnessBuilder(KIND, path)
+    if not log.samples:
+        raise InputError([Problem(str(path), 0, "samples", "the log holds no samples (status: "
+                                                           f"{log.status}); was it written with --no-log-samples?")])
     scorer_models: dict[str, str] = {}
     for scorer in getattr(log.eval, "scorers", None) or ():
         model = (scorer.options or {}).get("model")
@@ -127,21 +99,14 @@ def stream_inspect(path: str | Path) -> Iterator[HarnessImport]:
             scorer_models[scorer.name] = model
     run = log.eval.run_id
     # A scorer is a pass/fail judge only if every value it gave in the log maps to pass/fail; otherwise its results
-    # are counted as not imported, and it is no constraint (a constraint nobody judged would sit unjudged). A first
-    # pass over the samples finds out; the second makes the rows.
+    # are counted as not imported, and it is no constraint (a constraint nobody judged would sit unjudged).
     judges: dict[str, bool] = {}
-    any_sample = False
-    for _, sample in _samples(path, log):
-        any_sample = True
+    for sample in log.samples:
         for name, score in (sample.scores or {}).items():
             judges[name] = judges.get(name, True) and grade_label(score.value)[0] is not None
-    if not any_sample:
-        raise InputError([Problem(str(path), 0, "samples", "the log holds no samples (status: "
-                                                           f"{log.status}); was it written with --no-log-samples?")])
-    for n, sample in _samples(path, log):
+    for n, sample in enumerate(log.samples, start=1):
         yield from b.chunk_if_full()
-        # A .eval log has no lines: the n-th sample (read_eval_log's order) is "line" n, named in every problem as
-        # samples[n-1]. Samples are read, and imported, in the order the log stores them.
+        # A .eval log has no lines: the n-th sample is "line" n, named in every problem as samples[n-1].
         where = f"samples[{n - 1}]"
         scores = {name: score for name, score in (sample.scores or {}).items() if judges[name]}
         for name in set(sample.scores or {}) - set(scores):

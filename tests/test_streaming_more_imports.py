@@ -261,25 +261,17 @@ def test_deepeval_bad_case_after_the_first_chunk_changes_nothing(db: Path, tmp_p
 
 @pytest.mark.skipif(__import__("importlib").util.find_spec("inspect_ai") is None,
                     reason="inspect_ai is not installed (pip install 'judgecal-calibrate[inspect]')")
-def test_inspect_samples_are_read_one_at_a_time_and_named_as_before(tmp_path: Path):
-    """The import reads samples through read_eval_log_samples (one in memory), yet a problem still names the sample
-    by its index in read_eval_log's order, and every run record of the whole-log read is there."""
-    from inspect_ai.log import read_eval_log, write_eval_log
+def test_inspect_rows_go_to_the_store_in_chunks(db: Path, tmp_path: Path, monkeypatch, capsys):
+    """Inspect logs are read whole (read_eval_log: docs/importers.md), yet their rows are handed on in chunks."""
+    from judgecal.evalsets import _harness  # house: private
 
     fixture = Path(__file__).resolve().parent / "fixtures" / "harnesses" / "inspect_capitals.eval"
-    log = read_eval_log(str(fixture))
-    h = evalsets.HARNESSES["inspect"].read(fixture)
-    assert sorted(r.id for r in h.runs.rows) == sorted(f"inspect:{log.eval.eval_id}:{s.id}:{s.epoch}"
-                                                       for s in log.samples)
-    last = log.samples[-1]
-    last.output.completion = None
-    last.output.choices = []
-    last.scores = {"model_graded_qa": last.scores["model_graded_qa"].model_copy(update={"value": "C"})}
-    log.samples[-1] = last
-    out = tmp_path / "edited.eval"
-    write_eval_log(log, str(out))
-    h = evalsets.HARNESSES["inspect"].read(out)
-    assert len(h.runs.rows) == len(log.samples)
+    real = _harness.HarnessBuilder.__init__
+    monkeypatch.setattr(_harness.HarnessBuilder, "__init__", lambda self, kind, file: real(self, kind, file, batch=2))
+    chunks = list(evalsets.HARNESSES["inspect"].stream(fixture))
+    assert len(chunks) == 3 and all(len(c.runs.rows) == 1 for c in chunks)
+    assert main(["--db", str(db), "import", "inspect", str(fixture)]) == 0
+    assert "3 run records, 6 verdicts imported" in capsys.readouterr().out
 
 
 def test_sample_rows_are_written_as_the_file_is_read(sampled, tmp_path: Path):
