@@ -1,10 +1,13 @@
-"""Peak memory of the streaming imports (issue 16.1): `judgecal import runs` and `import verdicts` of N and 4N rows,
-each in a fresh process (ru_maxrss is a per-process high-water mark). Memory bounded by the chunk means the 4N peak
-is about the N peak; an import that collects the file grows with it.
+"""Peak memory of the streaming imports (issue 16.1): each `judgecal import KIND` of N and 4N rows in a fresh process
+(ru_maxrss is a per-process high-water mark). Memory bounded by the chunk means the 4N peak is about the N peak; an
+import that collects the file grows with it.
 
-    python bench/import_memory.py [--n 100000]
+    python bench/import_memory.py [--n 100000] [--kinds runs,verdicts,samples,ifeval,llmbar,lmeval,langfuse,promptfoo,deepeval,inspect]
 
-Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0).
+Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `deepeval` (one
+JSON document, no incremental JSON parser) and `inspect` (read with read_eval_log: docs/importers.md "Memory") are
+read whole: they are measured to show that they grow. `inspect` needs the [inspect] extra; its log is written with
+inspect_ai from the fixture's samples, replicated (slow: use a small --n, e.g. 400).
 """
 
 from __future__ import annotations
@@ -49,6 +52,106 @@ def write_files(folder: Path, n: int) -> dict[str, Path]:
     return paths
 
 
+def _jsonl(path: Path, rows) -> Path:
+    with open(path, "w") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    return path
+
+
+def _samples(folder: Path, n: int) -> tuple[list[tuple[str, Path]], Path]:
+    """A project of n run records (one semantic constraint each) and its whole random sample, exported."""
+    base = write_files(folder, n)
+    src = folder / f"sampled-{n}.db"
+    for kind in ("evalset", "runs"):
+        _cli(src, ["import", kind, str(base[kind])])
+    _cli(src, ["sample", "--rate", "0.5", "--overlap", "0"])
+    out = folder / f"samples-{n}.jsonl"
+    _cli(src, ["export", "samples", "--out", str(out)])
+    return [("evalset", base["evalset"]), ("runs", base["runs"])], out
+
+
+def _ifeval(folder: Path, n: int):
+    return [], _jsonl(folder / f"ifeval-{n}.jsonl", (
+        {"key": k, "prompt": f"Write about topic {k} without commas.", "instruction_id_list": ["punctuation:no_comma"],
+         "kwargs": [{}], "response": f"Topic {k} is fine. " * 5} for k in range(n)))
+
+
+def _llmbar(folder: Path, n: int):
+    return [], _jsonl(folder / f"llmbar-{n}.jsonl", (
+        {"item_id": f"b{k}", "instruction": f"Pick the better answer to {k}.", "output_1": f"answer one {k}",
+         "output_2": f"answer two {k}", "human_label": 1 + k % 2, "judge_base_order_original": 1 + k % 2,
+         "judge_base_order_swapped": 1} for k in range(n)))
+
+
+def _lmeval(folder: Path, n: int):
+    sub = folder / "org__model"
+    sub.mkdir(exist_ok=True)
+    return [], _jsonl(sub / f"samples_qa{n}_2026-11-30T10-00-00.000000.jsonl", (
+        {"doc_id": k, "arguments": {"gen_args_0": {"arg_0": f"Question {k}?", "arg_1": {}}},
+         "resps": [[f"Answer {k}. " * 3]], "filtered_resps": [f"Answer {k}."], "target": f"Answer {k}.",
+         "exact_match": k % 2, "filter": "none", "metrics": ["exact_match"]} for k in range(n)))
+
+
+def _langfuse(folder: Path, n: int):
+    def rows():
+        for k in range(n):
+            yield {"id": f"t{k}", "name": "qa", "input": f"Question {k}?", "output": f"Answer {k}. " * 3}
+            yield {"id": f"s{k}", "traceId": f"t{k}", "name": "correct", "value": k % 2, "dataType": "BOOLEAN",
+                   "source": "EVAL"}
+    return [], _jsonl(folder / f"langfuse-{n}.jsonl", rows())
+
+
+def _promptfoo_result(k: int) -> dict:
+    return {"id": f"res{k}", "testIdx": k, "promptIdx": 0, "prompt": {"raw": f"Question {k}?"},
+            "provider": {"id": "openai:gpt-x"}, "response": {"output": f"Answer {k}. " * 3}, "vars": {"q": k},
+            "gradingResult": {"componentResults": [{"pass": k % 2 == 0, "score": 1.0, "reason": "ok",
+                                                    "assertion": {"type": "llm-rubric", "value": "is right"}}]}}
+
+
+def _promptfoo(folder: Path, n: int):
+    return [], _jsonl(folder / f"promptfoo-{n}.jsonl", (_promptfoo_result(k) for k in range(n)))
+
+
+def _deepeval(folder: Path, n: int):
+    cases = [{"name": f"c{k}", "input": f"Question {k}?", "actualOutput": f"Answer {k}. " * 3, "order": k,
+              "metricsData": [{"name": "Correctness", "success": k % 2 == 0, "score": 1.0, "threshold": 0.5}]}
+             for k in range(n)]
+    path = folder / f"deepeval-{n}.json"
+    path.write_text(json.dumps({"identifier": f"run-{n}", "testCases": cases}))
+    return [], path
+
+
+def _inspect(folder: Path, n: int):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(REPO / "tests" / "fixtures" / "harnesses" / "inspect_capitals.eval"))
+    template = log.samples
+    log.samples = [template[k % len(template)].model_copy(update={"id": f"s{k}", "epoch": 1}) for k in range(n)]
+    log.eval.dataset.sample_ids = [f"s{k}" for k in range(n)]
+    log.eval.dataset.samples = n
+    path = folder / f"inspect-{n}.eval"
+    write_eval_log(log, str(path))
+    return [], path
+
+
+KINDS = {"samples": _samples, "ifeval": _ifeval, "llmbar": _llmbar, "lmeval": _lmeval, "langfuse": _langfuse,
+         "promptfoo": _promptfoo, "deepeval": _deepeval, "inspect": _inspect}
+
+
+def _write_apart(kind: str, folder: Path, n: int) -> tuple[list[tuple[str, Path]], Path]:
+    """Write a kind's files in a process of its own: a child's ru_maxrss starts from its parent's size, so this
+    process must stay small (the deepeval document and inspect_ai would otherwise show up in every later peak)."""
+    out = subprocess.run([sys.executable, __file__, "--write", kind, "--n", str(n), "--folder", str(folder)],
+                         cwd=REPO, check=True, capture_output=True, text=True).stdout
+    setup, file = json.loads(out.splitlines()[-1])
+    return [(step, Path(path)) for step, path in setup], Path(file)
+
+
+def _cli(db: Path, argv: list[str]) -> None:
+    subprocess.run([sys.executable, "-m", "judgecal", "--db", str(db), *argv], cwd=REPO, check=True,
+                   capture_output=True)
+
+
 def peak(db: Path, kind: str, file: Path) -> tuple[int, int]:
     out = subprocess.run([sys.executable, "-c", CHILD, str(db), kind, str(file)], cwd=REPO, check=True,
                          capture_output=True, text=True).stdout.split()
@@ -59,19 +162,47 @@ def peak(db: Path, kind: str, file: Path) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--kinds", default="runs,verdicts",
+                        help="comma-separated: runs, verdicts, " + ", ".join(KINDS))
+    parser.add_argument("--write", help=argparse.SUPPRESS)  # internal: write one kind's files (_write_apart)
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write:
+        setup, file = KINDS[args.write](args.folder, args.n)
+        print(json.dumps([[(step, str(path)) for step, path in setup], str(file)]))
+        return
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = set(kinds) - {"runs", "verdicts"} - set(KINDS)
+    if unknown:
+        parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        results = {}
+        results: dict[int, dict[str, tuple[int, int]]] = {}
         for n in (args.n, 4 * args.n):
-            files = write_files(folder, n)
-            db = folder / f"p-{n}.db"
-            peak(db, "evalset", files["evalset"])
-            results[n] = {kind: peak(db, kind, files[kind]) for kind in ("runs", "verdicts")}
+            results[n] = {}
+            base = None
+            if {"runs", "verdicts"} & set(kinds):
+                base = write_files(folder, n)
+                db = folder / f"p-{n}.db"
+                peak(db, "evalset", base["evalset"])
+                for kind in ("runs", "verdicts"):
+                    if kind in kinds or (kind == "runs" and "verdicts" in kinds):
+                        results[n][kind] = peak(db, kind, base[kind])
+            for kind in kinds:
+                if kind in ("runs", "verdicts"):
+                    continue
+                sub = folder / f"{kind}-{n}"
+                sub.mkdir()
+                setup, file = _write_apart(kind, sub, n)
+                db = sub / "p.db"
+                for step, path in setup:
+                    _cli(db, ["import", step, str(path)])
+                results[n][kind] = peak(db, kind, file)
             for kind, (start, top) in results[n].items():
-                rows = n if kind == "runs" else n // 6 * 6
-                print(f"import {kind:8} {rows:>9,} rows: peak RSS {top:>5} MiB (interpreter + libraries {start} MiB)")
-        for kind in ("runs", "verdicts"):
+                rows = n // 6 * 6 if kind == "verdicts" else n
+                print(f"import {kind:9} {rows:>9,} rows: peak RSS {top:>5} MiB (interpreter + libraries {start} MiB)",
+                      flush=True)
+        for kind in results[args.n]:
             print(f"{kind}: peak({4 * args.n:,}) / peak({args.n:,}) = "
                   f"{results[4 * args.n][kind][1] / results[args.n][kind][1]:.2f}  (bounded by the chunk: about 1.0)")
 

@@ -48,6 +48,7 @@ from judgecal.evalsets._ifeval_files import (  # noqa: E402
     ifeval_to_evalset,
     parse_ifeval,
     read_ifeval,
+    stream_ifeval,
     summarize_ifeval,
 )
 
@@ -73,7 +74,7 @@ __all__ = [
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
     "ReactError", "ReactLog", "parse_react", "react_chunk", "react_runs",
-    "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval",
+    "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval", "stream_ifeval",
     "summarize_ifeval",
     "BATCH_ROWS", "InputError", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks", "jsonl_lines", "load_json", "parse_rows", "read_evalset",
     "read_rows", "read_runs", "stream_evalset", "stream_rows", "stream_runs", "write_jsonl",

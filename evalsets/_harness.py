@@ -20,11 +20,12 @@ from contextvars import ContextVar
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from pydantic import ValidationError
 
-from judgecal.evalsets._io import InputError, Parsed, Problem, load_json, read_text_file
+from judgecal.evalsets._io import (BATCH_ROWS, InputError, Parsed, Problem, ProblemLog, SeenKeys, _open_text,
+                                   load_json, read_text_file)
 from judgecal.evalsets._models import EvalItem, RunRecord, canonical_json
 
 
@@ -54,7 +55,9 @@ class GraderSpec(NamedTuple):
 
 @dataclass
 class HarnessImport:
-    """A harness file as our rows. `skipped` counts results that are not verdicts, by why (said in the message)."""
+    """A harness file as our rows (or one streamed chunk of them). `skipped` counts results that are not verdicts,
+    by why (said in the message). A chunk carries the `problems` of its rows: the importer refuses the file at the
+    end, inside its transaction."""
 
     kind: str
     file: str
@@ -62,6 +65,27 @@ class HarnessImport:
     runs: Parsed[RunRecord]
     verdicts: Parsed[Any]
     skipped: Counter[str] = field(default_factory=Counter)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def collect(chunks: Iterable[HarnessImport]) -> HarnessImport:
+    """A streamed harness file as one HarnessImport, in memory (tests, `doctor`); InputError if any chunk has
+    problems. The import itself consumes the chunks one at a time."""
+    whole: HarnessImport | None = None
+    problems = ProblemLog()
+    for chunk in chunks:
+        problems.extend(chunk.problems)
+        if whole is None:
+            whole = chunk
+            continue
+        for mine, theirs in ((whole.items, chunk.items), (whole.runs, chunk.runs), (whole.verdicts, chunk.verdicts)):
+            mine.rows.extend(theirs.rows)
+            mine.lines.extend(theirs.lines)
+        whole.skipped.update(chunk.skipped)
+    problems.raise_if_any()
+    assert whole is not None  # a stream ends with its last chunk
+    whole.problems = []
+    return whole
 
 
 class MissingExtra(RuntimeError):
@@ -110,9 +134,72 @@ def file_sha8(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
+def text_sha8(path: str | Path) -> str:
+    """file_sha8 of the file's text as read_text_file reads it (UTF-8, BOM dropped, universal newlines), a block at
+    a time: the id of a file without one of its own, the same as when the file was read whole."""
+    h = hashlib.sha256()
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            while block := fh.read(1 << 20):
+                h.update(block.encode())
+    except (OSError, UnicodeDecodeError):
+        read_text_file(path)  # raises the InputError that names the file and says why
+        raise
+    return h.hexdigest()[:8]
+
+
+class JsonValues(NamedTuple):
+    """A harness file's JSON values: `document` when the file is one JSON document (read whole: streaming it would
+    need an incremental JSON parser), else `lines`, the JSONL values with their line numbers, read as they are
+    needed (an invalid line is a Problem in their place)."""
+
+    document: Any
+    lines: Iterator[tuple[int, Any]] | None
+
+
+_NOTHING = object()
+
+
+def json_values(path: str | Path) -> JsonValues:
+    """One JSON document or JSONL, decided as read_json_or_jsonl decides it, without reading a JSONL file whole:
+    a file whose first non-blank line is a JSON value on its own is JSONL (the whole file cannot then be one
+    document, unless it is that one line); otherwise it is read whole as one document, or failing that reported as
+    JSONL with the bad lines named. Every JSONL line after the first is read when the caller gets to it."""
+    file = str(path)
+    reader = _open_text(Path(path))
+    lines = reader.jsonl_lines()
+    first = _NOTHING
+    number = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            first = load_json(line)
+        except json.JSONDecodeError:
+            lines.close()
+            _, docs = read_json_or_jsonl(path)  # a pretty-printed document (or invalid JSON, reported by line)
+            return JsonValues(docs[0][1], None)
+        break
+    if first is _NOTHING:
+        raise InputError([Problem(file, 0, "", "no rows (empty file)")])
+
+    def values() -> Iterator[tuple[int, Any]]:
+        yield number, first
+        for n, line in enumerate(lines, start=number + 1):
+            if not line.strip():
+                continue
+            try:
+                yield n, load_json(line)
+            except json.JSONDecodeError as exc:
+                yield n, Problem(file, n, "(json)", f"invalid JSON: {exc.msg}")
+
+    return JsonValues(_NOTHING, values())
+
+
 def read_json_or_jsonl(path: str | Path) -> tuple[str, list[tuple[int, Any]]]:
     """The file's text and its values with their line numbers: one JSON document (line 1), or JSONL (one per line).
-    Invalid JSON is an InputError naming the file and line."""
+    Invalid JSON is an InputError naming the file and line. Reads the file whole: for formats that are one JSON
+    document (DeepEval's test run, promptfoo's -o .json); JSONL goes through json_values."""
     text = read_text_file(path)
     file = str(path)
     stripped = text.strip()
@@ -141,23 +228,22 @@ def read_json_or_jsonl(path: str | Path) -> tuple[str, list[tuple[int, Any]]]:
 _AT: ContextVar[tuple[str, int, str]] = ContextVar("harness_at", default=("", 0, ""))
 
 
-def guarded(kind: str) -> Callable[[Callable[[Any], HarnessImport]], Callable[[Any], HarnessImport]]:
-    """A harness reader whose every surprise about the file's JSON types is an InputError naming the file, the row
-    being read and its path (exit 2, nothing imported), never a traceback."""
+def guarded(kind: str) -> Callable[[Callable[[Any], Iterator[HarnessImport]]], Callable[[Any], Iterator[HarnessImport]]]:
+    """A harness reader (a generator of chunks) whose every surprise about the file's JSON types is an InputError
+    naming the file, the row being read and its path (exit 2, nothing imported), never a traceback."""
 
-    def wrap(read: Callable[[Any], HarnessImport]) -> Callable[[Any], HarnessImport]:
+    def wrap(read: Callable[[Any], Iterator[HarnessImport]]) -> Callable[[Any], Iterator[HarnessImport]]:
         @functools.wraps(read)
-        def reader(path: Any) -> HarnessImport:
-            token = _AT.set((str(path), 0, ""))
+        def reader(path: Any) -> Iterator[HarnessImport]:
+            # Set, not reset: a generator runs in its consumer's context, and every reader sets it first.
+            _AT.set((str(path), 0, ""))
             try:
-                return read(path)
+                yield from read(path)
             except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as exc:
                 file, line, where = _AT.get()
                 raise InputError([Problem(file, line, where or "(file)",
                                           f"a field has a JSON type or value a {kind} file does not have "
                                           f"({type(exc).__name__}: {str(exc)[:200]})")]) from None
-            finally:
-                _AT.reset(token)
 
         return reader
 
@@ -165,18 +251,48 @@ def guarded(kind: str) -> Callable[[Callable[[Any], HarnessImport]], Callable[[A
 
 
 class HarnessBuilder:
-    """Collects one file's rows; every problem names the file, line and field. `result()` raises InputError if any."""
+    """Collects one file's rows, a chunk at a time: a reader yields `chunk_if_full()` after each sample and
+    `last_chunk()` at the end, so memory follows BATCH_ROWS, not the file. The ids already made (items, run
+    records) are kept in private temporary SQLite databases, not in Python memory. Every problem names the file,
+    line and field; the importer refuses the file when any chunk has one."""
 
-    def __init__(self, kind: str, file: str | Path):
+    def __init__(self, kind: str, file: str | Path, *, batch: int = BATCH_ROWS):
         self.kind = kind
         self.file = str(file)
+        self.batch = batch
+        self.problems: list[Problem] = []
+        self.runs_total = 0
+        self.any_problem = False
+        self._item_ids_seen = SeenKeys()
+        self._run_ids_seen = SeenKeys()
+        self._new_chunk()
+
+    def _new_chunk(self) -> None:
         self.items: Parsed[EvalItem] = Parsed(self.file)
         self.runs: Parsed[RunRecord] = Parsed(self.file)
         self.verdicts: Parsed[Any] = Parsed(self.file)
-        self.problems: list[Problem] = []
         self.skipped: Counter[str] = Counter()
-        self._item_ids: set[str] = set()
-        self._run_ids: dict[str, int] = {}
+        self._item_ids: set[str] = set()  # this chunk's: a repeated item is added once per file
+
+    def _take(self) -> HarnessImport:
+        chunk = HarnessImport(self.kind, self.file, self.items, self.runs, self.verdicts, self.skipped,
+                              sorted(self.problems, key=lambda p: p.line))
+        self.any_problem = self.any_problem or bool(self.problems)
+        self.problems = []
+        self._new_chunk()
+        return chunk
+
+    def chunk_if_full(self) -> Iterator[HarnessImport]:
+        if len(self.runs.rows) + len(self.verdicts.rows) + len(self.problems) >= self.batch:
+            yield self._take()
+
+    def last_chunk(self) -> HarnessImport:
+        """The rest; with the file's last problem when it held no sample with an output at all."""
+        if not self.runs_total and not self.problems and not self.any_problem:
+            self.problem(0, "", f"no {self.kind} samples with an output in this file")
+        self._item_ids_seen.close()
+        self._run_ids_seen.close()
+        return self._take()
 
     def at(self, line: int, where: str) -> None:
         """The row being read now (named by `guarded` if the row's JSON types break the reader)."""
@@ -208,6 +324,8 @@ class HarnessBuilder:
         if parsed is None:
             return None
         self._item_ids.add(item_id)
+        if self._item_ids_seen.first_lines([item_id], [line])[0] is not None:
+            return item_id  # made in an earlier chunk: its content is in the id, so it is the same item
         self.items.rows.append(parsed)
         self.items.lines.append(line)
         return item_id
@@ -215,8 +333,9 @@ class HarnessBuilder:
     def run(self, line: int, run_id: str, item_id: str, *, model: str, output: Any, error: Any = None,
             run: str | None = None, input_tokens: Any = None, output_tokens: Any = None, latency_ms: Any = None,
             where: str = "output") -> str | None:
-        if run_id in self._run_ids:
-            self.problem(line, where, f"a second sample with id {run_id!r} (first on line {self._run_ids[run_id]})")
+        first = self._run_ids_seen.first_lines([run_id], [line])[0]
+        if first is not None:
+            self.problem(line, where, f"a second sample with id {run_id!r} (first on line {first})")
             return None
         data = {"id": run_id, "item_id": item_id, "model": model or "unknown", "run_id": run,
                 "output": text_of(output), "error": text_of(error) if error else None,
@@ -226,7 +345,7 @@ class HarnessBuilder:
         parsed = self._validated(RunRecord, {k: v for k, v in data.items() if v is not None}, line, where)
         if parsed is None:
             return None
-        self._run_ids[run_id] = line
+        self.runs_total += 1
         self.runs.rows.append(parsed)
         self.runs.lines.append(line)
         return run_id
@@ -237,10 +356,3 @@ class HarnessBuilder:
 
     def skip(self, why: str) -> None:
         self.skipped[why] += 1
-
-    def result(self) -> HarnessImport:
-        if self.problems:
-            raise InputError(sorted(self.problems, key=lambda p: p.line))
-        if not self.runs.rows:
-            raise InputError([Problem(self.file, 0, "", f"no {self.kind} samples with an output in this file")])
-        return HarnessImport(self.kind, self.file, self.items, self.runs, self.verdicts, self.skipped)

@@ -4,7 +4,7 @@ verdict. Field-by-field mapping: docs/importers.md."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from judgecal.evalsets._harness import (
     GRADER_ERROR,
@@ -36,7 +36,9 @@ def _test_run(path: Path) -> tuple[str, dict[str, Any]]:
 
 
 @guarded(KIND)
-def read_deepeval(path: str | Path) -> HarnessImport:
+def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
+    """A DeepEval test run is one JSON document, read whole (streaming it would need an incremental JSON parser);
+    its rows are handed on in chunks."""
     path = Path(path)
     text, run = _test_run(path)
     b = HarnessBuilder(KIND, path)
@@ -46,6 +48,7 @@ def read_deepeval(path: str | Path) -> HarnessImport:
     for _ in run.get("conversationalTestCases") or ():
         b.skip("conversational test cases (not imported yet)")
     for i, case in enumerate(run["testCases"]):
+        yield from b.chunk_if_full()
         where = f"testCases[{i}]"
         b.at(1, where)
         if not isinstance(case, dict):
@@ -88,4 +91,4 @@ def read_deepeval(path: str | Path) -> HarnessImport:
             b.verdict(1, HarnessVerdict(run_id, name, f"deepeval:{name}", judge, 0,
                                         "pass" if m["success"] else "fail",
                                         scored_reason(KIND, m.get("score"), rule, m.get("reason"))))
-    return b.result()
+    yield b.last_chunk()

@@ -11,28 +11,33 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
-from judgecal.evalsets._harness import HarnessImport
-from judgecal.evalsets._harness_deepeval import read_deepeval
-from judgecal.evalsets._harness_inspect import read_inspect
-from judgecal.evalsets._harness_langfuse import read_langfuse
-from judgecal.evalsets._harness_lmeval import read_lmeval
-from judgecal.evalsets._harness_promptfoo import read_promptfoo
+from judgecal.evalsets._harness import HarnessImport, collect
+from judgecal.evalsets._harness_deepeval import stream_deepeval
+from judgecal.evalsets._harness_inspect import stream_inspect
+from judgecal.evalsets._harness_langfuse import stream_langfuse
+from judgecal.evalsets._harness_lmeval import stream_lmeval
+from judgecal.evalsets._harness_promptfoo import stream_promptfoo
 from judgecal.evalsets._io import InputError, Problem, load_json, read_text_file
 
 
 class Harness(NamedTuple):
     name: str
-    read: Callable[[str | Path], HarnessImport]
+    # The file as chunks of rows (memory follows the chunk where the format allows: docs/importers.md).
+    stream: Callable[[str | Path], Iterator[HarnessImport]]
+
+    def read(self, path: str | Path) -> HarnessImport:
+        """The whole file in memory (InputError if any row is bad): for tests and small files."""
+        return collect(self.stream(path))
 
 
 HARNESSES: dict[str, Harness] = {
-    "inspect": Harness("Inspect AI", read_inspect),
-    "promptfoo": Harness("promptfoo", read_promptfoo),
-    "deepeval": Harness("DeepEval", read_deepeval),
-    "lmeval": Harness("lm-evaluation-harness", read_lmeval),
-    "langfuse": Harness("Langfuse", read_langfuse),
+    "inspect": Harness("Inspect AI", stream_inspect),
+    "promptfoo": Harness("promptfoo", stream_promptfoo),
+    "deepeval": Harness("DeepEval", stream_deepeval),
+    "lmeval": Harness("lm-evaluation-harness", stream_lmeval),
+    "langfuse": Harness("Langfuse", stream_langfuse),
 }
 
 

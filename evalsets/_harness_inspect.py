@@ -8,7 +8,7 @@ docs/importers.md.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from judgecal.evalsets._harness import (
     GRADER_ERROR,
@@ -35,6 +35,10 @@ GRADE_NOT_FOUND = "Grade not found in model output"
 
 
 def _read_log(path: Path) -> Any:
+    """The whole log (read_eval_log). inspect_ai's sample-at-a-time reader, read_eval_log_samples, calls
+    read_eval_log_sample once per sample, which opens the log again each time (a .eval zip's directory parsed
+    again, a .json log parsed whole again): its cost grows faster than the log, so it is not used (docs/importers.md,
+    "Memory")."""
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -80,7 +84,7 @@ def _grader_model(score: Any, scorer_models: dict[str, str], name: str) -> str:
 
 
 @guarded(KIND)
-def read_inspect(path: str | Path) -> HarnessImport:
+def stream_inspect(path: str | Path) -> Iterator[HarnessImport]:
     path = Path(path)
     log = _read_log(path)
     b = HarnessBuilder(KIND, path)
@@ -101,6 +105,7 @@ def read_inspect(path: str | Path) -> HarnessImport:
         for name, score in (sample.scores or {}).items():
             judges[name] = judges.get(name, True) and grade_label(score.value)[0] is not None
     for n, sample in enumerate(log.samples, start=1):
+        yield from b.chunk_if_full()
         # A .eval log has no lines: the n-th sample is "line" n, named in every problem as samples[n-1].
         where = f"samples[{n - 1}]"
         scores = {name: score for name, score in (sample.scores or {}).items() if judges[name]}
@@ -132,4 +137,4 @@ def read_inspect(path: str | Path) -> HarnessImport:
             label, rule = grade_label(score.value)
             b.verdict(n, HarnessVerdict(run_id, name, f"inspect:{name}", _grader_model(score, scorer_models, name),
                                         0, label, scored_reason(KIND, score.value, rule, text_of(score.explanation))))
-    return b.result()
+    yield b.last_chunk()

@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from judgecal.evalsets._harness import (
     GraderSpec,
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
-    file_sha8,
     guarded,
+    json_values,
     pass_fail,
-    read_json_or_jsonl,
     scored_reason,
     text_of,
+    text_sha8,
 )
+from judgecal.evalsets._io import Problem
 
 KIND = "lmeval"
 # The fields lm-eval writes for every sample; any other top-level number is a metric (older logs have no "metrics").
@@ -55,26 +56,37 @@ def _metric_names(row: dict[str, Any]) -> list[str]:
     return [k for k, v in row.items() if k not in BOOKKEEPING and isinstance(v, (int, float, bool))]
 
 
+def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """The file's samples with their line numbers, read as they are needed (JSONL), or the one document."""
+    values = json_values(path)
+    return iter([(1, values.document)]) if values.lines is None else values.lines
+
+
 @guarded(KIND)
-def read_lmeval(path: str | Path) -> HarnessImport:
+def stream_lmeval(path: str | Path) -> Iterator[HarnessImport]:
+    """The file in chunks of run records (HarnessBuilder), read twice: a first pass finds which metrics are 0/1
+    throughout the file (and the file's hash where its name carries no date), the second makes the rows."""
     path = Path(path)
-    text, rows = read_json_or_jsonl(path)
     b = HarnessBuilder(KIND, path)
     m = _SAMPLES_FILE.match(path.name)
     task = m.group("task") if m else path.stem
     # lm-eval writes its samples under <output_path>/<model name, "/" as "__">/; the samples carry no model.
     model = path.parent.name.replace("__", "/") if m and path.parent.name else "unknown"
-    run_key = f"{task}:{m.group('date') if m else 'file-' + file_sha8(text)}"
     # A metric is a pass/fail judge only if every value it has in the file is 0/1 (exact_match, acc); a bleu that
     # happens to be 0 on one sample is still a score, never a "fail" verdict.
     binary: dict[str, bool] = {}
-    for line, row in rows:
+    for line, row in _rows(path):
         b.at(line, "(row)")
         if isinstance(row, dict):
             for n in _metric_names(row):
                 binary[n] = binary.get(n, True) and pass_fail(row.get(n)) is not None and not isinstance(row.get(n), str)
-    for line, row in rows:
+    run_key = f"{task}:{m.group('date') if m else 'file-' + text_sha8(path)}"
+    for line, row in _rows(path):
+        yield from b.chunk_if_full()
         b.at(line, "(row)")
+        if isinstance(row, Problem):
+            b.problems.append(row)
+            continue
         if not isinstance(row, dict) or "doc_id" not in row:
             b.problem(line, "doc_id", "expected an lm-eval sample (an object with doc_id)")
             continue
@@ -115,4 +127,4 @@ def read_lmeval(path: str | Path) -> HarnessImport:
             b.verdict(line, HarnessVerdict(run_id, f"{n}{suffix}", f"lmeval:{task}:{n}{suffix}", f"lm-eval:{n}", 0,
                                            label, scored_reason(KIND, value, "1 = pass, 0 = fail",
                                                                 text_of(row.get("filtered_resps")))))
-    return b.result()
+    yield b.last_chunk()

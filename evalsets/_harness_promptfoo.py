@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from judgecal.evalsets._harness import (
     GRADER_ERROR,
@@ -17,11 +17,11 @@ from judgecal.evalsets._harness import (
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
-    file_sha8,
     guarded,
-    read_json_or_jsonl,
+    json_values,
     scored_reason,
     text_of,
+    text_sha8,
 )
 from judgecal.evalsets._io import InputError, Problem
 
@@ -48,19 +48,37 @@ def grader_failed(component: dict[str, Any]) -> bool:
                                                or reason.strip().startswith(GRADER_FAILURES))
 
 
-def _results(path: Path) -> tuple[str, list[tuple[int, str, dict[str, Any]]]]:
-    """(eval id, [(line, where, result)]) from the JSON output (one document) or the JSONL output (one per line)."""
-    text, docs = read_json_or_jsonl(path)
+def _results(path: Path) -> tuple[str, Iterator[tuple[int, str, Any]]]:
+    """(eval id, (line, where, result) ...) from the JSON output (one document, read whole) or the JSONL output (one
+    result per line, read as the caller gets to it; an invalid line is a Problem in its place)."""
     file = str(path)
-    if len(docs) == 1 and isinstance(docs[0][1], dict) and "results" in docs[0][1]:
-        doc = docs[0][1]
-        inner = doc["results"]
-        rows = inner.get("results") if isinstance(inner, dict) else inner
-        if not isinstance(rows, list):
-            raise InputError([Problem(file, 1, "results.results", "expected the list of test results")])
-        eval_id = doc.get("evalId") or f"file-{file_sha8(text)}"
-        return str(eval_id), [(1, f"results.results[{i}]", r) for i, r in enumerate(rows)]
-    return f"file-{file_sha8(text)}", [(line, "(row)", r) for line, r in docs]
+    values = json_values(path)
+    if values.lines is not None:
+        first = next(values.lines)
+        second = next(values.lines, None)
+        if second is None and isinstance(first[1], dict) and "results" in first[1]:
+            doc = first[1]  # the JSON output written on one line
+        else:
+            rest = values.lines
+            head = [first] if second is None else [first, second]
+
+            def rows() -> Iterator[tuple[int, str, Any]]:
+                for line, r in head:
+                    yield line, "(row)", r
+                for line, r in rest:
+                    yield line, "(row)", r
+
+            return f"file-{text_sha8(path)}", rows()
+    else:
+        doc = values.document
+    if not (isinstance(doc, dict) and "results" in doc):
+        return f"file-{text_sha8(path)}", iter([(1, "(row)", doc)])
+    inner = doc["results"]
+    rows = inner.get("results") if isinstance(inner, dict) else inner
+    if not isinstance(rows, list):
+        raise InputError([Problem(file, 1, "results.results", "expected the list of test results")])
+    eval_id = doc.get("evalId") or f"file-{text_sha8(path)}"
+    return str(eval_id), ((1, f"results.results[{i}]", r) for i, r in enumerate(rows))
 
 
 def _graded(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -92,13 +110,17 @@ def _grader(assertion: dict[str, Any], result: dict[str, Any], default: str | No
 
 
 @guarded(KIND)
-def read_promptfoo(path: str | Path) -> HarnessImport:
+def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
     path = Path(path)
     eval_id, results = _results(path)
     b = HarnessBuilder(KIND, path)
     occurrences: Counter[str] = Counter()
     for line, where, r in results:
+        yield from b.chunk_if_full()
         b.at(line, where)
+        if isinstance(r, Problem):
+            b.problems.append(r)
+            continue
         if not isinstance(r, dict):
             b.problem(line, where, "expected a JSON object (a promptfoo test result)")
             continue
@@ -148,4 +170,4 @@ def read_promptfoo(path: str | Path) -> HarnessImport:
             b.verdict(line, HarnessVerdict(run_id, cid, f"promptfoo:{a['type']}", _grader(a, r, None), 0,
                                            "pass" if c["pass"] else "fail",
                                            scored_reason(KIND, c.get("score"), rule, c.get("reason"))))
-    return b.result()
+    yield b.last_chunk()

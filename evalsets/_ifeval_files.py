@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from judgecal.evalsets._io import InputError, Problem, parse_rows, read_text_file
+from judgecal.evalsets._io import BATCH_ROWS, InputError, Parsed, Problem, _collect, parse_rows, stream_rows
 from judgecal.evalsets._models import Check, Constraint, EvalItem, RunRecord
 from judgecal.evalsets._registry import run_check, validate_check
 
@@ -78,13 +78,19 @@ def _row_problems(row: IFEvalRow, file: str, line: int) -> list[Problem]:
     return problems
 
 
+def stream_ifeval(path: str | Path, *, batch: int = BATCH_ROWS) -> Iterator[Parsed[IFEvalRow]]:
+    """An IFEval JSONL file read as it goes, in chunks of at most `batch` rows, each carrying the problems of its
+    lines (parse_ifeval's rules; a duplicate key names the line it was first on, in any earlier chunk)."""
+    # Any name: an IFEval file is JSONL whatever it is called (read_ifeval always took it so).
+    for chunk in stream_rows(path, IFEvalRow, id_field="key", batch=batch, fmt="jsonl"):
+        chunk.problems.extend(p for row, line in zip(chunk.rows, chunk.lines) for p in _row_problems(row, chunk.file, line))
+        yield chunk
+
+
 def read_ifeval(path: str | Path) -> list[IFEvalRow]:
-    """Read an IFEval JSONL file (see parse_ifeval)."""
-    path = Path(path)
-    rows = parse_ifeval(read_text_file(path), file=str(path))
-    if not rows:
-        raise InputError([Problem(str(path), 0, "", "no rows (empty file)")])
-    return rows
+    """Read an IFEval JSONL file whole (see parse_ifeval): for `judgecal ifeval`, which scores it in memory. The
+    import streams (stream_ifeval)."""
+    return _collect(stream_ifeval(path)).rows
 
 
 def evaluate_ifeval(rows: list[IFEvalRow], *, loose: bool) -> list[dict[str, Any]]:

@@ -355,15 +355,16 @@ def read_rows(path: str | Path, model: type[M], *, id_field: str | None = "id") 
 
 
 def stream_rows(path: str | Path, model: type[M], *, id_field: str | None = "id",
-                batch: int = BATCH_ROWS) -> Iterator[Parsed[M]]:
+                batch: int = BATCH_ROWS, fmt: str | None = None) -> Iterator[Parsed[M]]:
     """A .jsonl or .csv file read as it goes, in validated chunks of at most `batch` rows; each chunk carries the
     problems of its lines (an importer collects them and refuses the file at the end, inside its transaction, so
     nothing is imported). Duplicate ids are problems. An unreadable file, or one with no rows, raises InputError."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".jsonl", ".csv", ".ndjson"):
-        raise InputError([Problem(str(path), 0, "", "expected a .jsonl or .csv file")])
-    fmt = "csv" if suffix == ".csv" else "jsonl"
+    if fmt is None:  # by extension; a reader of one format (IFEval, LLMBar: JSONL) names it
+        if suffix not in (".jsonl", ".csv", ".ndjson"):
+            raise InputError([Problem(str(path), 0, "", "expected a .jsonl or .csv file")])
+        fmt = "csv" if suffix == ".csv" else "jsonl"
     file = str(path)
     rows = 0
     header = None

@@ -7,50 +7,81 @@ items then run records then verdicts, in one transaction: a bad row anywhere and
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator, NamedTuple
+
+import sqlite_utils
 
 from pydantic import ValidationError
 
 from judgecal import annotations as ann
 from judgecal.annotations import store as av
-from judgecal.evalsets import InputError, Parsed, Problem
+from judgecal.evalsets import Parsed
 from judgecal.evalsets import HARNESSES, HarnessImport, MissingExtra, diagnose
 from judgecal._args import CommandError, say
 
 
 def _verdict_rows(h: HarnessImport) -> Parsed[av.VerdictImportRow]:
-    out: Parsed[av.VerdictImportRow] = Parsed(h.file)
-    problems: list[Problem] = []
+    """One chunk's verdicts in the form of `import verdicts`; a verdict that does not fit is a problem of the chunk."""
+    out: Parsed[av.VerdictImportRow] = Parsed(h.file, problems=list(h.problems))
     for index, row in enumerate(h.verdicts.rows):
         try:
             out.rows.append(av.VerdictImportRow.model_validate(row.as_row()))
             out.lines.append(h.verdicts.lines[index])
         except ValidationError as exc:
             for e in exc.errors(include_url=False):
-                problems.append(h.verdicts.problem(index, ".".join(map(str, e["loc"])) or "(verdict)", e["msg"]))
-    if problems:
-        raise InputError(problems)
+                out.problems.append(h.verdicts.problem(index, ".".join(map(str, e["loc"])) or "(verdict)", e["msg"]))
     return out
 
 
+class HarnessCounts(NamedTuple):
+    items: Counter[str]
+    runs: Counter[str]
+    verdicts: dict[str, int]
+    skipped: Counter[str]
+
+
+def import_harness_chunks(db: sqlite_utils.Database, chunks: Iterable[HarnessImport]) -> HarnessCounts:
+    """Import a harness file's chunks in one write transaction: each chunk's items, then its run records, then its
+    verdicts, so memory follows the chunk. The verdict import drives the stream (one call: its duplicate and
+    rubric rules see the whole file); once any chunk has a problem nothing more is written and the file is refused
+    at its end (the transaction rolls back everything written before)."""
+    items: Counter[str] = Counter()
+    runs: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+
+    def verdict_chunks() -> Iterator[Parsed[av.VerdictImportRow]]:
+        bad = False
+        for chunk in chunks:
+            skipped.update(chunk.skipped)
+            verdicts = _verdict_rows(chunk)
+            bad = bad or bool(verdicts.problems)
+            if bad:  # read on only to report every problem
+                yield Parsed(chunk.file, problems=verdicts.problems)
+                continue
+            items.update(ann.import_items(db, chunk.items))
+            runs.update(ann.import_runs(db, chunk.runs))
+            yield verdicts
+
+    with ann.write(db):
+        judged = av.import_verdicts(db, verdict_chunks())
+    return HarnessCounts(items, runs, judged, skipped)
+
+
 def harness_importer(kind: str) -> Callable[[Path, Path], str]:
-    read, label = HARNESSES[kind].read, HARNESSES[kind].name
+    stream, label = HARNESSES[kind].stream, HARNESSES[kind].name
 
     def run(db_path: Path, file: Path) -> str:
         try:
-            h = read(file)  # the whole file is parsed before the project is touched
+            with ann.unit_of_work(db_path) as db:
+                c = import_harness_chunks(db, stream(file))
         except MissingExtra as exc:
             raise CommandError(str(exc)) from None
-        verdicts = _verdict_rows(h)
-        with ann.unit_of_work(db_path) as db, ann.write(db):
-            items = ann.import_items(db, h.items)
-            runs = ann.import_runs(db, h.runs)
-            judged = av.import_verdicts(db, verdicts) if verdicts.rows else {"inserted": 0, "unchanged": 0}
-        skipped = "".join(f"; not imported: {n} {why}" for why, n in sorted(h.skipped.items()))
-        return (f"{label}: {items['inserted']} eval items, {runs['inserted']} run records, {judged['inserted']} "
-                f"verdicts imported ({items['unchanged'] + runs['unchanged'] + judged['unchanged']} already "
-                f"present){skipped} ({file})")
+        skipped = "".join(f"; not imported: {n} {why}" for why, n in sorted(c.skipped.items()))
+        present = c.items["unchanged"] + c.runs["unchanged"] + c.verdicts["unchanged"]
+        return (f"{label}: {c.items['inserted']} eval items, {c.runs['inserted']} run records, "
+                f"{c.verdicts['inserted']} verdicts imported ({present} already present){skipped} ({file})")
 
     return run
 

@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple
 
 from judgecal import annotations as ann
 from judgecal import evalsets
-from judgecal.evalsets import Parsed, read_rows, write_jsonl
+from judgecal.evalsets import Parsed, write_jsonl
 from judgecal import _cmd_calibration, _cmd_harness, _cmd_judge
 
 
@@ -62,20 +62,26 @@ class _Counted:
 
 
 def import_samples(db_path: Path, file: Path) -> str:
-    parsed = read_rows(file, ann.SampleRow, id_field=None)
+    stream = _Counted(evalsets.stream_rows(file, ann.SampleRow, id_field=None))
     with ann.unit_of_work(db_path) as db:
-        n = ann.import_samples(db, parsed)
-    return f"sample rows: {n} imported, {len(parsed.rows) - n} already present ({file})"
+        n = ann.import_samples(db, stream)
+    return f"sample rows: {n} imported, {stream.rows - n} already present ({file})"
 
 
 def import_ifeval(db_path: Path, file: Path) -> str:
-    rows = evalsets.read_ifeval(file)
-    items, runs = evalsets.ifeval_to_evalset(rows)
-    with ann.unit_of_work(db_path) as db, ann.write(db):
-        # Both imports in one transaction: an IFEval file comes in whole or not at all.
-        s1 = ann.import_items(db, Parsed(str(file), items, list(range(1, len(items) + 1))))
-        s2 = ann.import_runs(db, Parsed(str(file), runs, list(range(1, len(runs) + 1))))
-    return f"IFEval: {s1['inserted']} eval items and {s2['inserted']} run records imported ({file})"
+    # Each chunk's items then its run records, in one transaction (the harness imports' path: an IFEval file is a
+    # harness file without verdicts): a bad row anywhere and nothing is imported; memory follows the chunk.
+    def chunks():
+        for chunk in evalsets.stream_ifeval(file):
+            # A chunk with a bad row is not written (the file is refused): its rows need not fit ifeval_to_evalset.
+            items, runs = evalsets.ifeval_to_evalset([] if chunk.problems else chunk.rows)
+            yield evalsets.HarnessImport("ifeval", chunk.file, Parsed(chunk.file, items, chunk.lines),
+                                         Parsed(chunk.file, runs, chunk.lines), Parsed(chunk.file),
+                                         problems=chunk.problems)
+
+    with ann.unit_of_work(db_path) as db:
+        c = _cmd_harness.import_harness_chunks(db, chunks())
+    return f"IFEval: {c.items['inserted']} eval items and {c.runs['inserted']} run records imported ({file})"
 
 
 def _exporter(kind: str, rows_fn) -> Callable[[Path, Path], str]:

@@ -47,15 +47,16 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import json
 import math
 from collections import Counter, defaultdict
-from typing import Any, Iterator, Literal, NamedTuple
+from typing import Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgecal.evalsets import InputError, Parsed, Problem
+from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks
 
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.store import now_iso, write
@@ -846,129 +847,161 @@ def sample_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
         yield SampleRow.model_validate(row).model_dump(mode="json", exclude_none=True)
 
 
-def _not_a_draw(parsed: Parsed[SampleRow], fresh: list[tuple], pairs: set[Pair],
-                model: dict[str, str], run_of: dict[str, str | None]) -> list[Problem]:
+# The rows one `import samples` adds, with the file line of each (rowid of the sample row -> line): the whole-file
+# draw checks read them back population by population, so the import holds one chunk and one population at a time.
+_IMPORTED = "temp._imported_samples"
+
+
+def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
     """Problems for a population whose imported random rows are not the front of its draw order: `sample` draws the
     first ceil(rate × N) pairs of the order under the committed seed (the first row's), so an exported sample is
     such a prefix. Any other set was chosen, not drawn (a file naming only the pairs where the judge is right became
     the counted set). A project whose population grew after its draw exports a sample that is not a prefix of the
     grown population's order; it is refused too: draw the sample in the new project (`judgecal sample`)."""
-    seeds: dict[tuple[str, str], int] = {}
-    wanted: dict[tuple[str, str], set[Pair]] = defaultdict(set)
-    first_line: dict[tuple[str, str], int] = {}
-    index_of = {(r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at): i
-                for i, r in enumerate(parsed.rows)}
-    for row in fresh:
-        if row[2] != "random":
+    rows = db.execute(f"SELECT s.constraint_id, r.model, s.run_record_id, s.reason, s.seed, i.line, r.run_id"
+                      f" FROM samples s JOIN {_IMPORTED} i ON i.sample_rowid = s.rowid"
+                      f" JOIN run_records r ON r.id = s.run_record_id"
+                      f" WHERE s.rule = 'random' ORDER BY s.constraint_id, r.model, s.rowid")
+    for pop, group in itertools.groupby(rows, key=lambda row: (row[0], row[1])):
+        cid, mod = pop
+        seed = first_line = None
+        wanted: set[Pair] = set()
+        # Rows drawn for one run (`sample --run-id`) are the front of the order restricted to that run's records;
+        # the population draw's rows are the front of the whole order.
+        scoped: dict[str, set[Pair]] = defaultdict(set)
+        for _, _, rid, reason, row_seed, line, _ in group:
+            if seed is None:
+                seed, first_line = int(row_seed or 0), line
+            if reason and reason.startswith(RUN_REASON):
+                scoped[reason[len(RUN_REASON):]].add(Pair(rid, cid))
+            else:
+                wanted.add(Pair(rid, cid))
+        members = {Pair(rid, cid): run for rid, run in db.execute(
+            f"SELECT r.id, r.run_id {_SEMANTIC_PAIRS} AND c.id = ? AND r.model = ?", [cid, mod])}
+        for run, drawn in scoped.items():
+            drawn = drawn | {p for p in wanted if members.get(p) == run}
+            mine = [p for p, r in members.items() if r == run]
+            front = set(heapq.nsmallest(len(drawn), mine, key=lambda p: draw_rank(seed, cid, mod, p)))
+            if front != drawn:
+                yield Problem(file, first_line, "reason",
+                              f"the rows drawn for run {run!r} of {cid} × {mod} are not the first {len(drawn)} of its "
+                              f"draw order restricted to that run: a sample is drawn, not chosen; draw it with "
+                              "`judgecal sample --run-id`")
+        wanted -= {p for drawn in scoped.values() for p in drawn}
+        if not wanted:
             continue
-        pop = (row[1], model[row[0]])
-        seeds.setdefault(pop, int(row[5] or 0))
-        first_line.setdefault(pop, index_of[row])
-        wanted[pop].add(Pair(row[0], row[1]))
-    # Rows drawn for one run (`sample --run-id`) are the front of the order restricted to that run's records; the
-    # population draw's rows are the front of the whole order.
-    runs = run_of
-    scoped: dict[tuple[str, str, str], set[Pair]] = defaultdict(set)
-    for row in fresh:
-        if row[2] == "random" and row[4] and row[4].startswith(RUN_REASON):
-            pop = (row[1], model[row[0]])
-            wanted[pop].discard(Pair(row[0], row[1]))
-            scoped[(*pop, row[4][len(RUN_REASON):])].add(Pair(row[0], row[1]))
-    problems = []
-    for (cid, mod, run), drawn in scoped.items():
-        pop = (cid, mod)
-        drawn = drawn | {p for p in wanted.get(pop, ()) if runs.get(p[0]) == run}
-        members = [p for p in pairs if (p[1], model[p[0]]) == pop and runs.get(p[0]) == run]
-        front = set(heapq.nsmallest(len(drawn), members, key=lambda p: draw_rank(seeds[pop], *pop, p)))
-        if front != drawn:
-            problems.append(parsed.problem(
-                first_line[pop], "reason",
-                f"the rows drawn for run {run!r} of {cid} × {mod} are not the first {len(drawn)} of its draw order "
-                f"restricted to that run: a sample is drawn, not chosen; draw it with `judgecal sample --run-id`"))
-    for pop, drawn in wanted.items():
-        if not drawn:
-            continue
-        members = [p for p in pairs if (p[1], model[p[0]]) == pop]
-        front = set(heapq.nsmallest(len(drawn), members, key=lambda p: draw_rank(seeds[pop], *pop, p)))
-        if front != drawn:
-            problems.append(parsed.problem(
-                first_line[pop], "run_record_id",
-                f"the random sample of {pop[0]} × {pop[1]} is not the first {len(drawn)} pairs of its draw order "
-                f"under seed {seeds[pop]} ({len(drawn - front)} of its pairs were not drawn): a sample is drawn, "
-                "not chosen; draw it with `judgecal sample`"))
-    return problems
+        front = set(heapq.nsmallest(len(wanted), members, key=lambda p: draw_rank(seed, cid, mod, p)))
+        if front != wanted:
+            yield Problem(file, first_line, "run_record_id",
+                          f"the random sample of {cid} × {mod} is not the first {len(wanted)} pairs of its draw order "
+                          f"under seed {seed} ({len(wanted - front)} of its pairs were not drawn): a sample is drawn, "
+                          "not chosen; draw it with `judgecal sample`")
 
 
-def _not_a_paired_draw(db: sqlite_utils.Database, parsed: Parsed[SampleRow], fresh: list[tuple]) -> list[Problem]:
+def _not_a_paired_draw(db: sqlite_utils.Database, file: str, drawn: set[str]) -> Iterator[Problem]:
     """Problems for imported paired rows that are not the front of their (run pair, constraint) order under the
-    first row's seed, or that join a paired sample already drawn: a paired sample is drawn, not chosen."""
-    drawn = {r[0] for r in db.execute("SELECT DISTINCT stratum FROM samples WHERE rule = ?", [PAIRED])}
-    runs = dict(db.execute("SELECT id, run_id FROM run_records").fetchall())
-    items = dict(db.execute("SELECT id, item_id FROM run_records").fetchall())
-    index_of = {(r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at): i
-                for i, r in enumerate(parsed.rows)}
-    by_key: dict[str, list[tuple]] = defaultdict(list)
-    for row in fresh:
-        if row[2] == PAIRED:
-            by_key[row[3]].append(row)
-    problems = []
-    for key, rows in by_key.items():
-        line = index_of[rows[0]]
-        pair_runs = sorted({runs[r[0]] for r in rows})
-        cid = rows[0][1]
+    first row's seed, or that join a paired sample already drawn (`drawn`: the paired keys stored before this
+    import): a paired sample is drawn, not chosen."""
+    rows = db.execute(f"SELECT s.stratum, s.run_record_id, s.constraint_id, s.seed, i.line, r.run_id, r.item_id"
+                      f" FROM samples s JOIN {_IMPORTED} i ON i.sample_rowid = s.rowid"
+                      f" JOIN run_records r ON r.id = s.run_record_id"
+                      f" WHERE s.rule = ? ORDER BY s.stratum, s.rowid", [PAIRED])
+    for key, group in itertools.groupby(rows, key=lambda row: row[0]):
+        group = list(group)  # one paired sample: bounded by the units two runs share, not by the file
+        _, _, cid, seed, line, _, _ = group[0]
+        pair_runs = sorted({row[5] for row in group})
         if key in drawn or len(pair_runs) != 2 or paired_key(*pair_runs, cid) != key:
-            problems.append(parsed.problem(line, "stratum", f"{key}: not a paired draw of two runs, or that paired "
-                                                            "sample is already drawn; draw it with `judgecal sample "
-                                                            "--paired`"))
+            yield Problem(file, line, "stratum", f"{key}: not a paired draw of two runs, or that paired sample is "
+                                                 "already drawn; draw it with `judgecal sample --paired`")
             continue
-        seed = int(rows[0][5] or 0)
+        seed = int(seed or 0)
         population = [u for u in _paired_population(db, *pair_runs) if u.constraint_id == cid]
-        units = {PairedUnit(items[r[0]], cid) for r in rows}
+        units = {PairedUnit(row[6], cid) for row in group}
         front = set(heapq.nsmallest(len(units), population, key=lambda u: _paired_rank(seed, key, u.item_id)))
         if front != units:
-            problems.append(parsed.problem(line, "run_record_id", f"the paired sample {key} is not the first "
-                                                                  f"{len(units)} items of its draw order under seed "
-                                                                  f"{seed}: a sample is drawn, not chosen"))
-    return problems
+            yield Problem(file, line, "run_record_id", f"the paired sample {key} is not the first {len(units)} items "
+                                                       f"of its draw order under seed {seed}: a sample is drawn, not "
+                                                       "chosen")
 
 
-def import_samples(db: sqlite_utils.Database, parsed: Parsed[SampleRow]) -> int:
-    """Insert an exported review sample (one transaction); rows already stored are skipped. Every row must name a
-    semantic pair of the project. A sample is drawn once: a file that would add random or overlap rows to a
-    constraint × model population that already has a random sample is refused (its draw order is pre-committed;
-    adding pairs to it could move which pairs count)."""
-    pairs = population_pairs(db)
-    model = dict(db.execute("SELECT id, model FROM run_records").fetchall())
-    stored = {tuple(r) for r in db.execute(
-        "SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples")}
-    stored_keys = {r[:3] for r in stored}
-    drawn = set(committed_seeds(db))
-    problems: list[Problem] = []
-    fresh = []
+def import_samples(db: sqlite_utils.Database, source: Parsed[SampleRow] | Iterable[Parsed[SampleRow]]) -> int:
+    """Insert an exported review sample (a whole `Parsed` or a `stream_rows` stream of chunks) in one write
+    transaction; rows already stored are skipped. Every row must name a semantic pair of the project. A sample is
+    drawn once: a file that would add random or overlap rows to a constraint × model population that already has a
+    random sample is refused (its draw order is pre-committed; adding pairs to it could move which pairs count).
+
+    Each chunk is checked against the project (its own rows looked up) and written; the checks that need a whole
+    population (is it the front of its draw order?) read the written rows back one population at a time at the
+    end. A bad row anywhere rolls back every chunk written before it: memory follows the chunk and the largest
+    population, not the file."""
+    conn = db.conn
+    problems = ProblemLog()
+    fresh_total = 0
+    file = "<samples>"
+    with write(db):
+        drawn = set(committed_seeds(db))
+        paired_drawn = {r[0] for r in conn.execute("SELECT DISTINCT stratum FROM samples WHERE rule = ?", [PAIRED])}
+        conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_IMPORTED.split('.')[1]}"
+                     " (sample_rowid INTEGER PRIMARY KEY, line INTEGER NOT NULL)")
+        conn.execute(f"DELETE FROM {_IMPORTED}")
+        try:
+            for parsed in chunks(source):
+                file = parsed.file
+                problems.extend(parsed.problems)
+                fresh = _fresh_rows(conn, parsed, drawn, problems)
+                if problems.total:
+                    continue  # the file is refused: read on only to report every problem
+                for line, row in fresh:
+                    cur = conn.execute("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason,"
+                                       " seed, drawn_at) VALUES (?,?,?,?,?,?,?)", row)
+                    conn.execute(f"INSERT INTO {_IMPORTED} VALUES (?, ?)", [cur.lastrowid, line])
+                fresh_total += len(fresh)
+            if not problems.total:
+                problems.extend(_not_a_draw(db, file))
+                problems.extend(_not_a_paired_draw(db, file, paired_drawn))
+            problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
+        finally:
+            conn.execute(f"DELETE FROM {_IMPORTED}")
+    return fresh_total
+
+
+def _fresh_rows(conn: Any, parsed: Parsed[SampleRow], drawn: set[tuple[str, str]],
+                problems: ProblemLog) -> list[tuple[int, tuple]]:
+    """(line, row) for each row of the chunk that is new; a row that contradicts the project is a problem. Stored
+    rows (earlier chunks' included: they are written) are looked up for this chunk's run records only."""
+    ids = sorted({r.run_record_id for r in parsed.rows})
+    model: dict[str, str] = {}
+    pairs: set[Pair] = set()
+    stored: set[tuple] = set()
+    for start in range(0, len(ids), 900):  # SQLite caps bound parameters
+        part = ids[start:start + 900]
+        marks = ",".join("?" * len(part))
+        for cid, rid, mod in conn.execute(f"SELECT c.id, r.id, r.model {_SEMANTIC_PAIRS} AND r.id IN ({marks})", part):
+            pairs.add(Pair(rid, cid))
+            model[rid] = mod
+        stored.update(tuple(r) for r in conn.execute(
+            "SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples"
+            f" WHERE run_record_id IN ({marks})", part))
+    stored_keys = {r[:3]: r for r in stored}
+    fresh: list[tuple[int, tuple]] = []
     for index, r in enumerate(parsed.rows):
         row = (r.run_record_id, r.constraint_id, r.rule, r.stratum, r.reason, r.seed, r.drawn_at)
         if (r.run_record_id, r.constraint_id) not in pairs:
-            problems.append(parsed.problem(index, "constraint_id", f"no semantic pair ({r.run_record_id!r}, "
-                                                                   f"{r.constraint_id!r}) in the project"))
+            problems.extend([parsed.problem(index, "constraint_id", f"no semantic pair ({r.run_record_id!r}, "
+                                                                    f"{r.constraint_id!r}) in the project")])
         elif row in stored:
-            continue
+            continue  # already in the project, or a repeat of a row earlier in the file
         elif row[:3] in stored_keys:
-            problems.append(parsed.problem(index, "rule", "this pair is already in the sample under this rule, "
-                                                          "with other fields"))
+            problems.extend([parsed.problem(index, "rule", "this pair is already in the sample under this rule, "
+                                                           "with other fields")])
         elif r.rule not in ("targeted", PAIRED) and (r.constraint_id, model[r.run_record_id]) in drawn:
-            problems.append(parsed.problem(index, "rule", f"{r.constraint_id} × {model[r.run_record_id]} already "
-                                                          "has a random sample: its draw order is pre-committed"))
+            problems.extend([parsed.problem(index, "rule", f"{r.constraint_id} × {model[r.run_record_id]} already "
+                                                           "has a random sample: its draw order is pre-committed")])
         else:
-            fresh.append(row)
-    problems += _not_a_draw(parsed, fresh, pairs, model,
-                            dict(db.execute("SELECT id, run_id FROM run_records").fetchall()))
-    problems += _not_a_paired_draw(db, parsed, fresh)
-    if problems:
-        raise InputError(problems)
-    with write(db):
-        db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
-                            " VALUES (?,?,?,?,?,?,?)", fresh)
-    return len(fresh)
+            fresh.append((parsed.lines[index], row))
+            stored.add(row)
+            stored_keys[row[:3]] = row
+    return fresh
 
 
 # --------------------------------------------------------------------------- the paired sample (issue 15.1)
