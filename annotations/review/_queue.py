@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -38,8 +37,7 @@ from judgecal.annotations.store import load_items, load_run
 from judgecal.annotations.review._reasons import ReasonLine, reason_lines
 from judgecal.annotations.store import current_labels
 from judgecal.annotations.review._sampling import (Pair, StratumCoverage, counted_pairs, draw_orders, paired_order,
-                                                   population_key, sample_rules)
-from judgecal.annotations.review._sampling import _random_pair_strata
+                                                   population_key, quota_progress, sample_rules)
 from judgecal.annotations.review._version import review_version
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.store import majority_label
@@ -237,26 +235,10 @@ def _rules(db: sqlite_utils.Database, pair: Pair) -> frozenset[str]:
 
 
 def review_quota(db: sqlite_utils.Database) -> list[StratumCoverage]:
-    """`quota_progress` (the strata as of the last draw, with the labels as they are now), its memoised tables keyed
-    by `review_version`, which costs four index look-ups where `quota_progress`'s key reads every sample row: what
-    the Review page calls on every rerun. The rows equal `quota_progress`'s (tests/test_review_scale.py pins it);
-    fold this into `quota_progress` once its key is the cheap one."""
-    strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
-    version = review_version(db)
-    counted = counted_pairs(db, version).pairs
-    labelled: Counter[str] = Counter()
-    pair_strata = _random_pair_strata(db, version)
-    for pair in counted:
-        for stratum in pair_strata.get(pair, ()):
-            labelled[stratum] += 1
-    rows = []
-    for s in strata:
-        size = max(s["judged"], s["population"] or 0)
-        complete = s["rubric_sha256"] is None or s["judged"] >= size
-        n = labelled[s["stratum"]]
-        rows.append(StratumCoverage(s["stratum"], s["constraint_id"], s["model"], s["rubric_sha256"], s["judged"],
-                                    s["sampled"], n, s["needed"], n >= s["needed"] and complete, size))
-    return rows
+    """`quota_progress` with its memoised tables keyed by `review_version`, which costs four index look-ups where
+    `quota_progress`'s own key reads every sample row: what the Review page calls on every rerun (issue 16.3;
+    tests/test_review_scale.py pins the rows equal)."""
+    return quota_progress(db, review_version(db))
 
 
 def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:

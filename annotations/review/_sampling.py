@@ -797,15 +797,17 @@ def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[
     return {p: tuple(v) for p, v in out.items()}
 
 
-def quota_progress(db: sqlite_utils.Database) -> list[StratumCoverage]:
+def quota_progress(db: sqlite_utils.Database, version: tuple | None = None) -> list[StratumCoverage]:
     """Coverage of the strata as of the last draw (quotas stored by `draw_sample`), with the labels as they are now.
 
     Cost grows with the number of labels, sampled pairs and strata, not with the number of run records or verdicts,
     so the review page can call it on every rerun (the population of each stratum is stored by the draw). Equals
     `coverage(rate, include_unjudged=True)` until new verdicts arrive; then it lags until the next `judgecal sample`.
+    `version`: the key its memoised tables are kept under, `_data_version(db)` (reads every sample row) unless the
+    caller gives a cheaper one that changes with the same data (the Review page: `review_quota`).
     """
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
-    version = _data_version(db)
+    version = _data_version(db) if version is None else version
     counted = counted_pairs(db, version).pairs
     labelled: Counter[str] = Counter()
     pair_strata = _random_pair_strata(db, version)
