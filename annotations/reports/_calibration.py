@@ -985,7 +985,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
         # the group's labelled pairs in pair order: what every label-dependent number reads (few, however many
         # pairs); a slice's are those of its kind, in the same order
         labelled = sorted((p for p in humans if p in base.position), key=base.position.__getitem__)
-        member = {"overall": lambda p: True, "constraint": lambda p, c: p[1] == c,
+        member = {"constraint": lambda p, c: p[1] == c,
                   "type": lambda p, t: info[p].type == t, "labels": lambda p, ls: "/".join(info[p].labels) == ls}
 
         def labelled_of(name: str) -> list[Pair]:

@@ -170,41 +170,20 @@ def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha2
     return pair_labels(db, run_ids, rubric_sha256=rubric_sha256, judge_model=judge_model).settled()
 
 
-def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None,
-                      stored: "dict[tuple[str, str], StoredCheck] | None" = None) -> bool | None:
+def constraint_passed(record: RunRecord, constraint: Constraint, settled: Settled | None) -> bool | None:
     """Whether the record meets the constraint; None when that is not known (unjudged, or not a pass/fail set).
-    `stored`: the stored check results of the records (`stored_checks`), read instead of running a check they hold
-    for the same checker and loose flag."""
+    (`compare` reads current stored check results in SQL instead: `_current_checks`.)"""
     failed_run = record.failed
     if constraint.check is not None:
         if failed_run:
             return False
-        c = constraint.check
-        found = None if stored is None else stored.get((record.id, constraint.id))
-        if found is not None and found.checker == c.id and found.loose == bool(c.loose):
-            return found.passed
-        return check_record(c, record).passed
+        return check_record(constraint.check, record).passed
     expected = expected_labels(constraint) if constraint.labels != PASS_FAIL else ("pass",)
     if expected is None:
         return None
     if failed_run:
         return False
     return None if settled is None else settled.label in expected
-
-
-class StoredCheck(NamedTuple):
-    checker: str
-    loose: bool
-    passed: bool
-
-
-def stored_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], StoredCheck]:
-    """The stored mechanical check results (`judgecal check`) of one run's records. A result is keyed to its run
-    record and constraint, both immutable by id (an import never replaces a record or an item), and carries the
-    checker and loose flag it was run with; `constraint_passed` reads it only when those match the constraint's."""
-    return {(rid, cid): StoredCheck(checker, bool(loose), bool(passed)) for rid, cid, checker, loose, passed in
-            db.execute("SELECT cr.run_record_id, cr.constraint_id, cr.checker, cr.loose, cr.passed FROM check_results cr"
-                       " JOIN run_records r ON r.id = cr.run_record_id WHERE r.run_id = ?", [run_id])}
 
 
 # --------------------------------------------------------------------------- what compare reads of items and records
@@ -319,8 +298,9 @@ def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
 
 
 def _current_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], bool]:
-    """`stored_checks` of one run, only the current ones (checker and loose flag those of the constraint now), as
-    passed or not: the match is made in SQL."""
+    """The stored mechanical check results (`judgecal check`) of one run's records, only the current ones (checker
+    and loose flag those of the constraint now), as passed or not: the match is made in SQL. A result is keyed to its
+    run record and constraint, both immutable by id (an import never replaces a record or an item)."""
     sql = """SELECT cr.run_record_id, cr.constraint_id, cr.passed FROM check_results cr
              JOIN run_records r ON r.id = cr.run_record_id
              JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id

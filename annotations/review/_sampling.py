@@ -158,6 +158,12 @@ def draw_rank(seed: int, constraint_id: str, model: str, pair: Pair) -> bytes:
     return _rank(seed, population_key(constraint_id, model), pair)
 
 
+def draw_front(n: int, pairs: Iterable[Pair], seed: int, constraint_id: str, model: str) -> list[Pair]:
+    """The first `n` of `pairs` in their population's draw order (`draw_rank`): what a draw takes, and what an
+    imported sample must be."""
+    return heapq.nsmallest(n, pairs, key=lambda p: draw_rank(seed, constraint_id, model, p))
+
+
 def committed_seeds(db: sqlite_utils.Database) -> dict[tuple[str, str], int]:
     """(constraint id, model) -> the seed of the population's first random draw: its draw order is fixed by it."""
     sql = """
@@ -396,7 +402,7 @@ def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEF
         new_rows = []
         for pop in sorted(pops):
             pop_seed = seeds.setdefault(pop, seed)
-            for p in heapq.nsmallest(quota(rate, len(pops[pop])), pops[pop], key=lambda p: draw_rank(pop_seed, *pop, p)):
+            for p in draw_front(quota(rate, len(pops[pop])), pops[pop], pop_seed, *pop):
                 if p not in random_set:
                     random_set.add(p)
                     new_rows.append((p[0], p[1], "random", judged.get(p) or stratum_key(*pop, None),
@@ -883,7 +889,7 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
         for run, drawn in scoped.items():
             drawn = drawn | {p for p in wanted if members.get(p) == run}
             mine = [p for p, r in members.items() if r == run]
-            front = set(heapq.nsmallest(len(drawn), mine, key=lambda p: draw_rank(seed, cid, mod, p)))
+            front = set(draw_front(len(drawn), mine, seed, cid, mod))
             if front != drawn:
                 yield Problem(file, first_line, "reason",
                               f"the rows drawn for run {run!r} of {cid} × {mod} are not the first {len(drawn)} of its "
@@ -892,7 +898,7 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
         wanted -= {p for drawn in scoped.values() for p in drawn}
         if not wanted:
             continue
-        front = set(heapq.nsmallest(len(wanted), members, key=lambda p: draw_rank(seed, cid, mod, p)))
+        front = set(draw_front(len(wanted), members, seed, cid, mod))
         if front != wanted:
             yield Problem(file, first_line, "run_record_id",
                           f"the random sample of {cid} × {mod} is not the first {len(wanted)} pairs of its draw order "
