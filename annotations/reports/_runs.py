@@ -14,12 +14,15 @@ How a constraint is settled, everywhere here (and in the boundary report):
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import re
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
+from operator import itemgetter
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import sqlite_utils
@@ -86,30 +89,14 @@ class PairLabels(NamedTuple):
         return out
 
 
-class _VersionVotes(NamedTuple):
-    """One judge version's repeats on one pair, as SQLite sums them up."""
-
-    pair: tuple[str, str]
-    version: tuple[str, str]  # (rubric sha256, judge model)
-    last: int  # its latest verdict id, error rows included
-    last_label: int | None  # its latest labelled verdict id; None when every repeat was an error row
-    label: str | None  # the majority of its labels (None on a tie or without labels)
-
-
-def _version_votes(db: sqlite_utils.Database, where: str, params: list[Any]) -> Iterator[_VersionVotes]:
-    """Every (pair, judge version) of the verdicts `where` selects. One row per group comes out of SQLite, which
-    counts the repeats; only a group whose repeats disagree sends its labels, for `majority_label` to count."""
-    sql = f"""
-        SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, max(v.id),
-               max(CASE WHEN v.label IS NOT NULL THEN v.id END), min(v.label), max(v.label),
-               CASE WHEN min(v.label) != max(v.label) THEN json_group_array(v.label) END
-        FROM verdicts v WHERE {where}
-        GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
-    """
-    for rid, cid, sha, model, last, last_label, low, high, labels in db.execute(sql, params):
-        # error rows (label NULL) count for the latest id and the reach, never as a label
-        label = low if low == high else majority_label(lab for lab in json.loads(labels) if lab is not None)
-        yield _VersionVotes((rid, cid), (sha, model), last, last_label, label)
+_VOTES_SQL = """
+    SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, max(v.id),
+           max(CASE WHEN v.label IS NOT NULL THEN v.id END), min(v.label), max(v.label),
+           CASE WHEN min(v.label) != max(v.label) THEN json_group_array(v.label) END
+    FROM verdicts v WHERE {where}
+    GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
+    ORDER BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
+"""
 
 
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -125,28 +112,46 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
         where += " AND v.judge_model = ?"
         params.append(judge_model)
     # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
-    groups = list(_version_votes(db, where, params))
-    latest: dict[tuple[str, str], _VersionVotes] = {}  # per pair, the latest version that labelled it
-    # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
-    reach: dict[tuple[str, str], list[int]] = {}
-    for g in groups:
-        if g.last_label is not None:
-            best = latest.get(g.pair)
-            if best is None or g.last_label > best.last_label:  # type: ignore[operator]
-                latest[g.pair] = g
-        r = reach.get(g.version)
-        if r is None:
-            reach[g.version] = [1, g.last]
-        else:
-            r[0] += 1
-            r[1] = max(r[1], g.last)
-    judge = {pair: g.label for pair, g in latest.items() if g.label is not None}
+    # One pass over SQLite's rows, no object per group (a million run records make ~900k groups). The rows come
+    # grouped by pair (the GROUP BY's order, asked for), so a pair's latest labelled version is settled when its
+    # rows end; per version its reach (pairs, latest id, error rows included) and its pairs' majorities, for the
+    # corrected rate's one version.
+    judge: dict[tuple[str, str], str] = {}
+    reach: dict[tuple[str, str], list[int]] = {}  # version -> [pairs, latest id]
+    by_version: dict[tuple[str, str], dict[tuple[str, str], str | None]] = {}  # version -> pair -> majority
+    pair: tuple[str, str] | None = None
+    best_id = 0  # the pair's latest labelled verdict id so far (0: none yet) and its version's majority
+    best: str | None = None
+    v_sha = v_model = None
+    v_reach: list[int] = []
+    v_pairs: dict[tuple[str, str], str | None] = {}
+    for rid, cid, sha, model, last, last_label, low, high, many in db.execute(_VOTES_SQL.format(where=where), params):
+        if pair is None or rid != pair[0] or cid != pair[1]:
+            if best is not None:
+                judge[pair] = best  # type: ignore[index]
+            pair, best_id, best = (rid, cid), 0, None
+        # error rows (label NULL) count for the latest id and the reach, never as a label
+        label = low if low == high else majority_label(lab for lab in json.loads(many) if lab is not None)
+        if last_label is not None and last_label > best_id:
+            best_id, best = last_label, label
+        if sha != v_sha or model != v_model:
+            v_sha, v_model = sha, model
+            version = (sha, model)
+            if version not in reach:
+                reach[version], by_version[version] = [0, 0], {}
+            v_reach, v_pairs = reach[version], by_version[version]
+        v_reach[0] += 1
+        if last > v_reach[1]:
+            v_reach[1] = last
+        v_pairs[pair] = label
+    if best is not None:
+        judge[pair] = best  # type: ignore[index]
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
     # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
     # asked once per label
-    predictions = {label: ppi_prediction(() if label is None else (label,))
-                   for label in {g.label for g in groups if g.version == source}}
-    ppi_judge = {g.pair: predictions[g.label] for g in groups if g.version == source}
+    chosen = by_version.get(source, {}) if source is not None else {}
+    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(chosen.values())}
+    ppi_judge = {pair: predictions[label] for pair, label in chosen.items()}
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -273,7 +278,7 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
             row = rows[key] = row._replace(passing=passing)
         by_item[item_id].append((seq, row))
     return {item_id: _ItemRow(item_id, scenario,
-                              tuple(row for _, row in sorted(by_item[item_id], key=lambda sr: sr[0])))
+                              tuple(row for _, row in sorted(by_item[item_id], key=itemgetter(0))))
             for item_id, scenario in scenarios.items()}
 
 
@@ -298,29 +303,48 @@ def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
     return _ToolCalls(calls, failures)
 
 
-def _current_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], bool]:
-    """The stored mechanical check results (`judgecal check`) of one run's records, only the current ones (checker
-    and loose flag those of the constraint now), as passed or not: the match is made in SQL. A result is keyed to its
-    run record and constraint, both immutable by id (an import never replaces a record or an item)."""
-    sql = """SELECT cr.run_record_id, cr.constraint_id, cr.passed FROM check_results cr
+# A stored result is current when its checker and loose flag are those of the constraint's check now.
+_CURRENT_CHECK = """cr.checker = json_extract(c.check_json, '$.id')
+    AND (cr.loose != 0) = (coalesce(json_extract(c.check_json, '$.loose'), 0) != 0)"""
+
+
+class _Checks(NamedTuple):
+    """One run's mechanical outcomes, as read for settling: the pairs whose current stored result (`judgecal check`)
+    failed, and the outcome of every pair that no current result answers (run now, `_live_checks`). Every other
+    mechanical pair of a record with output passed: a million run records carry ~900k results, nearly all passing,
+    so only the failures cross from SQLite into Python."""
+
+    failing: set[tuple[str, str]]
+    live: dict[tuple[str, str], bool]
+
+    def passed(self, pair: tuple[str, str]) -> bool:
+        found = self.live.get(pair)
+        return pair not in self.failing if found is None else found
+
+
+def _current_checks(db: sqlite_utils.Database, run_id: str) -> _Checks:
+    """The mechanical outcomes of one run's records with output (see `_Checks`). The match of a stored result to
+    the constraint's check is made in SQL; a result is keyed to its run record and constraint, both immutable by id
+    (an import never replaces a record or an item)."""
+    failing_sql = f"""SELECT cr.run_record_id, cr.constraint_id FROM check_results cr
              JOIN run_records r ON r.id = cr.run_record_id
              JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id
-             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND cr.checker = json_extract(c.check_json, '$.id')
-               AND (cr.loose != 0) = (coalesce(json_extract(c.check_json, '$.loose'), 0) != 0)"""
-    return {(rid, cid): bool(passed) for rid, cid, passed in db.execute(sql, [run_id])}
+             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND cr.passed = 0 AND {_CURRENT_CHECK}"""
+    missing_sql = f"""SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id
+             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND NOT (r.output IS NULL AND r.trajectory IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM check_results cr WHERE cr.run_record_id = r.id
+                               AND cr.constraint_id = c.id AND {_CURRENT_CHECK})"""
+    failing = {(rid, cid) for rid, cid in db.execute(failing_sql, [run_id])}
+    missing = [(rid, cid) for rid, cid in db.execute(missing_sql, [run_id])]
+    return _Checks(failing, _live_checks(db, missing))
 
 
-def _live_checks(db: sqlite_utils.Database, records: list[_RecordRow], items: dict[str, _ItemRow],
-                 current: dict[tuple[str, str], bool]) -> dict[tuple[str, str], bool]:
+def _live_checks(db: sqlite_utils.Database, missing: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
     """Run the mechanical checks no current stored result answers (none stored, or another checker or loose flag),
     on the validated item and record: only those are loaded whole."""
     todo: dict[str, list[str]] = {}  # record id -> constraint ids
-    for rec in records:
-        if rec.failed:
-            continue
-        for c in items[rec.item_id].constraints:
-            if c.check is not None and (rec.id, c.id) not in current:
-                todo.setdefault(rec.id, []).append(c.id)
+    for rid, cid in missing:
+        todo.setdefault(rid, []).append(cid)
     if not todo:
         return {}
     out: dict[tuple[str, str], bool] = {}
@@ -476,7 +500,9 @@ class _Extras:
             q1, q3 = _percentile(list(tokens.values()), 0.25), _percentile(list(tokens.values()), 0.75)
             assert q1 is not None and q3 is not None
             fence = q3 + OUTLIER_IQR * (q3 - q1)
-            outliers = tuple(rid for rid, t in sorted(tokens.items(), key=lambda kv: -kv[1]) if t > fence)
+            # filtered, then sorted (stable: the same order as filtering the sorted list)
+            outliers = tuple(rid for rid, _ in sorted(((rid, t) for rid, t in tokens.items() if t > fence),
+                                                       key=lambda kv: -kv[1]))
         by_item: dict[str, list[_RecordOutcome]] = {}
         for r in self.records:
             by_item.setdefault(r.record.item_id, []).append(r)
@@ -549,7 +575,6 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
     checks = _current_checks(db, run_id)
-    live = _live_checks(db, records, items, checks)
     tool_calls, parse_fail = _tool_calls(db, run_id)
     s_checked = s_passed = c_settled = c_passed = c_unjudged = human = mech_passed = mech_checked = 0
     item_pass: dict[str, bool | None] = {}
@@ -582,8 +607,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                 if failed:
                     outcome = False
                 else:
-                    found = checks.get(pair)
-                    outcome = live[pair] if found is None else found
+                    outcome = checks.passed(pair)
                 mech_passed += outcome
                 mech_checked += 1
                 if c.type == "format":
@@ -790,6 +814,27 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
                  allow_prompt_change: bool = False) -> Comparison:
     """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
     thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
+    with _no_cycle_collection():
+        return _compare_runs(db, run_a, run_b, thresholds=thresholds, rubric_sha256=rubric_sha256,
+                             judge_model=judge_model, allow_prompt_change=allow_prompt_change)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while a comparison is built: at a million run records it makes millions of
+    small tuples, lists and dicts (all acyclic), and the collector's passes over them cost ~8 s of ~50. Reference
+    counting still frees everything; the collector runs again afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None,
+                  rubric_sha256: str | None, judge_model: str | None, allow_prompt_change: bool) -> Comparison:
     records = {run: _run_records(db, run) for run in (run_a, run_b)}
     items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
