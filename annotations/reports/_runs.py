@@ -215,6 +215,7 @@ class _ConstraintRow(NamedTuple):
     labels: tuple[str, ...]
     expected: str | None
     passing: tuple[str, ...] | None  # labels that pass: ("pass",), a boundary case's expected ones, else None
+    pass_fail: bool = False  # labels == PASS_FAIL
 
 
 class _ItemRow(NamedTuple):
@@ -275,7 +276,7 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
             row = _ConstraintRow(cid, ctype, severity, None if check_json is None else checks[check_json],
                                  label_sets[labels], expected, None)
             passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
-            row = rows[key] = row._replace(passing=passing)
+            row = rows[key] = row._replace(passing=passing, pass_fail=row.labels == PASS_FAIL)
         by_item[item_id].append((seq, row))
     return {item_id: _ItemRow(item_id, scenario,
                               tuple(row for _, row in sorted(by_item[item_id], key=itemgetter(0))))
@@ -317,25 +318,22 @@ class _Checks(NamedTuple):
     failing: set[tuple[str, str]]
     live: dict[tuple[str, str], bool]
 
-    def passed(self, pair: tuple[str, str]) -> bool:
-        found = self.live.get(pair)
-        return pair not in self.failing if found is None else found
-
 
 def _current_checks(db: sqlite_utils.Database, run_id: str) -> _Checks:
     """The mechanical outcomes of one run's records with output (see `_Checks`). The match of a stored result to
     the constraint's check is made in SQL; a result is keyed to its run record and constraint, both immutable by id
     (an import never replaces a record or an item)."""
-    failing_sql = f"""SELECT cr.run_record_id, cr.constraint_id FROM check_results cr
-             JOIN run_records r ON r.id = cr.run_record_id
-             JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id
-             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND cr.passed = 0 AND {_CURRENT_CHECK}"""
-    missing_sql = f"""SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id
-             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND NOT (r.output IS NULL AND r.trajectory IS NULL)
-               AND NOT EXISTS (SELECT 1 FROM check_results cr WHERE cr.run_record_id = r.id
-                               AND cr.constraint_id = c.id AND {_CURRENT_CHECK})"""
-    failing = {(rid, cid) for rid, cid in db.execute(failing_sql, [run_id])}
-    missing = [(rid, cid) for rid, cid in db.execute(missing_sql, [run_id])]
+    # every mechanical pair of a record with output that did not pass by a current result: failed by one
+    # (current = 1), or answered by none (current = 0: none stored, or another checker or loose flag)
+    sql = f"""SELECT r.id, c.id, cr.passed IS NOT NULL AND {_CURRENT_CHECK} FROM run_records r
+             JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NOT NULL
+             LEFT JOIN check_results cr ON cr.run_record_id = r.id AND cr.constraint_id = c.id
+             WHERE r.run_id = ? AND NOT (r.output IS NULL AND r.trajectory IS NULL)
+               AND NOT coalesce(cr.passed = 1 AND {_CURRENT_CHECK}, 0)"""
+    failing: set[tuple[str, str]] = set()
+    missing: list[tuple[str, str]] = []
+    for rid, cid, current in db.execute(sql, [run_id]):
+        (failing.add if current else missing.append)((rid, cid))
     return _Checks(failing, _live_checks(db, missing))
 
 
@@ -594,6 +592,9 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     tally = extras.tally
     judge, humans, ppi, blind, sample = (labels.judge, labels.human, labels.ppi_judge, labels.human_blind,
                                          labels.random_sample)
+    failing, live = checks
+    # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
+    get_human, get_judge, get_ppi, get_tally = humans.get, judge.get, ppi.get, tally.get
     for rec in records:
         item = items[rec.item_id]
         scenario = item.scenario or "(none)"
@@ -606,8 +607,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
             if c.check is not None:
                 if failed:
                     outcome = False
+                elif live and pair in live:
+                    outcome = live[pair]
                 else:
-                    outcome = checks.passed(pair)
+                    outcome = pair not in failing  # a current stored result passed (see `_Checks`)
                 mech_passed += outcome
                 mech_checked += 1
                 if c.type == "format":
@@ -616,8 +619,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                 source = "mechanical"
                 human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
-                if c.labels == PASS_FAIL and pair in ppi:
-                    j = ppi[pair]
+                if c.pass_fail and (j := get_ppi(pair)) is not None:
                     judge_all.append(j)
                     strata_all.append(c.id)
                     items_all.append(rec.item_id)
@@ -628,10 +630,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                         items_lab.append(rec.item_id)
                 if c.passing is None:
                     continue  # not a pass/fail set: neither settled nor unjudged
-                label = humans.get(pair)  # a human label wins
+                label = get_human(pair)  # a human label wins
                 source = "human" if label is not None else "judge"
                 if label is None:
-                    label = judge.get(pair)
+                    label = get_judge(pair)
                 if failed:
                     outcome = False
                 elif label is None:
@@ -643,7 +645,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
             c_settled += 1
             c_passed += outcome
             outcomes.append(outcome)
-            t = tally.get((c.type, source, scenario))
+            t = get_tally((c.type, source, scenario))
             if t is None:
                 t = tally[(c.type, source, scenario)] = [0, 0]
             t[0] += outcome
