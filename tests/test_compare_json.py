@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from judgecal import annotations as ann
-from judgecal.annotations.reports._runs import ItemOutcome
+from judgecal.annotations.reports._runs import ItemOutcome  # house: private (a test builds outcomes)
 from judgecal.cli import main
 
 
