@@ -36,7 +36,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
 from judgecal.annotations.store import blind_first_labels, standing_labels_sql
-from judgecal.annotations.review import counted_pairs, paired_counted
+from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
 
@@ -895,6 +895,8 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
     runs' corrected semantic pairs, with as many records per unit in both runs and the same number of checked
     constraints: drop = (mech_A - mech_B) / T + (S / T) × paired difference (mechanical checks have no error).
     Otherwise the note says why and the unpaired drop stands."""
+    if not paired_drawn(db, run_a, run_b):
+        return None, None, [], None
     sample = paired_counted(db, run_a, run_b)
     if not sample.drawn:
         return None, None, [], None

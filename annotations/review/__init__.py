@@ -29,6 +29,7 @@ from judgecal.annotations.review._sampling import (
     draw_sample,
     import_samples,
     paired_counted,
+    paired_drawn,
     paired_key,
     paired_order,
     labelled_pairs,
@@ -126,5 +127,5 @@ __all__ = [
     "reason_lines", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
     "guidelines_for", "is_admin", "parse_admins", "save_guideline",
     "run_output", "review_quota", "review_version", "overlap_pairs", "PAIRED", "PairedDraw", "PairedSample",
-    "PairedUnit", "draw_paired", "paired_counted", "paired_key", "paired_order",
+    "PairedUnit", "draw_paired", "paired_counted", "paired_drawn", "paired_key", "paired_order",
 ]
