@@ -125,11 +125,19 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     v_sha = v_model = None
     v_reach: list[int] = []
     v_pairs: dict[tuple[str, str], str | None] = {}
+    # a new str per row and column comes out of sqlite3: the pairs of one record share its id (the rows come by
+    # record), every pair of a constraint id shares one (a few dozen): ~150 MB less at a million run records
+    constraint_ids: dict[str, str] = {}
+    rid_last = ""
     for rid, cid, sha, model, last, last_label, low, high, many in db.execute(_VOTES_SQL.format(where=where), params):
         if pair is None or rid != pair[0] or cid != pair[1]:
             if best is not None:
                 judge[pair] = best  # type: ignore[index]
-            pair, best_id, best = (rid, cid), 0, None
+            if rid == rid_last:
+                rid = rid_last
+            else:
+                rid_last = rid
+            pair, best_id, best = (rid, constraint_ids.setdefault(cid, cid)), 0, None
         # error rows (label NULL) count for the latest id and the reach, never as a label
         label = low if low == high else majority_label(lab for lab in json.loads(many) if lab is not None)
         if last_label is not None and last_label > best_id:
@@ -149,9 +157,11 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
     # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
     # asked once per label
-    chosen = by_version.get(source, {}) if source is not None else {}
-    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(chosen.values())}
-    ppi_judge = {pair: predictions[label] for pair, label in chosen.items()}
+    ppi_judge: dict[tuple[str, str], Any] = by_version.get(source, {}) if source is not None else {}
+    del by_version
+    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(ppi_judge.values())}
+    for pair, label in ppi_judge.items():  # in place (values only: the dict is not resized), one dict less
+        ppi_judge[pair] = predictions[label]
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -248,7 +258,9 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
         records = [r for run_id in run_ids for r in _run_records(db, run_id)]
     chosen = "SELECT value FROM json_each(?)"
     params = [json.dumps(sorted({r.item_id for r in records}), ensure_ascii=False)]
-    scenarios = dict(db.execute(f"SELECT id, scenario FROM eval_items WHERE id IN ({chosen}) ORDER BY seq", params))
+    few: dict[str | None, str | None] = {None: None}  # a few dozen scenarios: one str each
+    scenarios = {item_id: few.setdefault(scenario, scenario) for item_id, scenario in db.execute(
+        f"SELECT id, scenario FROM eval_items WHERE id IN ({chosen}) ORDER BY seq", params)}
     # the text only where `Constraint` would look for an old "Expected: ..." in it (LIKE: any case, a superset);
     # sorted here, not in SQLite (sorting the wide rows cost more than reading them)
     sql = f"""
@@ -288,7 +300,13 @@ def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
     sql = """SELECT id, item_id, model, prompt_version, error, input_tokens, output_tokens, latency_ms, rounds,
                     evalset_sha256, output IS NULL AND trajectory IS NULL
              FROM run_records WHERE run_id = ? ORDER BY seq"""
-    return [_RecordRow(*row[:-1], bool(row[-1])) for row in db.execute(sql, [run_id])]
+    # a few distinct models, prompt versions and eval-set hashes: one str each, not one per record
+    few: dict[str | None, str | None] = {None: None}
+    keep = few.setdefault
+    return [_RecordRow(rid, item, keep(model, model), keep(prompt, prompt), error, tin, tout, latency, rounds,
+                       keep(evalset, evalset), bool(failed))
+            for rid, item, model, prompt, error, tin, tout, latency, rounds, evalset, failed
+            in db.execute(sql, [run_id])]
 
 
 class _ToolCalls(NamedTuple):
@@ -785,10 +803,12 @@ class Comparison:
         d = self.as_dict()
         marks = {name: f"judgecal-items-{name}-{uuid.uuid4().hex}" for name in BUCKETS}
         d["items"] = dict(marks)
-        text = json.dumps(d, ensure_ascii=False, indent=2)
+        rest = json.dumps(d, ensure_ascii=False, indent=2)  # small: the lists are marks
+        pieces = []
         for name, mark in marks.items():
-            text = text.replace(f'"{mark}"', _items_json(self.bucket(name)), 1)
-        return text
+            head, _, rest = rest.partition(f'"{mark}"')
+            pieces += [head, _items_json(self.bucket(name))]
+        return "".join(pieces + [rest])  # one copy of the whole text (63 MB at a million run records)
 
 
 _JSON_CONST = {True: "true", False: "false", None: "null"}
