@@ -256,28 +256,38 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
     item order."""
     if records is None:
         records = [r for run_id in run_ids for r in _run_records(db, run_id)]
-    chosen = "SELECT value FROM json_each(?)"
-    params = [json.dumps(sorted({r.item_id for r in records}), ensure_ascii=False)]
+    wanted = {r.item_id for r in records}
+    # Runs that answer most of the eval set (the usual case) read the tables whole, in storage order, and keep the
+    # items they answer: cheaper than one index probe per item. Otherwise the items are looked up by id.
+    if 2 * len(wanted) >= db.execute("SELECT count(*) FROM eval_items").fetchone()[0]:
+        where, params = "", []
+    else:
+        where = "WHERE {column} IN (SELECT value FROM json_each(?))"
+        params = [json.dumps(sorted(wanted), ensure_ascii=False)]
     few: dict[str | None, str | None] = {None: None}  # a few dozen scenarios: one str each
     scenarios = {item_id: few.setdefault(scenario, scenario) for item_id, scenario in db.execute(
-        f"SELECT id, scenario FROM eval_items WHERE id IN ({chosen}) ORDER BY seq", params)}
+        f"SELECT id, scenario FROM eval_items {where.format(column='id')} ORDER BY seq", params)
+        if item_id in wanted}
     # the text only where `Constraint` would look for an old "Expected: ..." in it (LIKE: any case, a superset);
     # sorted here, not in SQLite (sorting the wide rows cost more than reading them)
     sql = f"""
         SELECT item_id, seq, id, type, severity, check_json, labels, expected,
                CASE WHEN expected IS NULL AND (text LIKE '%expected%' OR instr(text, '期望')) THEN text END
-        FROM constraints WHERE item_id IN ({chosen})
+        FROM constraints {where.format(column='item_id')}
     """
     # many items share a constraint's every field (a template's constraints, a repeated check): one row each
     rows: dict[tuple[Any, ...], _ConstraintRow] = {}
     label_sets: dict[str, tuple[str, ...]] = {}
     checks: dict[str, _CheckRef] = {}
     by_item: dict[str, list[tuple[int, _ConstraintRow]]] = {item_id: [] for item_id in scenarios}
-    for item_id, seq, *fields in db.execute(sql, params):
-        key = tuple(fields)
+    for stored in db.execute(sql, params):
+        entries = by_item.get(stored[0])
+        if entries is None:
+            continue  # an item the runs do not answer (the whole table was read)
+        key = stored[2:]
         row = rows.get(key)
         if row is None:
-            cid, ctype, severity, check_json, labels, expected, text = fields
+            cid, ctype, severity, check_json, labels, expected, text = key
             if check_json is not None and check_json not in checks:
                 check = json.loads(check_json)
                 checks[check_json] = _CheckRef(check["id"], bool(check.get("loose", False)))
@@ -289,7 +299,7 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
                                  label_sets[labels], expected, None)
             passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
             row = rows[key] = row._replace(passing=passing, pass_fail=row.labels == PASS_FAIL)
-        by_item[item_id].append((seq, row))
+        entries.append((stored[1], row))
     return {item_id: _ItemRow(item_id, scenario,
                               tuple(row for _, row in sorted(by_item[item_id], key=itemgetter(0))))
             for item_id, scenario in scenarios.items()}
