@@ -18,8 +18,8 @@ import contextlib
 import gc
 import json
 import math
+import os
 import re
-import uuid
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
@@ -811,7 +811,7 @@ class Comparison:
         item: 285k at a million run records) are written from a template; `indent` makes `json` fall back to its
         pure-Python encoder, which cost more than the comparison itself at that size."""
         d = self.as_dict()
-        marks = {name: f"judgecal-items-{name}-{uuid.uuid4().hex}" for name in BUCKETS}
+        marks = {name: f"judgecal-items-{name}-{os.urandom(16).hex()}" for name in BUCKETS}  # (not uuid: start-up)
         d["items"] = dict(marks)
         rest = json.dumps(d, ensure_ascii=False, indent=2)  # small: the lists are marks
         pieces = []
