@@ -352,9 +352,10 @@ def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
 
 def _targeted(db: sqlite_utils.Database, within: str | None) -> dict[Pair, tuple[str, str]]:
     """`targeted_pairs`, of the pairs in table `within` only (None: every pair). A pair's groups are all read
-    either way, so its reason and its place in the order are the ones of the whole table."""
+    either way, so its reason and its place in the order are the ones of the whole table. CROSS JOIN: from the
+    pairs to their verdicts, never the other way round."""
     source = "verdicts" if within is None else (
-        f"(SELECT v.* FROM {within} t JOIN verdicts v"
+        f"(SELECT v.* FROM {within} t CROSS JOIN verdicts v"
         " ON v.run_record_id = t.run_record_id AND v.constraint_id = t.constraint_id)")
     # Grouped first, joined after (issue 16.2): only the groups that qualify are looked up, not every verdict. Ties
     # on the latest stamp (one batch's verdicts share it) in the order of the verdicts' unique index, the order the
@@ -486,7 +487,9 @@ def _draw_state(db: sqlite_utils.Database) -> list:
     rows, the samples' delete-or-update counter (migration 016) and the size of the stored fronts (migration 017)."""
     state = []
     for table, columns in _STATE_TABLES:
-        count, top = db.execute(f"SELECT count(*), coalesce(max(rowid), 0) FROM {table}").fetchone()
+        # two statements: count(*) alone is SQLite's b-tree count, beside max() it is a scan of the table
+        count = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        top = db.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
         state.append([count, top, _tail(db, table, columns, top)])
     state.append(list(db.execute("SELECT total(rowid), total(seed), total(rowid * (seed + 1)) FROM samples")
                       .fetchone()))
@@ -751,9 +754,9 @@ _TOUCHED_PAIRS = """
             WHERE v.run_record_id = r.id AND v.constraint_id = c.id),
            (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
             WHERE v.run_record_id = r.id AND v.constraint_id = c.id AND v.id <= :v0)
-    FROM temp._touched t
-    JOIN run_records r ON r.id = t.run_record_id
-    JOIN constraints c ON c.item_id = r.item_id AND c.id = t.constraint_id AND c.check_json IS NULL
+    FROM temp._touched t  -- CROSS JOIN: in this order (the temp table has no statistics to plan by)
+    CROSS JOIN run_records r ON r.id = t.run_record_id
+    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.id = t.constraint_id AND c.check_json IS NULL
 """
 
 
