@@ -828,10 +828,13 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if state[k][0] - count != new or _tail(db, table, columns, top) != tail:
             return None  # a row below the old top was deleted or replaced: not only new rows
     marks = {"v0": before[0][1], "r0": before[1][1], "c0": before[2][1]}
-    populations = {(row[0], row[1]): _Population.from_json(row[2:]) for row in since["populations"]}
-    counts = (Counter({tuple(row[:3]): row[3] for row in since["judged"]}),
-              Counter({tuple(row[:3]): row[3] for row in since["sampled"]}))
-    unsized = {(row[0], row[1]): row[2] for row in since["unsized"]}
+    try:
+        populations = {(row[0], row[1]): _Population.from_json(row[2:]) for row in since["populations"]}
+        counts = (Counter({tuple(row[:3]): row[3] for row in since["judged"]}),
+                  Counter({tuple(row[:3]): row[3] for row in since["sampled"]}))
+        unsized = {(row[0], row[1]): row[2] for row in since["unsized"]}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None  # not what this judgecal stores (another version's draw, a hand edit): draw whole
     db.execute("CREATE TEMP TABLE IF NOT EXISTS _touched (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
                " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
     db.execute("DELETE FROM temp._touched")
