@@ -349,3 +349,29 @@ def test_what_is_not_only_new_rows_takes_the_whole_draw(twins, attack):
     twins.draw(**kw)
     assert twins.paths.last() == "whole", twins.paths.taken
     _step(twins, lambda db: _new_records(db, "then-more", 9), "since", kw)  # and then it is incremental again
+
+
+def test_a_population_whose_seed_was_committed_before_it_had_members(twins):
+    """A random row for a pair that is no member yet (a failed run record, unjudged: here written by hand) commits
+    its population's seed; when a verdict later makes the pair a member, the incremental draw must rank and record
+    under that seed (the reference reads it from the sample), not under the draw's."""
+    def ghost(db):
+        row = next(db.query("SELECT * FROM run_records WHERE run_id = 'demo-run-a' ORDER BY seq LIMIT 1"))
+        with write(db):
+            db["run_records"].insert({**row, "id": "ghost-1", "model": "ghost", "output": None, "trajectory": None,
+                                      "seq": 80_000})
+            cid = db.execute("SELECT id FROM constraints WHERE item_id = ? AND check_json IS NULL",
+                             [row["item_id"]]).fetchone()[0]
+            db.execute("INSERT INTO samples VALUES ('ghost-1', ?, 'random', ?, NULL, 99, ?)",
+                       [cid, f"{cid}|ghost|unjudged", STAMP])
+
+    twins.change(ghost)
+    twins.draw(**KW)
+    assert twins.paths.last() == "whole"
+    with ann.unit_of_work(twins.fast) as db:
+        cid = db.execute("SELECT constraint_id FROM samples WHERE run_record_id = 'ghost-1'").fetchone()[0]
+    got = _step(twins, lambda db: _verdicts(db, [("ghost-1", cid, V2, "judge-y", 0, "fail", None, STAMP)]), "since")
+    assert got.overlap_added
+    with ann.unit_of_work(twins.fast) as db:
+        assert db.execute("SELECT seed FROM samples WHERE run_record_id = 'ghost-1' AND rule = 'overlap'"
+                          ).fetchone()[0] == 99

@@ -852,7 +852,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
 
     def population(pop: tuple[str, str]) -> _Population:
         if pop not in populations:  # a new population: every member of it is a touched pair
-            populations[pop] = _Population(unsized.pop(pop, seed))
+            populations[pop] = _Population(unsized.get(pop, seed))
         return populations[pop]
 
     def add_fresh(pop: tuple[str, str], state: _Population, pair: Pair) -> None:
@@ -977,6 +977,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
                         " VALUES (?,?,?,?,?,?,?)", new_rows)
     populations = {pop: st for pop, st in populations.items() if st.size}
     _store_quotas(db, rate, stamp, include_unjudged, populations, *counts)
+    unsized = {pop: s for pop, s in unsized.items() if pop not in populations}
     return _Drawn(added, _since(populations, *counts, unsized))
 
 
