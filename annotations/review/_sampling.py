@@ -922,7 +922,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if len(front) != want:
             return None
         st.through, st.drawn_count = front[-1][0], want
-        for _rank_, rid, _new in candidates:
+        for _r, rid, _n in candidates:
             pair = Pair(rid, cid)
             r = rules[pair] if pair in rubrics_now else _rules_of(db, pair)
             if "random" in r and not _is_scoped(r["random"]):
