@@ -370,3 +370,34 @@ def test_a_population_whose_seed_was_committed_before_it_had_members(twins):
     with ann.unit_of_work(twins.fast) as db:
         assert db.execute("SELECT seed FROM samples WHERE run_record_id = 'ghost-1' AND rule = 'overlap'"
                           ).fetchone()[0] == 99
+
+
+def test_a_promoted_first_row_that_moves_a_committed_seed(twins):
+    """A population's committed seed is its first random row's. Here one run's rows came first (seed 11) and all
+    but the first were given another seed by hand (5); the population is drawn for the first time incrementally
+    (--judged-only, once judged), which promotes the first row: the committed seed is 5 from then on, so the fronts
+    ranked under 11 must not be used again (the reference ranks under 5)."""
+    kw = {**KW, "include_unjudged": False}
+    twins.change(lambda db: _new_records(db, "demo-agent-e", 40))
+    twins.change(lambda db: ann.draw_run_sample(db, "run-demo-agent-e", rate=0.5, seed=11))
+
+    def reseed(db):
+        with write(db):
+            db.execute("UPDATE samples SET seed = 5 WHERE rule = 'random' AND run_record_id LIKE 'demo-agent-e-%'"
+                       " AND rowid NOT IN (SELECT min(s.rowid) FROM samples s WHERE s.rule = 'random' AND"
+                       " s.run_record_id LIKE 'demo-agent-e-%' GROUP BY s.constraint_id)")
+
+    twins.change(reseed)
+    twins.draw(**kw)  # the sample changed: whole; demo-agent-e is unjudged, so not drawn
+    assert twins.paths.last() == "whole"
+    twins.change(_judge("demo-agent-e", V1, "judge-x"))
+    got = twins.draw(**kw)
+    assert twins.paths.last() == "since"
+    assert got.random_total and not got.random_added  # its front was the run's rows: promoted, none new
+    with ann.unit_of_work(twins.fast) as db:
+        seeds = _sampling.committed_seeds(db)
+    assert 5 in {s for (cid, model), s in seeds.items() if model == "demo-agent-e"}  # a first row moved
+    assert _since(twins.fast) is None  # the draw saw it: nothing stored to start the next one from
+    twins.change(lambda db: _new_records(db, "demo-agent-f", 5))
+    twins.draw(**kw)
+    assert twins.paths.taken[-2:] == ["refused", "whole"], twins.paths.taken

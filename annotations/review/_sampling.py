@@ -581,6 +581,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
 
     new_rows: list[tuple] = []
     promoted: list[Pair] = []
+    promoted_pops: set[tuple[str, str]] = set()
     added: Counter = Counter()
     for pop in pops:
         cid, model = pop
@@ -593,6 +594,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
                 continue
             if p in scoped:
                 promoted.append(p)
+                promoted_pops.add(pop)
             else:
                 added["random"] += 1
             random_set.add(p)
@@ -648,7 +650,24 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
                         " VALUES (?,?,?,?,?)", fronts)
     _store_quotas(db, rate, stamp, include_unjudged, populations, judged_counts, sampled)
     unsized = {pop: s for pop, s in seeds.items() if pop not in sizes}
+    if not _seeds_hold(db, populations, promoted_pops):
+        return _Drawn(added, None)
     return _Drawn(added, _since(populations, judged_counts, sampled, unsized))
+
+
+def _seeds_hold(db: sqlite_utils.Database, populations: dict[tuple[str, str], _Population],
+                promoted: set[tuple[str, str]]) -> bool:
+    """Whether every population whose rows this draw promoted still has the committed seed its fronts are ranked
+    under. A committed seed is the population's first random row's (`committed_seeds`); a promoted row is deleted
+    and stored again, so the first row may now be another, with another seed (only rows written by hand or by
+    another draw's seed differ). Nothing else moves a first row while the sample is the one a draw left."""
+    for cid, model in promoted:
+        row = db.execute("SELECT s.seed FROM samples s JOIN run_records r ON r.id = s.run_record_id"
+                         " WHERE s.rule = 'random' AND s.constraint_id = ? AND r.model = ? ORDER BY s.rowid LIMIT 1",
+                         [cid, model]).fetchone()
+        if row is not None and int(row[0] or 0) != populations[(cid, model)].seed:
+            return False
+    return True
 
 
 def _stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
@@ -724,7 +743,7 @@ class _Population:
 
 class _Drawn(NamedTuple):
     added: Counter
-    since: dict  # what `_draw_since` starts from (stored in the draw's settings row)
+    since: dict | None  # what `_draw_since` starts from (stored in the draw's settings row); None: draw whole next
 
 
 def _since(populations: dict[tuple[str, str], _Population], judged: Counter, sampled: Counter,
@@ -880,15 +899,12 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
                 new_members[pop].append((rank, rid, 1))
             if drawn and not overlapped:
                 add_fresh(pop, st, pair)
-    seeds = committed_seeds(db)
-    if any(seeds.get(pop, st.seed) != st.seed for pop, st in populations.items()):
-        return None  # a front ranked under another seed than the population's committed one
-
     def rubrics_of(pair: Pair) -> str | None:
         return rubrics_now[pair] if pair in rubrics_now else _rubrics_of(db, pair)
 
     new_rows: list[tuple] = []
     promoted: list[Pair] = []
+    promoted_pops: set[tuple[str, str]] = set()
     deletes: list[tuple] = []
     added: Counter = Counter()
     drawn_pops = sorted(p for p, st in populations.items() if st.size and (include_unjudged or st.size > st.unjudged))
@@ -929,6 +945,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
                 continue  # drawn earlier (a higher rate, an import)
             if "random" in r:
                 promoted.append(pair)
+                promoted_pops.add(pop)
             else:
                 added["random"] += 1
             rubrics = rubrics_of(pair)
@@ -978,6 +995,8 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
     populations = {pop: st for pop, st in populations.items() if st.size}
     _store_quotas(db, rate, stamp, include_unjudged, populations, *counts)
     unsized = {pop: s for pop, s in unsized.items() if pop not in populations}
+    if not _seeds_hold(db, populations, promoted_pops):
+        return _Drawn(added, None)
     return _Drawn(added, _since(populations, *counts, unsized))
 
 
