@@ -19,7 +19,10 @@ job re-running `judgecal sample` pays); the first draw's time is printed when a 
 `sample` writes (it tops the sample up and stores the quotas), so it never runs on the cached project: each size gets
 a copy in the temp dir, drawn once untimed (printed as `sample (full draw)`: on a project whose last draw did not
 record what it read, such as one cached by an older judgecal, that is a whole draw), then the timed reps are a top-up
-with nothing new since (which writes nothing). The copy is removed afterwards.
+with nothing new since (which writes nothing). Then `sample (after N new run records)`: each rep first adds about 1%
+of the project as further copies of the demo (run records, their items, constraints and verdicts, `add_copies`),
+then times the draw that follows, which starts from what the last draw stored (issue 16.2). The copy is removed
+afterwards.
 """
 
 from __future__ import annotations
@@ -68,6 +71,43 @@ def _columns(conn, table: str) -> list[str]:
     return [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
 
 
+def _renamed(suffix: str, k: str) -> dict[str, dict[str, str]]:
+    """The columns a copy of the demo changes, per table: ids get `suffix`, import order moves on by `k`."""
+    return {"eval_items": {"id": f"id || {suffix}", "seq": f"seq + {k} * 100000"},
+            "constraints": {"item_id": f"item_id || {suffix}"},
+            "run_records": {"id": f"id || {suffix}", "item_id": f"item_id || {suffix}", "seq": f"seq + {k} * 100000"},
+            "check_results": {"run_record_id": f"run_record_id || {suffix}"},
+            "verdicts": {"run_record_id": f"run_record_id || {suffix}", "id": "NULL"}}
+
+
+# Copy 0's rows (the demo's own ids, no '~' suffix) in each table: what `add_copies` copies again.
+_DEMO_ROWS = {"eval_items": "instr(id, '~') = 0", "constraints": "instr(item_id, '~') = 0",
+              "run_records": "instr(id, '~') = 0", "check_results": "instr(run_record_id, '~') = 0",
+              "verdicts": "instr(run_record_id, '~') = 0"}
+
+
+def add_copies(path: Path, tag: str, share: float = 0.01) -> int:
+    """New data, the common case of a draw after new data (a new run judged): about `share` of the project's run
+    records added as further copies of the demo, with their items, constraints and verdicts, under suffixes
+    `~<tag>-<k>`, written the way `build` writes copies. Returns the run records added."""
+    from judgecal import annotations as ann
+
+    with ann.unit_of_work(path) as db, ann.write(db):
+        c = db.conn
+        per_copy = c.execute(f"SELECT count(*) FROM run_records WHERE {_DEMO_ROWS['run_records']}").fetchone()[0]
+        total = c.execute("SELECT count(*) FROM run_records").fetchone()[0]
+        copies = max(1, round(share * total / per_copy))
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS more (k INTEGER PRIMARY KEY)")
+        c.execute("DELETE FROM more")
+        c.executemany("INSERT INTO more VALUES (?)", [(k,) for k in range(copies)])
+        for table, exprs in _renamed(f"'~{tag}-' || k", "(k + 5000)").items():
+            cols = _columns(c, table)
+            select = ", ".join(exprs.get(col, col) for col in cols)
+            c.execute(f"INSERT INTO main.{table} ({', '.join(cols)}) SELECT {select} FROM main.{table}, more"
+                      f" WHERE {_DEMO_ROWS[table]} ORDER BY k")
+    return copies * per_copy
+
+
 def build(path: Path, n_runs: int) -> None:
     """The template copied to about `n_runs` run records, sampled and labelled (see the module docstring)."""
     from judgecal import annotations as ann
@@ -85,14 +125,8 @@ def build(path: Path, n_runs: int) -> None:
         c.executemany("INSERT INTO copies VALUES (?)", [(k,) for k in range(copies)])
         # ids get a suffix per copy (copy 0 keeps the demo's ids, so `compare demo-run-a demo-run-b` spans them all)
         suffix = "CASE WHEN k = 0 THEN '' ELSE '~' || k END"
-        renamed = {"eval_items": {"id": f"id || {suffix}", "seq": "seq + k * 100000"},
-                   "constraints": {"item_id": f"item_id || {suffix}"},
-                   "run_records": {"id": f"id || {suffix}", "item_id": f"item_id || {suffix}",
-                                   "seq": "seq + k * 100000"},
-                   "check_results": {"run_record_id": f"run_record_id || {suffix}"},
-                   "verdicts": {"run_record_id": f"run_record_id || {suffix}", "id": "NULL"}}
         c.execute("INSERT INTO main.rubrics SELECT * FROM t.rubrics")
-        for table, exprs in renamed.items():
+        for table, exprs in _renamed(suffix, "k").items():
             cols = _columns(c, table)
             select = ", ".join(exprs.get(col, col) for col in cols)
             c.execute(f"INSERT INTO main.{table} ({', '.join(cols)}) SELECT {select} FROM t.{table}, copies"
@@ -176,6 +210,12 @@ def main() -> None:
                             shutil.copyfile(f"{path}{suffix}", f"{target}{suffix}")
                     _row(n, f"{command} (full draw)", [_one(env, target, command)])
                 _row(n, command, [_one(env, target, command) for _ in range(args.reps)])
+                if command == "sample":  # each rep after its own new data (~1% of the project)
+                    results = []
+                    for rep in range(args.reps):
+                        added = add_copies(target, f"new{rep}")
+                        results.append(_one(env, target, command))
+                    _row(n, f"{command} (after {added} new run records)", results)
 
 
 def _one(env: dict, path: Path, command: str) -> dict:

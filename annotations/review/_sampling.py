@@ -51,6 +51,7 @@ import itertools
 import json
 import math
 from collections import Counter, defaultdict
+from dataclasses import dataclass, fields
 from typing import Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
@@ -346,15 +347,25 @@ def population_sizes(db: sqlite_utils.Database, run_id: str | None = None) -> Co
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
     """Pairs to review on purpose: the judge's repeats disagree, or the judge returned an error.
     Returns pair -> (stratum, reason); the first reason found wins (latest rubric first)."""
+    return _targeted(db, None)
+
+
+def _targeted(db: sqlite_utils.Database, within: str | None) -> dict[Pair, tuple[str, str]]:
+    """`targeted_pairs`, of the pairs in table `within` only (None: every pair). A pair's groups are all read
+    either way, so its reason and its place in the order are the ones of the whole table. CROSS JOIN: from the
+    pairs to their verdicts, never the other way round."""
+    source = "verdicts" if within is None else (
+        f"(SELECT v.* FROM {within} t CROSS JOIN verdicts v"
+        " ON v.run_record_id = t.run_record_id AND v.constraint_id = t.constraint_id)")
     # Grouped first, joined after (issue 16.2): only the groups that qualify are looked up, not every verdict. Ties
     # on the latest stamp (one batch's verdicts share it) in the order of the verdicts' unique index, the order the
     # grouping reads them in, so the order does not hang on the query plan.
-    sql = """
+    sql = f"""
         SELECT g.run_record_id, g.constraint_id, r.model, g.rubric_sha256, g.judge_model, g.labels, g.errors, g.latest
         FROM (SELECT run_record_id, constraint_id, rubric_sha256, judge_model,
                      group_concat(label, char(31)) AS labels, group_concat(error, char(31)) AS errors,
                      max(created_at) AS latest
-              FROM verdicts
+              FROM {source}
               GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model
               HAVING count(DISTINCT label) > 1 OR count(error) > 0) g
         JOIN run_records r ON r.id = g.run_record_id
@@ -420,7 +431,8 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
 
     Drawing again with the same arguments adds nothing; after new verdicts it adds only what the new quotas need.
     A lower rate never removes drawn pairs. When nothing the draw reads has changed since the last draw with the
-    same arguments (`_draw_state`), it writes nothing: the draw would add nothing and store the same quotas.
+    same arguments (`_draw_state`), it writes nothing: the draw would add nothing and store the same quotas. When
+    only rows were added since (`_draw_since`), it draws from what the last draw stored; the rows are the same.
     """
     _check_rates(rate, overlap)
     stamp = now_iso()
@@ -428,13 +440,17 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     with write(db):
         stored = db.execute("SELECT value FROM settings WHERE key = ?", [DRAW_SETTING]).fetchone()
         last = json.loads(stored[0]) if stored else {}
-        if last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments \
-                and last["state"] == _draw_state(db):
+        state = _draw_state(db)
+        same_arguments = last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments
+        if same_arguments and last["state"] == state:
             return _sample_summary(db, Counter())
-        added = _draw(db, rate, overlap, seed, include_unjudged, stamp)
+        drawn = (_draw_since(db, last, state, rate, overlap, seed, include_unjudged, stamp) if same_arguments
+                 else None)
+        if drawn is None:
+            drawn = _draw(db, rate, overlap, seed, include_unjudged, stamp)
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
-            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db)})))
-    return _sample_summary(db, added)
+            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db), "since": drawn.since})))
+    return _sample_summary(db, drawn.added)
 
 
 def _sample_summary(db: sqlite_utils.Database, added: Counter) -> SampleSummary:
@@ -444,24 +460,41 @@ def _sample_summary(db: sqlite_utils.Database, added: Counter) -> SampleSummary:
                          totals.get("targeted", 0), totals.get("overlap", 0))
 
 
+# What a draw reads, per table: the columns of a row that the draw (or the targeted pairs' reasons) depends on.
+_STATE_TABLES = (
+    ("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, judge_model, label, error, created_at)"),
+    ("run_records", "json_array(id, item_id, model, output IS NULL AND trajectory IS NULL)"),
+    ("constraints", "json_array(item_id, id, check_json IS NULL)"),
+    ("samples", "json_array(run_record_id, constraint_id, rule, reason, seed)"),
+    ("sample_strata", "json_array(stratum, needed)"),
+)
+_APPENDED = 3  # the first three only ever get rows added; the rest are the draw's own output
+
+
+def _tail(db: sqlite_utils.Database, table: str, columns: str, top: int) -> str | None:
+    """The last 20 rows up to row id `top`, as text."""
+    return db.execute(f"SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x FROM {table} WHERE rowid <= ?"
+                      " ORDER BY rowid DESC LIMIT 20)", [top]).fetchone()[0]
+
+
 def _draw_state(db: sqlite_utils.Database) -> list:
     """What a draw reads, as a comparable value: per table the row count, the largest row id and the last rows
     themselves (SQLite reuses the row ids of deleted rows, so a row deleted at the top and another stored in its
     place keeps count and largest id, not its content). Verdicts, run records and constraints are only ever added
     (a verdict's error row may be replaced by a retry's answer: such a pair was already targeted and its strata do
     not move); the sample rows and quotas are the draw's own output, so any other writer's change (`sample
-    --run-id`, `--paired`, an import, a deleted row) makes the next draw a full one."""
+    --run-id`, `--paired`, an import, a deleted row) makes the next draw a full one. Then sums over the sample
+    rows, the samples' delete-or-update counter (migration 016) and the size of the stored fronts (migration 017)."""
     state = []
-    for table, columns in (("verdicts", "json_array(run_record_id, constraint_id, rubric_sha256, error)"),
-                           ("run_records", "json_array(id, output IS NULL AND trajectory IS NULL)"),
-                           ("constraints", "json_array(item_id, id, check_json IS NULL)"),
-                           ("samples", "json_array(run_record_id, constraint_id, rule, reason, seed)"),
-                           ("sample_strata", "json_array(stratum, needed)")):
-        state.append(list(db.execute(
-            f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
-            f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()))
+    for table, columns in _STATE_TABLES:
+        # two statements: count(*) alone is SQLite's b-tree count, beside max() it is a scan of the table
+        count = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        top = db.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
+        state.append([count, top, _tail(db, table, columns, top)])
     state.append(list(db.execute("SELECT total(rowid), total(seed), total(rowid * (seed + 1)) FROM samples")
                       .fetchone()))
+    state.append([db.execute("SELECT coalesce((SELECT n FROM table_rewrites WHERE name = 'samples'), 0)").fetchone()[0],
+                  db.execute("SELECT count(*) FROM draw_fronts").fetchone()[0]])
     return state
 
 
@@ -496,10 +529,11 @@ _DRAW_SIZES = """
 
 
 def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
-          stamp: str) -> Counter:
+          stamp: str) -> _Drawn:
     """The draw itself (issue 16.2: one pass over the pairs, each hashed once into a bounded heap of its
     population's front, strata counted on the way): the same rows, in the same order, as drawing from
-    `strata_members` (tests/test_sampling_scale.py holds that definition and compares)."""
+    `strata_members` (tests/test_sampling_scale.py holds that definition and compares). It also stores what the
+    next draw can start from (`_draw_since`): each population's counts, and its fronts in `draw_fronts`."""
     seeds = committed_seeds(db)
     # A pair drawn earlier for one run only that the population draw now reaches joins the population sample.
     scoped = _run_scoped(db)
@@ -514,6 +548,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     pop_seed = {pop: seeds.get(pop, seed) for pop in sizes}  # the first draw commits the population's order
     prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in sizes}  # `draw_rank`'s text
     want = {pop: quota(rate, n) for pop, n in sizes.items()}
+    keep = {pop: min(n, _front_size(want[pop])) for pop, n in sizes.items()}  # the heap holds the stored front
     heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in sizes}
     with_output: Counter[tuple[str, str]] = Counter()  # `population_sizes`
     judged_counts: Counter[tuple[str, str, str]] = Counter()  # (constraint, model, rubric) -> judged pairs
@@ -535,35 +570,37 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             drawn_before[pop][pair] = rubrics
             unjudged_sampled[pop] += rubrics is None
         neg = -from_bytes(sha256(f"{prefix[pop]}{rid}\x1f{cid}".encode()).digest(), "big")
-        if len(heap) < want[pop]:
+        if len(heap) < keep[pop]:
             push(heap, _Candidate(neg, rid, rubrics))
         elif heap and neg > heap[0].neg_rank:
             replace(heap, _Candidate(neg, rid, rubrics))
     judged_pops = {(cid, model) for cid, model, _sha in judged_counts}
     pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
-
-    def stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
-        """The stratum a drawn pair is recorded in: its first rubric version's (smallest sha), else unjudged."""
-        return stratum_key(pair.constraint_id, model, min(rubrics.split(",")) if rubrics else None)
+    orders = {pop: sorted(heap, reverse=True) for pop, heap in heaps.items()}  # rank ascending
+    populations = {pop: _Population(pop_seed[pop], n, with_output[pop], unjudged[pop]) for pop, n in sizes.items()}
 
     new_rows: list[tuple] = []
     promoted: list[Pair] = []
+    promoted_pops: set[tuple[str, str]] = set()
     added: Counter = Counter()
     for pop in pops:
         cid, model = pop
         drawn = drawn_before[pop]
-        for c in sorted(heaps[pop], reverse=True):  # rank ascending
+        order = orders[pop][:want[pop]]
+        populations[pop].through, populations[pop].drawn_count = _rank_of(order[-1]), want[pop]
+        for c in order:
             p = Pair(c.run_record_id, cid)
             if p in random_set:
                 continue
             if p in scoped:
                 promoted.append(p)
+                promoted_pops.add(pop)
             else:
                 added["random"] += 1
             random_set.add(p)
             drawn[p] = c.rubrics
             unjudged_sampled[pop] += c.rubrics is None
-            new_rows.append((p[0], p[1], "random", stratum_of(p, model, c.rubrics), None, pop_seed[pop], stamp))
+            new_rows.append((p[0], p[1], "random", _stratum_of(p, model, c.rubrics), None, pop_seed[pop], stamp))
         want_overlap = quota(overlap, len(drawn)) if overlap else 0
         have_overlap = sum(p in overlap_set for p in drawn)
         if have_overlap < want_overlap:
@@ -572,7 +609,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             for p in heapq.nsmallest(want_overlap - have_overlap, fresh,
                                      key=lambda p: _rank(pop_seed[pop], salt, p)):
                 overlap_set.add(p)
-                new_rows.append((p[0], p[1], "overlap", stratum_of(p, model, drawn[p]), "second reviewer",
+                new_rows.append((p[0], p[1], "overlap", _stratum_of(p, model, drawn[p]), "second reviewer",
                                  pop_seed[pop], stamp))
                 added["overlap"] += 1
     for pair, (stratum, reason) in targeted_pairs(db).items():
@@ -586,25 +623,381 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
                         " VALUES (?,?,?,?,?,?,?)", new_rows)
     # Each stratum's quota, over the random sample as it now stands (the population draw's rows, not one run's).
-    sampled: Counter[StratumKey] = Counter()
-    for (cid, model), drawn in drawn_before.items():
+    sampled: Counter[tuple[str, str, str]] = Counter()
+    fronts: list[tuple] = []
+    for pop, state in populations.items():
+        cid, model = pop
+        order = orders[pop]
+        state.front = len(order)
+        state.bound = None if len(order) == state.size else _rank_of(order[-1])
+        fronts.extend(("random", cid, model, _rank_of(c), c.run_record_id) for c in order)
+        drawn = drawn_before.get(pop, {})
+        state.unjudged_sampled, state.drawn = unjudged_sampled[pop], len(drawn)
+        state.overlapped = sum(p in overlap_set for p in drawn)
         for rubrics in drawn.values():
             for sha in rubrics.split(",") if rubrics else ():
-                sampled[StratumKey(cid, model, sha)] += 1
-    strata = {StratumKey(*key): n for key, n in judged_counts.items()}
+                sampled[(cid, model, sha)] += 1
+        if overlap:
+            fresh = [p for p in drawn if p not in overlap_set]
+            salt = f"overlap\x1f{population_key(*pop)}"
+            ranked = heapq.nsmallest(_front_size(quota(overlap, len(drawn))),
+                                     ((_rank(state.seed, salt, p), p.run_record_id) for p in fresh))
+            state.ofront = len(ranked)
+            state.obound = None if len(ranked) == len(fresh) else ranked[-1][0]
+            fronts.extend(("overlap", cid, model, orank, rid) for orank, rid in ranked)
+    db.conn.execute("DELETE FROM draw_fronts")
+    db.conn.executemany("INSERT INTO draw_fronts (kind, constraint_id, model, rank, run_record_id)"
+                        " VALUES (?,?,?,?,?)", fronts)
+    _store_quotas(db, rate, stamp, include_unjudged, populations, judged_counts, sampled)
+    unsized = {pop: s for pop, s in seeds.items() if pop not in sizes}
+    if not _seeds_hold(db, populations, promoted_pops):
+        return _Drawn(added, None)
+    return _Drawn(added, _since(populations, judged_counts, sampled, unsized))
+
+
+def _seeds_hold(db: sqlite_utils.Database, populations: dict[tuple[str, str], _Population],
+                promoted: set[tuple[str, str]]) -> bool:
+    """Whether every population whose rows this draw promoted still has the committed seed its fronts are ranked
+    under. A committed seed is the population's first random row's (`committed_seeds`); a promoted row is deleted
+    and stored again, so the first row may now be another, with another seed (only rows written by hand or by
+    another draw's seed differ). Nothing else moves a first row while the sample is the one a draw left."""
+    for cid, model in promoted:
+        row = db.execute("SELECT s.seed FROM samples s JOIN run_records r ON r.id = s.run_record_id"
+                         " WHERE s.rule = 'random' AND s.constraint_id = ? AND r.model = ? ORDER BY s.rowid LIMIT 1",
+                         [cid, model]).fetchone()
+        if row is not None and int(row[0] or 0) != populations[(cid, model)].seed:
+            return False
+    return True
+
+
+def _stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
+    """The stratum a drawn pair is recorded in: its first rubric version's (smallest sha), else unjudged."""
+    return stratum_key(pair.constraint_id, model, min(rubrics.split(",")) if rubrics else None)
+
+
+def _rank_of(c: _Candidate) -> bytes:
+    return (-c.neg_rank).to_bytes(32, "big")
+
+
+def _store_quotas(db: sqlite_utils.Database, rate: float, stamp: str, include_unjudged: bool,
+                  populations: dict[tuple[str, str], _Population], judged: Counter, sampled: Counter) -> None:
+    """Each stratum's quota from the draw's counts: judged strata, and (unless --judged-only) each population's
+    unjudged pairs. `needed` is over the whole population (a version is gated on the pairs it will be used on)."""
+    strata = {StratumKey(*key): n for key, n in judged.items() if n}
+    got = Counter({StratumKey(*key): n for key, n in sampled.items()})
     if include_unjudged:
-        for pop in pops:
-            if unjudged[pop]:
+        for pop, state in populations.items():
+            if state.unjudged:
                 key = StratumKey(*pop, None)
-                strata[key], sampled[key] = unjudged[pop], unjudged_sampled[pop]
+                strata[key], got[key] = state.unjudged, state.unjudged_sampled
     db.conn.execute("DELETE FROM sample_strata")
+    rows = []
+    for key, n in sorted(strata.items(), key=lambda kv: kv[0].stratum):
+        size = max(n, populations[(key.constraint_id, key.model)].with_output)
+        rows.append((key.stratum, key.constraint_id, key.model, key.rubric_sha256, n, got[key], quota(rate, size),
+                     rate, stamp, size))
     db.conn.executemany("INSERT INTO sample_strata (stratum, constraint_id, model, rubric_sha256, judged, sampled,"
-                        " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", [
-                            (key.stratum, key.constraint_id, key.model, key.rubric_sha256, n, sampled[key],
-                             quota(rate, max(n, with_output[(key.constraint_id, key.model)])), rate, stamp,
-                             max(n, with_output[(key.constraint_id, key.model)]))
-                            for key, n in sorted(strata.items(), key=lambda kv: kv[0].stratum)])
-    return added
+                        " needed, rate, drawn_at, population) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+
+
+# A draw stores each population's first pairs by draw rank beyond its quota: the quota ceil(rate × N) grows with N,
+# and the pairs that then enter are the ones just behind the drawn front. New pairs land in the stored range in
+# proportion to it, so twice the quota stays about twice the quota as a project grows; the spare covers small
+# populations (which are then stored whole).
+_SPARE = 64
+
+
+def _front_size(want: int) -> int:
+    return 2 * want + _SPARE
+
+
+@dataclass
+class _Population:
+    """What a draw leaves of one constraint × model population for the next (`_draw_since`). Counts are over its
+    members: semantic pairs with output, and judged pairs without (what `_DRAW_PAIRS` reads)."""
+
+    seed: int
+    size: int = 0
+    with_output: int = 0
+    unjudged: int = 0
+    unjudged_sampled: int = 0
+    drawn: int = 0  # members with a random row of the population draw (not one run's)
+    overlapped: int = 0  # of those, the ones with an overlap row
+    through: bytes | None = None  # rank of the last pair of the drawn front; None: not drawn (--judged-only)
+    drawn_count: int = 0  # the quota the drawn front holds
+    bound: bytes | None = None  # `draw_fronts` 'random' holds every member ranked <= bound; None: every member
+    front: int = 0
+    obound: bytes | None = None  # 'overlap' holds every drawn member without an overlap row ranked <= obound
+    ofront: int = 0
+
+    _BYTES = ("through", "bound", "obound")
+
+    def to_json(self) -> list:
+        return [v.hex() if k in self._BYTES and v is not None else v for k, v in vars(self).items()]
+
+    @classmethod
+    def from_json(cls, values: list) -> _Population:
+        names = [f.name for f in fields(cls)]
+        return cls(**{k: bytes.fromhex(v) if k in cls._BYTES and v is not None else v for k, v in zip(names, values)})
+
+
+class _Drawn(NamedTuple):
+    added: Counter
+    since: dict | None  # what `_draw_since` starts from (stored in the draw's settings row); None: draw whole next
+
+
+def _since(populations: dict[tuple[str, str], _Population], judged: Counter, sampled: Counter,
+           unsized: dict[tuple[str, str], int]) -> dict:
+    return {"populations": [[*pop, *state.to_json()] for pop, state in sorted(populations.items()) if state.size],
+            "judged": [[*key, n] for key, n in sorted(judged.items()) if n],
+            "sampled": [[*key, n] for key, n in sorted(sampled.items()) if n],
+            "unsized": [[*pop, s] for pop, s in sorted(unsized.items())]}  # committed seeds of memberless pops
+
+
+# The pairs a draw after new data has to look at: those of new run records and of new constraints, and those with
+# new verdicts. Any other pair is as the last draw left it (only rows were added since, `_draw_since` checks).
+_TOUCHED = """
+    INSERT OR IGNORE INTO temp._touched (run_record_id, constraint_id)
+    SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    WHERE r.rowid > :r0
+    UNION ALL
+    SELECT r.id, c.id FROM constraints c JOIN run_records r ON r.item_id = c.item_id
+    WHERE c.check_json IS NULL AND c.rowid > :c0
+    UNION ALL
+    SELECT run_record_id, constraint_id FROM verdicts WHERE id > :v0
+"""
+# Each touched pair now and at the last draw: new (its run record or constraint is), output, rubric versions.
+_TOUCHED_PAIRS = """
+    SELECT c.id, r.model, r.id, (r.output IS NOT NULL OR r.trajectory IS NOT NULL), r.rowid > :r0 OR c.rowid > :c0,
+           (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
+            WHERE v.run_record_id = r.id AND v.constraint_id = c.id),
+           (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
+            WHERE v.run_record_id = r.id AND v.constraint_id = c.id AND v.id <= :v0)
+    FROM temp._touched t  -- CROSS JOIN: in this order (the temp table has no statistics to plan by)
+    CROSS JOIN run_records r ON r.id = t.run_record_id
+    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.id = t.constraint_id AND c.check_json IS NULL
+"""
+
+
+def _is_scoped(reason: str | None) -> bool:
+    """`_run_scoped`'s test (SQL LIKE: ASCII case ignored) on one reason."""
+    return reason is not None and reason[:len(RUN_REASON)].lower() == RUN_REASON
+
+
+def _rules_of(db: sqlite_utils.Database, pair: Pair) -> dict[str, str | None]:
+    return dict(db.execute("SELECT rule, reason FROM samples WHERE run_record_id = ? AND constraint_id = ?",
+                           list(pair)).fetchall())
+
+
+def _rubrics_of(db: sqlite_utils.Database, pair: Pair) -> str | None:
+    return db.execute("SELECT group_concat(DISTINCT rubric_sha256) FROM verdicts WHERE run_record_id = ?"
+                      " AND constraint_id = ?", list(pair)).fetchone()[0]
+
+
+def _front(db: sqlite_utils.Database, kind: str, pop: tuple[str, str], after: bytes, n: int) -> list[tuple]:
+    """The first `n` stored pairs of a population's front ranked above `after`, as (rank, run record id, 0)."""
+    return [(rank, rid, 0) for rank, rid in db.execute(
+        "SELECT rank, run_record_id FROM draw_fronts WHERE kind = ? AND constraint_id = ? AND model = ? AND rank > ?"
+        " ORDER BY rank LIMIT ?", [kind, *pop, after, n])] if n > 0 else []
+
+
+def _tally(state: _Population, counts: tuple[Counter, Counter], pop: tuple[str, str], rubrics: str | None,
+           has_output: bool, drawn: bool, overlapped: bool, sign: int) -> None:
+    """Add (sign 1) or take away (-1) one member's part of the population's and its strata's counts."""
+    judged, sampled = counts
+    shas = rubrics.split(",") if rubrics else ()
+    state.size += sign
+    state.with_output += sign * bool(has_output)
+    state.unjudged += sign * (not shas)
+    for sha in shas:
+        judged[(*pop, sha)] += sign
+    if drawn:
+        _tally_drawn(state, sampled, pop, rubrics, overlapped, sign)
+
+
+def _tally_drawn(state: _Population, sampled: Counter, pop: tuple[str, str], rubrics: str | None,
+                 overlapped: bool, sign: int) -> None:
+    """A member's part of the random sample's counts (`sampled` of its strata)."""
+    shas = rubrics.split(",") if rubrics else ()
+    state.drawn += sign
+    state.overlapped += sign * overlapped
+    state.unjudged_sampled += sign * (not shas)
+    for sha in shas:
+        sampled[(*pop, sha)] += sign
+
+
+def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float, overlap: float, seed: int,
+                include_unjudged: bool, stamp: str) -> _Drawn | None:
+    """The draw after new data, from what the last draw stored (`since`, `draw_fronts`), or None when it cannot
+    be (then the whole draw runs). It writes the rows the whole draw would, in the same order.
+
+    Only when nothing but new rows arrived since: the sample, its quotas and the stored fronts are as the last draw
+    left them, and verdicts, run records and constraints each hold the rows they held (same count below the old
+    largest row id, same last rows) plus rows above it. Then only the touched pairs (`_TOUCHED`) can have changed:
+    a population's members only grow, its quota with them. Its new front is the first ceil(rate × N) of the stored
+    front and the new members ranked within it; the pairs up to the last draw's front are drawn already, so only
+    the ones behind it and the new ones are looked up. Overlap pairs come from the stored overlap front and the
+    newly drawn pairs; targeted pairs from the groups of the touched pairs (no other group changed)."""
+    since, before = last.get("since"), last["state"]
+    if not since or state[_APPENDED:] != before[_APPENDED:]:
+        return None
+    for k, (table, columns) in enumerate(_STATE_TABLES[:_APPENDED]):
+        count, top, tail = before[k]
+        new = db.execute(f"SELECT count(*) FROM {table} WHERE rowid > ?", [top]).fetchone()[0]
+        if state[k][0] - count != new or _tail(db, table, columns, top) != tail:
+            return None  # a row below the old top was deleted or replaced: not only new rows
+    marks = {"v0": before[0][1], "r0": before[1][1], "c0": before[2][1]}
+    try:
+        populations = {(row[0], row[1]): _Population.from_json(row[2:]) for row in since["populations"]}
+        counts = (Counter({tuple(row[:3]): row[3] for row in since["judged"]}),
+                  Counter({tuple(row[:3]): row[3] for row in since["sampled"]}))
+        unsized = {(row[0], row[1]): row[2] for row in since["unsized"]}
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None  # not what this judgecal stores (another version's draw, a hand edit): draw whole
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _touched (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
+               " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
+    db.execute("DELETE FROM temp._touched")
+    db.execute(_TOUCHED, marks)
+    rules: dict[Pair, dict[str, str | None]] = defaultdict(dict)
+    for rid, cid, rule, reason in db.execute("SELECT s.run_record_id, s.constraint_id, s.rule, s.reason"
+                                             " FROM temp._touched t JOIN samples s ON s.run_record_id ="
+                                             " t.run_record_id AND s.constraint_id = t.constraint_id"):
+        rules[Pair(rid, cid)][rule] = reason
+    rubrics_now: dict[Pair, str | None] = {}
+    touched_pops: set[tuple[str, str]] = set()
+    new_members: dict[tuple[str, str], list[tuple]] = defaultdict(list)  # (rank, run record, 1) within the front
+    fresh: dict[tuple[str, str], list[tuple]] = defaultdict(list)  # (overlap rank, run record, 1) within its front
+    sha256 = hashlib.sha256
+
+    def population(pop: tuple[str, str]) -> _Population:
+        if pop not in populations:  # a new population: every member of it is a touched pair
+            populations[pop] = _Population(unsized.get(pop, seed))
+        return populations[pop]
+
+    def add_fresh(pop: tuple[str, str], state: _Population, pair: Pair) -> None:
+        if overlap:
+            orank = _rank(state.seed, f"overlap\x1f{population_key(*pop)}", pair)
+            if state.obound is None or orank <= state.obound:
+                fresh[pop].append((orank, pair.run_record_id, 1))
+
+    for cid, model, rid, has_output, is_new, now, then in db.execute(_TOUCHED_PAIRS, marks).fetchall():
+        pop, pair = (cid, model), Pair(rid, cid)
+        st = population(pop)
+        rubrics_now[pair] = now
+        touched_pops.add(pop)
+        was = not is_new and bool(has_output or then is not None)
+        member = bool(has_output or now is not None)
+        r = rules.get(pair, {})
+        drawn, overlapped = "random" in r and not _is_scoped(r["random"]), "overlap" in r
+        if was:
+            _tally(st, counts, pop, then, has_output, drawn, overlapped, -1)
+        if member:
+            _tally(st, counts, pop, now, has_output, drawn, overlapped, 1)
+        if member and not was:
+            rank = sha256(f"{_rank_prefix(st.seed, population_key(*pop))}{rid}\x1f{cid}".encode()).digest()
+            if st.bound is None or rank <= st.bound:
+                new_members[pop].append((rank, rid, 1))
+            if drawn and not overlapped:
+                add_fresh(pop, st, pair)
+    def rubrics_of(pair: Pair) -> str | None:
+        return rubrics_now[pair] if pair in rubrics_now else _rubrics_of(db, pair)
+
+    new_rows: list[tuple] = []
+    promoted: list[Pair] = []
+    promoted_pops: set[tuple[str, str]] = set()
+    deletes: list[tuple] = []
+    added: Counter = Counter()
+    drawn_pops = sorted(p for p, st in populations.items() if st.size and (include_unjudged or st.size > st.unjudged))
+    for pop in drawn_pops:
+        if pop not in touched_pops:
+            continue
+        cid, model = pop
+        st = populations[pop]
+        want = quota(rate, st.size)
+        mine = sorted(new_members.get(pop, []))
+        if st.bound is not None and want > st.front + len(mine):
+            return None  # the quota outgrew the stored front
+        if st.through is None:  # drawn for the first time
+            front = list(itertools.islice(heapq.merge(_front(db, "random", pop, b"", want), mine), want))
+            candidates = front
+        elif want < st.drawn_count:
+            return None
+        elif mine and mine[0][0] <= st.through:  # new members within the drawn front push pairs out of it
+            low = [(rank, None, 0) for (rank,) in db.execute(
+                "SELECT rank FROM draw_fronts WHERE kind = 'random' AND constraint_id = ? AND model = ? AND rank <= ?"
+                " ORDER BY rank", [*pop, st.through])]
+            if len(low) != st.drawn_count:
+                return None
+            tail = _front(db, "random", pop, st.through, want - st.drawn_count)
+            front = list(itertools.islice(heapq.merge(low, mine, tail), want))
+            candidates = [c for c in front if c[1] is not None]
+        else:  # every new member ranks behind the drawn front: it stays, and the next pairs join it
+            tail = _front(db, "random", pop, st.through, want - st.drawn_count)
+            candidates = list(itertools.islice(heapq.merge(mine, tail), want - st.drawn_count))
+            front = [(st.through, None, 0)] * st.drawn_count + candidates
+        if len(front) != want:
+            return None
+        st.through, st.drawn_count = front[-1][0], want
+        for _r, rid, _n in candidates:
+            pair = Pair(rid, cid)
+            r = rules[pair] if pair in rubrics_now else _rules_of(db, pair)
+            if "random" in r and not _is_scoped(r["random"]):
+                continue  # drawn earlier (a higher rate, an import)
+            if "random" in r:
+                promoted.append(pair)
+                promoted_pops.add(pop)
+            else:
+                added["random"] += 1
+            rubrics = rubrics_of(pair)
+            overlapped = "overlap" in r
+            _tally_drawn(st, counts[1], pop, rubrics, overlapped, 1)
+            new_rows.append((rid, cid, "random", _stratum_of(pair, model, rubrics), None, st.seed, stamp))
+            if not overlapped:
+                add_fresh(pop, st, pair)
+        if overlap:
+            need = quota(overlap, st.drawn) - st.overlapped
+            mine_o = sorted(fresh.get(pop, []))
+            if need > 0:
+                if st.obound is not None and need > st.ofront + len(mine_o):
+                    return None  # the overlap quota outgrew the stored overlap front
+                picks = list(itertools.islice(heapq.merge(_front(db, "overlap", pop, b"", need), mine_o), need))
+                if len(picks) != need:
+                    return None
+                for orank, rid, new in picks:
+                    pair = Pair(rid, cid)
+                    new_rows.append((rid, cid, "overlap", _stratum_of(pair, model, rubrics_of(pair)),
+                                     "second reviewer", st.seed, stamp))
+                    if not new:
+                        deletes.append(("overlap", cid, model, orank))
+                        st.ofront -= 1
+                added["overlap"] += need
+                st.overlapped += need
+                picked = {rid for _o, rid, new in picks if new}
+                fresh[pop] = [f for f in mine_o if f[1] not in picked]
+    for pair, (stratum, reason) in _targeted(db, "temp._touched").items():
+        if "targeted" not in rules.get(pair, {}):
+            new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
+            added["targeted"] += 1
+    inserts = [("random", *pop, rank, rid) for pop, ms in new_members.items() for rank, rid, _n in ms]
+    inserts += [("overlap", *pop, orank, rid) for pop, fs in fresh.items() for orank, rid, _n in fs]
+    for pop, ms in new_members.items():
+        populations[pop].front += len(ms)
+    for pop, fs in fresh.items():
+        populations[pop].ofront += len(fs)
+    db.conn.executemany("DELETE FROM draw_fronts WHERE kind = ? AND constraint_id = ? AND model = ? AND rank = ?",
+                        deletes)
+    db.conn.executemany("INSERT INTO draw_fronts (kind, constraint_id, model, rank, run_record_id)"
+                        " VALUES (?,?,?,?,?)", inserts)
+    db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
+                        promoted)
+    db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
+                        " VALUES (?,?,?,?,?,?,?)", new_rows)
+    populations = {pop: st for pop, st in populations.items() if st.size}
+    _store_quotas(db, rate, stamp, include_unjudged, populations, *counts)
+    unsized = {pop: s for pop, s in unsized.items() if pop not in populations}
+    if not _seeds_hold(db, populations, promoted_pops):
+        return _Drawn(added, None)
+    return _Drawn(added, _since(populations, *counts, unsized))
 
 
 # The arguments of the last `draw_sample` and what the project held then, so the review queue can top the sample up

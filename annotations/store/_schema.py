@@ -830,3 +830,27 @@ def _m016_sample_rewrites(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("016_sample_rewrites", _m016_sample_rewrites),)
+
+
+def _m017_draw_fronts(db: sqlite_utils.Database) -> None:
+    # Issue 16.2: a draw after new data reads what the last draw left instead of hashing every pair again. Per
+    # constraint × model population and kind, every pair whose rank is at most a stored bound (kept in the draw's
+    # settings row): `random`, the population's members by draw rank (about twice the quota: the quota grows with
+    # the population, and the pairs just behind the drawn ones are the ones that can enter); `overlap`, the drawn
+    # pairs not yet given to a second reviewer, by overlap rank. Derived from the sample and the verdicts: only
+    # `draw_sample` writes it, and it trusts it only when the sample is the one it left.
+    _execute_script(db,
+        """
+        CREATE TABLE draw_fronts (
+            kind TEXT NOT NULL,            -- random | overlap
+            constraint_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            rank BLOB NOT NULL,            -- sha256 rank, 32 bytes, compared as bytes
+            run_record_id TEXT NOT NULL,
+            PRIMARY KEY (kind, constraint_id, model, rank)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+MIGRATIONS = MIGRATIONS + (Migration("017_draw_fronts", _m017_draw_fronts),)
