@@ -36,7 +36,7 @@ from judgecal.evalsets._registry import (
     run_check,
     validate_check,
 )
-from judgecal.evalsets._io import (BATCH_ROWS, InputError, Parsed, Problem, ProblemLog, SeenKeys, chunks, jsonl_lines, load_json, parse_rows,
+from judgecal.evalsets._io import (BATCH_ROWS, InputError, gc_paused, Parsed, Problem, ProblemLog, SeenKeys, chunks, jsonl_lines, load_json, parse_rows,
                                    read_evalset, read_rows, read_runs, stream_evalset, stream_rows, stream_runs, write_jsonl)
 from judgecal.evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
 
@@ -54,7 +54,7 @@ __all__ = [
     "ReactError", "ReactLog", "parse_react", "react_chunk", "react_runs",
     "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset", "parse_ifeval", "read_ifeval", "stream_ifeval",
     "summarize_ifeval",
-    "BATCH_ROWS", "InputError", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks", "jsonl_lines", "load_json", "parse_rows", "read_evalset",
+    "BATCH_ROWS", "InputError", "gc_paused", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks", "jsonl_lines", "load_json", "parse_rows", "read_evalset",
     "read_rows", "read_runs", "stream_evalset", "stream_rows", "stream_runs", "write_jsonl",
     "UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value",
     "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",

@@ -23,7 +23,7 @@ from judgecal.evalsets import (
     storable,
     storable_record,
 )
-from judgecal.evalsets._io import gc_paused  # house: private
+from judgecal.evalsets import gc_paused
 from judgecal.annotations.store._schema import unit_of_work, write
 from judgecal.annotations.store._batches import claim_leases
 from judgecal.annotations.store._writer import QueuedWriter
