@@ -67,7 +67,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
-from judgecal.annotations.reports._browse import samples_version, verdicts_version
+from judgecal.annotations.reports._browse import has_verdict_pairs, samples_version, verdicts_version
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -503,10 +503,14 @@ def _load_patterns(db: sqlite_utils.Database, where: list[str], params: list[Any
     and pairs with the same repeats share one `_Verdicts` (a project has a few dozen patterns, however many pairs).
     A pass over a million verdicts then builds no Python object per verdict row. None when a label holds a
     separator (the caller reads row by row)."""
-    sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, min(id) AS first, count(*), "
-           f"group_concat(repeat || '{_ITEM}' || ifnull('=' || label, '{_ERROR}'), '{_SEP}') FROM verdicts"
-           + (" WHERE " + " AND ".join(where) if where else "")
-           + " GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model ORDER BY first")
+    if has_verdict_pairs(db):  # migration 015: the patterns are stored, one row per pair, in first-verdict order
+        sql = ("SELECT judge_model, rubric_sha256, run_record_id, constraint_id, id, n, pattern FROM verdict_pairs"
+               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
+    else:  # a read-only project without migration 015: SQLite groups every verdict row
+        sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, min(id) AS first, count(*), "
+               f"group_concat(repeat || '{_ITEM}' || ifnull('=' || label, '{_ERROR}'), '{_SEP}') FROM verdicts"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model ORDER BY first")
     shared: dict[str, _Verdicts] = {}
     out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
     group_key, group = None, {}
