@@ -19,7 +19,8 @@ from conftest import RUBRIC_SHA, seed_project
 from judgecal import annotations as ann
 from judgecal.annotations import store as av
 from judgecal.annotations.reports import calibration_report, load_verdicts
-from judgecal.annotations.reports._browse import has_verdict_pairs, verdicts_version  # house: private
+from judgecal.annotations.reports._browse import verdicts_version  # house: private
+from judgecal.annotations.store import has_verdict_pairs
 from judgecal.cli import main
 from judgecal.judge._runner import Verdict, VerdictKey  # house: private
 
@@ -199,3 +200,23 @@ def test_the_migration_fills_an_existing_project(tmp_path: Path) -> None:
     with ann.unit_of_work(tmp_path / "old.db") as db:  # opening it migrates
         assert has_verdict_pairs(db)
     _exact(tmp_path / "old.db")
+
+
+def test_kept_population_and_coverage_follow_new_run_records(tmp_path: Path) -> None:
+    """The population count is memoised under the verdicts' version (shared by the report and `coverage`): a new run
+    record with no verdict moves that version (its run records' part) and so the population."""
+    from judgecal.annotations.review import coverage
+    from conftest import _run
+
+    path = seed_project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        ann.draw_sample(db, rate=1.0, overlap=0.5, seed=1)
+        before = coverage(db, version=verdicts_version(db))
+        assert before == coverage(db)
+    runs = tmp_path / "more.jsonl"
+    runs.write_text("".join(json.dumps(dict(_run(n, "model-a"), id=f"run-c-{n}")) + "\n" for n in range(1, 4)))
+    assert main(["--db", str(path), "import", "runs", str(runs)]) == 0
+    with ann.unit_of_work(path) as db:
+        after = coverage(db, version=verdicts_version(db))
+        assert after == coverage(db)
+        assert [c.population for c in after] != [c.population for c in before]

@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
+from judgecal.annotations.store import has_verdict_pairs
+
 
 class BatchRow(NamedTuple):
     """A judge (or runner) batch with the totals its summary recorded."""
@@ -180,12 +182,6 @@ def _tail(db: sqlite_utils.Database, table: str, columns: str) -> tuple:
     return db.execute(
         f"SELECT count(*), coalesce(max(rowid), 0), (SELECT group_concat(x, char(31)) FROM (SELECT {columns} AS x"
         f" FROM {table} ORDER BY rowid DESC LIMIT 20)) FROM {table}").fetchone()
-
-
-def has_verdict_pairs(db: sqlite_utils.Database) -> bool:
-    """Whether the project has migration 015's `verdict_pairs` (one row per judged pair, kept by triggers) and the
-    verdicts' rewrite counter. A project opened read-only without it is read as before: grouped from `verdicts`."""
-    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_pairs'").fetchone() is not None
 
 
 def verdicts_version(db: sqlite_utils.Database) -> tuple:

@@ -67,7 +67,8 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
-from judgecal.annotations.reports._browse import has_verdict_pairs, samples_version, verdicts_version
+from judgecal.annotations.reports._browse import samples_version, verdicts_version
+from judgecal.annotations.store import has_verdict_pairs
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -970,7 +971,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
-    population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id), version)
+    population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id, version=version), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     covariates = record_covariates(db)  # the labelled records' only: read again after a new label
     judged = _judged_groups(db, info, shas, model, constraints, run_id, version)

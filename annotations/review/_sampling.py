@@ -60,6 +60,7 @@ from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks
 
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.store import now_iso, write
+from judgecal.annotations.store import has_verdict_pairs
 
 DEFAULT_RATE = 0.10
 DEFAULT_OVERLAP = 0.20
@@ -335,12 +336,19 @@ def population_pairs(db: sqlite_utils.Database) -> set[Pair]:
     return {Pair(rid, cid) for cid, rid in db.execute(f"SELECT c.id, r.id {_SEMANTIC_PAIRS}")}
 
 
-def population_sizes(db: sqlite_utils.Database, run_id: str | None = None) -> Counter[tuple[str, str]]:
+def population_sizes(db: sqlite_utils.Database, run_id: str | None = None, *,
+                     version: tuple | None = None) -> Counter[tuple[str, str]]:
     """(constraint id, model) -> number of semantic pairs with output: the population a rubric version is gated on
-    (with `run_id`: that run's part of it)."""
+    (with `run_id`: that run's part of it). `version`: a key that changes whenever run records or constraints change
+    (the report's `verdicts_version`): the count, a pass over every run record, is then memoised under it and
+    shared by the report and `coverage` (the caller must not mutate it)."""
     where, params = ("AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
-    return Counter({(cid, model): n for cid, model, n in db.execute(
-        f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
+
+    def count() -> Counter[tuple[str, str]]:
+        return Counter({(cid, model): n for cid, model, n in db.execute(
+            f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
+
+    return count() if version is None else _memo(db, ("population_sizes", run_id), version, count)
 
 
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
@@ -704,7 +712,7 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
         parts = _coverage_parts(db, include_unjudged, run_id)
     else:
         parts = _memo(db, ("coverage_parts", include_unjudged, run_id), (version, _data_version(db)[0]),
-                      lambda: _coverage_parts(db, include_unjudged, run_id))
+                      lambda: _coverage_parts(db, include_unjudged, run_id, version))
     done = counted_pairs(db, run_id=run_id).pairs
     counts = {key: [judged, sampled, 0] for key, (judged, sampled) in parts.counts.items()}
     for pair, key in parts.random_strata:
@@ -729,18 +737,23 @@ class _CoverageParts(NamedTuple):
     random_strata: tuple[tuple[Pair, StratumKey], ...]  # each random pair's strata (`_strata_of_random_pairs`)
 
 
-def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None) -> _CoverageParts:
-    population = population_sizes(db, run_id)
+def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None,
+                    version: tuple | None = None) -> _CoverageParts:
+    population = population_sizes(db, run_id, version=version)
     # `run_id`: only that run's records (the same SQL with one more condition)
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     # The members of each stratum are those of `strata_members`, counted in SQL (issue 16.2: the pairs themselves
     # are never read): judged pairs from the distinct (rubric version, constraint, run record) of the verdicts, and
     # which of them are in the random sample. Only the counted pairs, all in the random sample, are looked up one by
     # one, to find their strata.
+    # With migration 015 the distinct judged pairs come from `verdict_pairs` (a third of the rows, in run record
+    # order: the run records are then looked up in one sweep, not once per rubric × constraint).
+    distinct = ("SELECT DISTINCT run_record_id, constraint_id, rubric_sha256 FROM verdict_pairs"
+                if has_verdict_pairs(db) else "SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts")
     counts: dict[StratumKey, tuple[int, int]] = {}
     for cid, model, sha, judged, sampled in db.execute(f"""
             SELECT v.constraint_id, r.model, v.rubric_sha256, count(*), count(s.run_record_id)
-            FROM (SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts) v
+            FROM ({distinct}) v
             JOIN run_records r ON r.id = v.run_record_id
             JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
             LEFT JOIN samples s ON s.run_record_id = v.run_record_id AND s.constraint_id = v.constraint_id
@@ -762,13 +775,14 @@ def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: s
 
 def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool) -> Iterator[tuple[Pair, StratumKey]]:
     """The `strata_members` strata of each random-sample pair, one (pair, key) per pair and stratum."""
+    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"  # one row per judge model, not per repeat
     sql = f"""
         SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256,
                (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output
         FROM samples s
         JOIN run_records r ON r.id = s.run_record_id
         JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
-        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
     for rid, cid, model, sha, has_output in db.execute(sql):

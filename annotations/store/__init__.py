@@ -14,6 +14,7 @@ from judgecal.annotations.store._schema import (
     connect,
     default_db_path,
     discard_if_empty,
+    has_verdict_pairs,
     migrate,
     now_iso,
     table_counts,
@@ -125,7 +126,7 @@ from judgecal.annotations.store._probes import ProbeVerdict, SqliteProbeSink, pr
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
-    "default_db_path", "discard_if_empty", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
+    "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
     "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items", "import_runs",
     "item_rows", "iter_runs", "load_items", "load_run", "models_in_run", "project_evalset_sha256", "run_rows",
     "semantic_pairs", "check_export_rows", "check_rows", "run_checks", "HumanLabelRow", "blind_first_labels",

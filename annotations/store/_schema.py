@@ -887,3 +887,9 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
 _PATTERN_TEXT = "group_concat(repeat || char(31) || ifnull('=' || label, char(30)), char(29))"
 
 MIGRATIONS = MIGRATIONS + (Migration("015_verdict_pairs", _m015_verdict_pairs),)
+
+
+def has_verdict_pairs(db: sqlite_utils.Database) -> bool:
+    """Whether the project has migration 015's `verdict_pairs` and the verdicts' rewrite counter. A project opened
+    read-only without it (no write permission to upgrade it) is read as before: grouped from `verdicts`."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_pairs'").fetchone() is not None
