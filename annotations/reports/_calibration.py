@@ -569,14 +569,17 @@ def pair_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
 
 
 def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None,
-                         standing: bool = False) -> dict[Pair, list[dict[str, Any]]]:
+                         standing: bool = False, rows: list[dict[str, Any]] | None = None
+                         ) -> dict[Pair, list[dict[str, Any]]]:
     """Human labels per pair, the reviewer who labelled the pair first coming first: each reviewer's blind first
     label (what agreement uses), or with `standing=True` their standing label (what a reviewer reads as the
     current answer, e.g. in the disagreement list)."""
     first = {(r, c, who): i for r, c, who, i in db.execute(
         "SELECT run_record_id, constraint_id, reviewer, min(id) FROM human_labels GROUP BY 1, 2, 3")}
     out: dict[Pair, list[dict[str, Any]]] = defaultdict(list)
-    for row in (current_labels(db) if standing else blind_first_labels(db)):
+    if rows is None:  # `rows`: `blind_first_labels(db)` (or with `standing`, `current_labels(db)`) already read
+        rows = current_labels(db) if standing else blind_first_labels(db)
+    for row in rows:
         if rubric_seen is not None and row["rubric_version_seen"] not in rubric_seen:
             continue
         out[(row["run_record_id"], row["constraint_id"])].append(row)
@@ -586,11 +589,13 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
 
 
 def counted_rules(db: sqlite_utils.Database, run_id: str | None = None,
-                  raw_rules: dict[Pair, frozenset[str]] | None = None) -> dict[Pair, frozenset[str]]:
+                  raw_rules: dict[Pair, frozenset[str]] | None = None,
+                  counted: frozenset[Pair] | None = None) -> dict[Pair, frozenset[str]]:
     """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`, of one run with `run_id`): what
     every agreement number and pass rate reads as "the random sample". `raw_rules`: `sample_rules(db)` when the
-    caller has read it."""
-    counted = counted_pairs(db, run_id=run_id).pairs
+    caller has read it; `counted`: `counted_pairs(db, run_id=run_id).pairs` likewise."""
+    if counted is None:
+        counted = counted_pairs(db, run_id=run_id).pairs
     rules = {p: (r if p in counted else r - {"random"})
              for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
     return rules
@@ -685,11 +690,11 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
             tgt_h.append(humans[p])
     items = [info[p].item_id for p in random_pairs]  # the clusters of the intervals (issue 15.5)
     per_repeat = []
+    repeat_labels = [verdicts[p].labels for p in random_pairs]  # looked up once, not once per repeat
     for r in repeats:
         # an error row (or a repeat that never ran on the pair) is this repeat's abstention
-        js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
-        per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order,
-                                                       clusters=items)))
+        per_repeat.append(RepeatAgreement(r, agreement([labels.get(r) or ABSTAIN for labels in repeat_labels], maj_h,
+                                                       order, clusters=items)))
     stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
     weights = design_weights(random_pairs, (), stratum, sizes=base.stratum_sizes)
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
@@ -978,9 +983,12 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
     # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
     raw_rules = kept_sample_rules(db, version)
-    rules = counted_rules(db, run_id, raw_rules)
+    blind = blind_first_labels(db)  # read once: the counted pairs and the labels by pair both start from it
+    counted_of_run = counted_pairs(db, run_id=run_id, blind=blind).pairs
+    rules = counted_rules(db, run_id, raw_rules, counted_of_run)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
-    labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen).items() if p in info}
+    labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen, rows=blind).items()
+                      if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
@@ -1041,7 +1049,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     cov = tuple(
         CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok,
                     c.population, _coverage_reason(c))
-        for c in stratum_coverage(db, rate, run_id=run_id, version=version)
+        for c in stratum_coverage(db, rate, run_id=run_id, version=version, counted=counted_of_run)
         if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
     )
     filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,

@@ -308,15 +308,16 @@ def _in_draw_order(pairs: list[Pair], prefix: str) -> tuple[Pair, ...]:
 
 
 def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
-                  run_id: str | None = None) -> CountedPairs:
+                  run_id: str | None = None, blind: list[dict[str, Any]] | None = None) -> CountedPairs:
     """The pairs every agreement number uses: per constraint × model, the longest prefix of the random sample's draw
     order whose pairs all carry a blind first label (`blind_first_labels`). Labels elsewhere (beyond the prefix,
     targeted-only, never sampled) are non-random and never count. Nothing about labels, their import order or the
     review queue enters the order; labels only decide where the prefix ends.
 
     `run_id`: the counted pairs of one run, the same rule on the draw order restricted to its records (see the module
-    docstring). Without it, pairs drawn for one run only never count."""
-    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
+    docstring). Without it, pairs drawn for one run only never count. `blind`: `blind_first_labels(db)` when the
+    caller has read it (the report reads it once, not once per use)."""
+    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
     version = version or _data_version(db)
     orders = dict(_memo(db, ("counted_orders", run_id), version,
                         lambda: _draw_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
@@ -698,7 +699,7 @@ def review_progress(db: sqlite_utils.Database, rows: list[StratumCoverage] | Non
 
 def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
              include_unjudged: bool = False, run_id: str | None = None,
-             version: tuple | None = None) -> list[StratumCoverage]:
+             version: tuple | None = None, counted: frozenset[Pair] | None = None) -> list[StratumCoverage]:
     """Exact review coverage of every stratum, from the current verdicts, samples and labels (one row per stratum,
     sorted by stratum). Reads every verdict: for the CLI, calibration and the CI gate, not for a page rerun
     (see `quota_progress`). `run_id`: the coverage of that run's pairs by its counted pairs (`counted_pairs`).
@@ -706,14 +707,15 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
     `version`: a key that changes whenever verdicts, run records or constraints change (the calibration report's
     `verdicts_version`). With it, what does not depend on labels (populations, judged and sampled counts, the
     strata of the random pairs) is memoised under it and the samples' fingerprint, and only the counted pairs are
-    read again: the Calibration page after a new label."""
+    read again: the Calibration page after a new label. `counted`: `counted_pairs(db, run_id=run_id).pairs` when the
+    caller has it."""
     _check_rates(rate, 0)
     if version is None:
         parts = _coverage_parts(db, include_unjudged, run_id)
     else:
         parts = _memo(db, ("coverage_parts", include_unjudged, run_id), (version, _data_version(db)[0]),
                       lambda: _coverage_parts(db, include_unjudged, run_id, version))
-    done = counted_pairs(db, run_id=run_id).pairs
+    done = counted_pairs(db, run_id=run_id).pairs if counted is None else counted
     counts = {key: [judged, sampled, 0] for key, (judged, sampled) in parts.counts.items()}
     for pair, key in parts.random_strata:
         if pair in done and key in counts:  # with run_id, `done` holds the run's counted pairs only
