@@ -810,19 +810,27 @@ def _ppi_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pa
                ) -> dict[str, _PpiBase]:
     by_model: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
-        if set(info[p].labels) == set(PASS_FAIL):
-            by_model[info[p].model].append(p)
+        i = info[p]
+        if _is_pass_fail(i.labels):
+            by_model[i.model].append(p)
     return {model: _ppi_base(by_model[model], verdicts, info) for model in sorted(by_model)}
+
+
+@functools.lru_cache(maxsize=256)
+def _is_pass_fail(labels: tuple[str, ...]) -> bool:
+    """`set(labels) == set(PASS_FAIL)`, once per label set (a project has a handful; it was a set per pair)."""
+    return set(labels) == set(PASS_FAIL)
 
 
 def _ppi_base(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _PpiBase:
     ps, judge, strata, items = [], [], [], []
     predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
     for p in pairs:
-        pattern = verdicts[p].pattern
+        v = verdicts[p]
+        pattern = v.pattern
         f = predicted.get(pattern)
         if f is None:
-            f = predicted[pattern] = ppi_prediction(verdicts[p].labels.values())
+            f = predicted[pattern] = ppi_prediction(v.labels.values())
         judge.append(f)
         strata.append(p[1])
         ps.append(p)
@@ -876,8 +884,9 @@ def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[
                  ) -> dict[tuple[str, tuple[str, ...]], _ShareBase]:
     groups: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
     for p in pairs:
-        if set(info[p].labels) != set(PASS_FAIL):
-            groups[(info[p].model, tuple(info[p].labels))].append(p)
+        i = info[p]
+        if not _is_pass_fail(i.labels):
+            groups[(i.model, tuple(i.labels))].append(p)
     out = {}
     for key, ps in sorted(groups.items()):
         labels = [list(verdicts[p].labels.values()) for p in ps]
@@ -977,7 +986,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     constraints = _as_set(constraint)
     version = verdicts_version(db)  # read once: it counts every verdict
     info = _pair_info_kept(db, version)
-    stratum_of = _kept(db, "strata", (), lambda: {p: (p[1], i.model) for p, i in info.items()}, version)
+    stratum_of = _kept(db, "strata", (), lambda: _strata_of(info), version)
     if run_id is not None:
         records = require_run(db, run_id)
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
@@ -1059,12 +1068,19 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
 
 
+def _strata_of(info: dict[Pair, PairInfo]) -> dict[Pair, tuple[str, str]]:
+    """Each pair's design stratum (constraint, model under test); one tuple per stratum, shared by its pairs (not a
+    tuple per pair: 1.7M at a million run records)."""
+    shared: dict[tuple[str, str], tuple[str, str]] = {}
+    return {p: shared.setdefault((p[1], i.model), (p[1], i.model)) for p, i in info.items()}
+
+
 def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], covariates: Any) -> JudgeError | None:
     """Judge error on the group's counted pass/fail pairs: the judge's majority (a tie or no valid repeat is an
     abstention) against the blind first human label."""
-    counted = [p for p in pairs if p in humans and "random" in rules.get(p, ()) and set(info[p].labels) ==
-               set(PASS_FAIL) and humans[p] in PASS_FAIL]
+    counted = [p for p in pairs if p in humans and "random" in rules.get(p, ()) and _is_pass_fail(info[p].labels)
+               and humans[p] in PASS_FAIL]
     if not counted:
         return None
     judge = [majority_label([l for l in verdicts[p].labels.values() if l is not None]) or ABSTAIN for p in counted]
