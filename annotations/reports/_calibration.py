@@ -731,10 +731,26 @@ class _SliceBase(NamedTuple):
 
 def _slice_base(pairs: list[Pair], repeats: list[int], columns: "_Columns",
                 stratum_of: dict[Pair, tuple[str, str]] | None, info: dict[Pair, PairInfo]) -> _SliceBase:
-    order = _label_order(dict.fromkeys(map(columns.label_set.__getitem__, pairs)))
+    # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
+    stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
+    return _slice_base_of(list(map(columns.label_set.__getitem__, pairs)), list(map(columns.pattern.__getitem__, pairs)),
+                          list(map(stratum, pairs)), repeats)
+
+
+class _SliceColumns(NamedTuple):
+    """A slice's pairs' label sets, verdict patterns and design strata, in pair order: what `_slice_base_of` reads
+    (built in the one pass of `_group_base` that sorts the pairs into slices, not looked up again per slice)."""
+
+    label_sets: list[tuple[str, ...]]
+    patterns: list[tuple[tuple[int, str | None], ...]]
+    strata: list[tuple[str, str]]
+
+
+def _slice_base_of(label_sets: list[tuple[str, ...]], sequence: list[tuple[tuple[int, str | None], ...]],
+                   strata: list[tuple[str, str]], repeats: list[int]) -> _SliceBase:
+    order = _label_order(dict.fromkeys(label_sets))
     # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
     # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
-    sequence = list(map(columns.pattern.__getitem__, pairs))
     patterns = Counter(sequence)
     rvr = []
     for i, a in enumerate(repeats):
@@ -770,9 +786,7 @@ def _slice_base(pairs: list[Pair], repeats: list[int], columns: "_Columns",
                               sum(minority) / len(minority) if minority else math.nan)
     n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
     n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
-    # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
-    stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
-    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, Counter(map(stratum, pairs)))
+    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, Counter(strata))
 
 
 class _Columns(NamedTuple):
@@ -1166,14 +1180,34 @@ def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
     by_c: dict[str, list[Pair]] = defaultdict(list)
     by_t: dict[str, list[Pair]] = defaultdict(list)
     by_ls: dict[str, list[Pair]] = defaultdict(list)
+    new_columns = lambda: _SliceColumns([], [], [])  # noqa: E731
+    overall = new_columns()
+    of_c: dict[str, _SliceColumns] = defaultdict(new_columns)
+    of_t: dict[str, _SliceColumns] = defaultdict(new_columns)
+    of_ls: dict[str, _SliceColumns] = defaultdict(new_columns)
+    label_set: dict[Pair, tuple[str, ...]] = {}
+    pattern: dict[Pair, tuple[tuple[int, str | None], ...]] = {}
+    joined: dict[tuple[str, ...], str] = {}  # "/".join per label set, not per pair
     for p in pairs:
+        i = info[p]
+        ls, pat, st = i.labels, verdicts[p].pattern, stratum_of[p]
+        label_set[p] = ls
+        pattern[p] = pat
+        name = joined.get(ls)
+        if name is None:
+            name = joined[ls] = "/".join(ls)
         by_c[p[1]].append(p)
-        by_t[info[p].type].append(p)
-        by_ls["/".join(info[p].labels)].append(p)
-    columns = _columns(pairs, verdicts, info)
-    named = [("overall", pairs)] + [(f"constraint:{c}", ps) for c, ps in by_c.items()] + \
-        [(f"type:{t}", ps) for t, ps in by_t.items()] + [(f"labels:{ls}", ps) for ls, ps in by_ls.items()]
-    slices = {name: _slice_base(ps, repeats, columns, stratum_of, info) for name, ps in named}
+        by_t[i.type].append(p)
+        by_ls[name].append(p)
+        for cols in (overall, of_c[p[1]], of_t[i.type], of_ls[name]):
+            cols.label_sets.append(ls)
+            cols.patterns.append(pat)
+            cols.strata.append(st)
+    columns = _Columns(label_set, pattern)
+    named = [("overall", overall)] + [(f"constraint:{c}", of_c[c]) for c in by_c] + \
+        [(f"type:{t}", of_t[t]) for t in by_t] + [(f"labels:{ls}", of_ls[ls]) for ls in by_ls]
+    slices = {name: _slice_base_of(*cols, repeats) for name, cols in named}
+    del overall, of_c, of_t, of_ls
     return _GroupBase(pairs, repeats, dict(by_c), dict(by_t), dict(by_ls), columns, slices,
                       _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info),
                       {p: k for k, p in enumerate(pairs)})
