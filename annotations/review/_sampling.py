@@ -775,7 +775,8 @@ def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: s
     return _CoverageParts(population, counts, tuple(_strata_of_random_pairs(db, include_unjudged)))
 
 
-def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool) -> Iterator[tuple[Pair, StratumKey]]:
+def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool
+                            ) -> Iterator[tuple[tuple[str, str], StratumKey]]:
     """The `strata_members` strata of each random-sample pair, one (pair, key) per pair and stratum."""
     judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"  # one row per judge model, not per repeat
     sql = f"""
@@ -787,11 +788,16 @@ def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool) -
         LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
+    # One StratumKey per stratum, shared by its pairs; the pair a plain tuple (equal to and hashed as the Pair it
+    # is looked up with): 530k rows at a million run records.
+    keys: dict[tuple[str, str, str | None], StratumKey] = {}
     for rid, cid, model, sha, has_output in db.execute(sql):
-        if sha is not None:
-            yield Pair(rid, cid), StratumKey(cid, model, sha)
-        elif include_unjudged and has_output:
-            yield Pair(rid, cid), StratumKey(cid, model, None)
+        if sha is None and not (include_unjudged and has_output):
+            continue
+        key = keys.get((cid, model, sha))
+        if key is None:
+            key = keys[(cid, model, sha)] = StratumKey(cid, model, sha)
+        yield (rid, cid), key
 
 
 def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:
