@@ -220,3 +220,30 @@ def test_kept_population_and_coverage_follow_new_run_records(tmp_path: Path) -> 
         after = coverage(db, version=verdicts_version(db))
         assert after == coverage(db)
         assert [c.population for c in after] != [c.population for c in before]
+
+
+def test_the_judge_writer_fed_from_many_threads_keeps_the_table_exact(tmp_path: Path) -> None:
+    """Verdicts handed to the writer thread from 8 worker threads, each repeat first an error row and then its
+    retry's label (the upsert's UPDATE), in whatever order the threads interleave."""
+    import threading
+
+    path = seed_project(tmp_path / "p.db")
+    pairs = [(f"run-{m}-{n}", cid) for m in "ab" for n in range(1, 5) for cid in ("grounded", "polite")]
+    sink = av.SqliteVerdictSink(path, "b")
+
+    def work(k: int) -> None:
+        for rid, cid in pairs[k::8]:
+            for repeat in range(3, 7):
+                sink.save(_verdict(rid, cid, repeat=repeat, label=None, error="timeout"))
+                sink.save(_verdict(rid, cid, repeat=repeat, label="fail" if (repeat + k) % 3 else "pass"))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sink.close()
+    _exact(path)
+    with ann.unit_of_work(path) as db:
+        assert db.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL AND repeat >= 3").fetchone()[0] == 0
+        assert db.execute("SELECT min(n) FROM verdict_pairs WHERE judge_model = 'judge-1'").fetchone()[0] >= 4
