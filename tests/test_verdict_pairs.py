@@ -247,3 +247,24 @@ def test_the_judge_writer_fed_from_many_threads_keeps_the_table_exact(tmp_path: 
     with ann.unit_of_work(path) as db:
         assert db.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL AND repeat >= 3").fetchone()[0] == 0
         assert db.execute("SELECT min(n) FROM verdict_pairs WHERE judge_model = 'judge-1'").fetchone()[0] >= 4
+
+
+def test_the_report_resumes_the_garbage_collector_after_it_and_after_a_failure(tmp_path: Path) -> None:
+    import gc
+
+    import pytest
+
+    path = seed_project(tmp_path / "p.db")
+    assert gc.isenabled()
+    with ann.unit_of_work(path) as db:
+        calibration_report(db)
+        assert gc.isenabled()
+        with pytest.raises(ValueError):
+            calibration_report(db, rubric="no-such-rubric")
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            calibration_report(db)
+            assert not gc.isenabled()  # a caller that paused it keeps it paused
+        finally:
+            gc.enable()

@@ -43,14 +43,16 @@ Conventions (stated once, used everywhere):
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import json
 import math
 import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 import sqlite_utils
@@ -982,6 +984,21 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     return _ppi(run_id, _ppi_base(verdicts, verdicts, info), humans, counted_rules(db), info)[0]
 
 
+@contextlib.contextmanager
+def _without_cyclic_gc() -> Iterator[None]:
+    """The cyclic garbage collector paused while the report builds its per-pair structures (millions of long-lived
+    objects, no reference cycles): each generation-2 pass walks all of them again, ~13% of the report's CPU at 100k
+    run records. Reference counting still frees everything; the collector runs again afterwards. Process-wide: a
+    second thread's report may see it resumed early (slower, never wrong)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
                        constraint: str | Sequence[str] | None = None, rubric_seen: str | None = None,
                        rate: float = DEFAULT_RATE,
@@ -995,10 +1012,19 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     restricts every number to that run's records, counted on its counted pairs (the population's draw order
     restricted to the run: `counted_pairs(run_id=...)`); an unknown run is a ValueError.
     """
+    with _without_cyclic_gc():
+        return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=rubric_seen,
+                                   rate=rate, target_half_width=target_half_width, run_id=run_id)
+
+
+def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model: str | None,
+                        constraint: str | Sequence[str] | None, rubric_seen: str | None, rate: float,
+                        target_half_width: float, run_id: str | None) -> CalibrationReport:
+    """`calibration_report` with the collector paused."""
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
-    version = verdicts_version(db)  # read once: it counts every verdict
+    version = verdicts_version(db)  # read once: it keys every kept part
     info = _pair_info_kept(db, version)
     stratum_of = _kept(db, "strata", (), lambda: _strata_of(info), version)
     if run_id is not None:
