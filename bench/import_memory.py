@@ -2,12 +2,15 @@
 (ru_maxrss is a per-process high-water mark). Memory bounded by the chunk means the 4N peak is about the N peak; an
 import that collects the file grows with it.
 
-    python bench/import_memory.py [--n 100000] [--kinds runs,verdicts,samples,ifeval,llmbar,lmeval,langfuse,promptfoo,deepeval,inspect]
+    python bench/import_memory.py [--n 100000] [--kinds runs,verdicts,samples,ifeval,llmbar,lmeval,langfuse,promptfoo,promptfoo-json,deepeval,inspect] [--python OTHER]
 
-Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `deepeval` (one
-JSON document, no incremental JSON parser) and `inspect` (read with read_eval_log: docs/importers.md "Memory") are
-read whole: they are measured to show that they grow. `inspect` needs the [inspect] extra; its log is written with
-inspect_ai from the fixture's samples, replicated (slow: use a small --n, e.g. 400).
+Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `promptfoo` is
+promptfoo's JSONL output, `promptfoo-json` its one-document `-o out.json`; `deepeval` is a test run written with
+`identifier` and `hyperparameters` after the test cases, as DeepEval writes them. Both one-document kinds stream
+through ijson since issue 16.1's third round. `inspect` (read with read_eval_log: docs/importers.md "Memory") is read
+whole: it is measured to show that it grows; it needs the [inspect] extra; its log is written with inspect_ai from
+the fixture's samples, replicated (slow: use a small --n, e.g. 400). `--python` runs the imports with another
+interpreter (a virtual environment of the code before a change), for a before/after on the same files.
 """
 
 from __future__ import annotations
@@ -112,13 +115,28 @@ def _promptfoo(folder: Path, n: int):
     return [], _jsonl(folder / f"promptfoo-{n}.jsonl", (_promptfoo_result(k) for k in range(n)))
 
 
+def _document(path: Path, head: str, rows, tail: str) -> Path:
+    """A pretty-printed one-document file written a row at a time (this process stays small too)."""
+    with open(path, "w") as fh:
+        fh.write(head)
+        for k, row in enumerate(rows):
+            fh.write((",\n" if k else "\n") + json.dumps(row, indent=2))
+        fh.write(tail)
+    return path
+
+
+def _promptfoo_json(folder: Path, n: int):
+    return [], _document(folder / f"promptfoo-{n}.json", '{\n"evalId": "eval-bench",\n"results": {"version": 3, '
+                         '"results": [', (_promptfoo_result(k) for k in range(n)), '\n]},\n"config": {}\n}\n')
+
+
 def _deepeval(folder: Path, n: int):
-    cases = [{"name": f"c{k}", "input": f"Question {k}?", "actualOutput": f"Answer {k}. " * 3, "order": k,
+    cases = ({"name": f"c{k}", "input": f"Question {k}?", "actualOutput": f"Answer {k}. " * 3, "order": k,
               "metricsData": [{"name": "Correctness", "success": k % 2 == 0, "score": 1.0, "threshold": 0.5}]}
-             for k in range(n)]
-    path = folder / f"deepeval-{n}.json"
-    path.write_text(json.dumps({"identifier": f"run-{n}", "testCases": cases}))
-    return [], path
+             for k in range(n))
+    return [], _document(folder / f"deepeval-{n}.json", '{"testFile": "test_bench.py", "testCases": [', cases,
+                         f'],\n"conversationalTestCases": [],\n"identifier": "run-{n}",\n'
+                         '"hyperparameters": {"model": "bench-model"}\n}\n')
 
 
 def _inspect(folder: Path, n: int):
@@ -135,7 +153,7 @@ def _inspect(folder: Path, n: int):
 
 
 KINDS = {"samples": _samples, "ifeval": _ifeval, "llmbar": _llmbar, "lmeval": _lmeval, "langfuse": _langfuse,
-         "promptfoo": _promptfoo, "deepeval": _deepeval, "inspect": _inspect}
+         "promptfoo": _promptfoo, "promptfoo-json": _promptfoo_json, "deepeval": _deepeval, "inspect": _inspect}
 
 
 def _write_apart(kind: str, folder: Path, n: int) -> tuple[list[tuple[str, Path]], Path]:
@@ -147,13 +165,18 @@ def _write_apart(kind: str, folder: Path, n: int) -> tuple[list[tuple[str, Path]
     return [(step, Path(path)) for step, path in setup], Path(file)
 
 
+PYTHON = [sys.executable]  # the interpreter of the imports (--python)
+
+
 def _cli(db: Path, argv: list[str]) -> None:
-    subprocess.run([sys.executable, "-m", "judgecal", "--db", str(db), *argv], cwd=REPO, check=True,
+    # Run beside the project, not in the repository: with --python, the other interpreter's judgecal is imported.
+    subprocess.run([PYTHON[0], "-m", "judgecal", "--db", str(db), *argv], cwd=db.parent, check=True,
                    capture_output=True)
 
 
 def peak(db: Path, kind: str, file: Path) -> tuple[int, int]:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(db), kind, str(file)], cwd=REPO, check=True,
+    kind = {"promptfoo-json": "promptfoo"}.get(kind, kind)  # the bench's name -> the import kind
+    out = subprocess.run([PYTHON[0], "-c", CHILD, str(db), kind, str(file)], cwd=db.parent, check=True,
                          capture_output=True, text=True).stdout.split()
     assert out[-1] == "0", out
     return int(out[-3]) // 1024, int(out[-2]) // 1024  # MiB (ru_maxrss is KiB on Linux)
@@ -164,6 +187,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--kinds", default="runs,verdicts",
                         help="comma-separated: runs, verdicts, " + ", ".join(KINDS))
+    parser.add_argument("--python", help="the interpreter whose judgecal runs the imports (default: this one)")
     parser.add_argument("--write", help=argparse.SUPPRESS)  # internal: write one kind's files (_write_apart)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -171,6 +195,8 @@ def main() -> None:
         setup, file = KINDS[args.write](args.folder, args.n)
         print(json.dumps([[(step, str(path)) for step, path in setup], str(file)]))
         return
+    if args.python:
+        PYTHON[0] = args.python
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = set(kinds) - {"runs", "verdicts"} - set(KINDS)
     if unknown:

@@ -8,7 +8,10 @@ first run), so the main rows run with every module's bytecode cached (in a tempo
 one run; the source tree is not written). The "judgecal uncompiled" rows keep the libraries' bytecode but compile
 judgecal's own sources on every run: a fresh checkout's first run, or any run under PYTHONDONTWRITEBYTECODE=1.
 
-    python bench/startup.py [--repeats 9]
+    python bench/startup.py [--repeats 9] [--against OTHER_PYTHON]
+
+--against runs the two `gate` rows also with another interpreter (say, a virtual environment holding the code before
+a change), alternated with ours in the same loop, so a before/after ratio sees the same machine load.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def _without_cache(prefix: Path, sources: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--against", metavar="PYTHON", help="another interpreter (with its own judgecal) to compare")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
@@ -67,6 +71,12 @@ def main() -> None:
             "judgecal --help, judgecal uncompiled": ([sys.executable, "-m", "judgecal", "--help"], uncompiled),
             "judgecal gate (demo), judgecal uncompiled": ([sys.executable, "-m", "judgecal", *gate], uncompiled),
         }
+        pythons = [sys.executable]
+        if args.against:
+            pythons.append(args.against)
+            commands["judgecal gate (demo), --against"] = ([args.against, "-m", "judgecal", *gate], warm)
+            commands["judgecal gate (demo), judgecal uncompiled, --against"] = (
+                [args.against, "-m", "judgecal", *gate], uncompiled)
         for cmd, env in commands.values():  # warm the bytecode cache (and the file cache) once
             if env is warm:
                 timed(cmd, cwd, env)
@@ -74,8 +84,8 @@ def main() -> None:
         # judgecal's own package folders (not the repository: a virtual environment may live inside it)
         find = ("import importlib.util as u\nfor n in ('judgecal', 'judgecal.annotations', 'judgecal.evalsets', "
                 "'judgecal.judge', 'judgecal.app_pages'):\n    print(u.find_spec(n).submodule_search_locations[0])")
-        folders = subprocess.run([sys.executable, "-c", find], cwd=cwd, env=warm, capture_output=True, text=True,
-                                 check=True).stdout.split()
+        folders = [folder for python in pythons for folder in subprocess.run(
+            [python, "-c", find], cwd=cwd, env=warm, capture_output=True, text=True, check=True).stdout.split()]
         _without_cache(cwd / "pyc-without-judgecal", folders)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.repeats):

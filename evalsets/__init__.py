@@ -1,5 +1,7 @@
 """Eval sets and run records: schemas, file I/O, the mechanical checker registry and metrics."""
 
+from judgecal import lazy_exports
+
 from judgecal.evalsets._models import (
     LABEL_DEFINITIONS,
     LABEL_SETS,
@@ -37,35 +39,11 @@ from judgecal.evalsets._registry import (
 from judgecal.evalsets._io import (BATCH_ROWS, InputError, Parsed, Problem, ProblemLog, SeenKeys, chunks, jsonl_lines, load_json, parse_rows,
                                    read_evalset, read_rows, read_runs, stream_evalset, stream_rows, stream_runs, write_jsonl)
 from judgecal.evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
-from judgecal.evalsets._metrics import CheckMetrics, compute_metrics, format_metrics
-from judgecal.evalsets._react import ReactError, ReactLog, parse_react, react_chunk, react_runs
-
-from judgecal.evalsets._ifeval_files import (  # noqa: E402
-    IFEVAL_IDS,
-    IFEvalRow,
-    IFEvalSummary,
-    evaluate_ifeval,
-    ifeval_to_evalset,
-    parse_ifeval,
-    read_ifeval,
-    stream_ifeval,
-    summarize_ifeval,
-)
 
 # The built-in checkers are collected here, so a duplicate or malformed built-in fails at import. Plugins (IFEval's
 # checkers among them) load on first use.
 default_registry()
 
-from judgecal.evalsets._evidence import (  # noqa: E402  (the one renderer of a run's evidence: judge prompt and review card)
-    FINAL_OUTPUT_MARKER,
-    MAX_RESULT_CHARS,
-    render_evidence,
-    render_messages,
-    render_trajectory,
-)
-
-from judgecal.evalsets._harness import HarnessImport, HarnessVerdict, MissingExtra  # noqa: E402
-from judgecal.evalsets._harness_doctor import HARNESSES, Diagnosis, Harness, diagnose  # noqa: E402
 
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
@@ -83,3 +61,18 @@ __all__ = [
     "VerdictRow",
     "HARNESSES", "Diagnosis", "Harness", "HarnessImport", "HarnessVerdict", "MissingExtra", "diagnose",
 ]
+
+# Loaded on first use (judgecal.lazy_exports; issue 16.2): `judgecal gate` needs the models, the registry and the
+# file I/O above, not the metrics, the ReAct parser, the IFEval files, the evidence renderer or the harness readers.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "._metrics": ("CheckMetrics", "compute_metrics", "format_metrics"),
+    "._react": ("ReactError", "ReactLog", "parse_react", "react_chunk", "react_runs"),
+    "._ifeval_files": ("IFEVAL_IDS", "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset",
+                       "parse_ifeval", "read_ifeval", "stream_ifeval", "summarize_ifeval"),
+    # the one renderer of a run's evidence: judge prompt and review card
+    "._evidence": ("FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages",
+                   "render_trajectory"),
+    "._harness": ("HarnessImport", "HarnessVerdict", "MissingExtra"),
+    "._harness_doctor": ("HARNESSES", "Diagnosis", "Harness", "diagnose"),
+})
+del lazy_exports

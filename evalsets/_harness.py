@@ -16,16 +16,18 @@ import functools
 import hashlib
 import json
 import math
+import re
 from contextvars import ContextVar
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
+import ijson
 from pydantic import ValidationError
 
-from judgecal.evalsets._io import (BATCH_ROWS, InputError, Parsed, Problem, ProblemLog, SeenKeys, _open_text,
-                                   load_json, read_text_file)
+from judgecal.evalsets._io import (BATCH_ROWS, MAX_JSON_DEPTH, InputError, Parsed, Problem, ProblemLog, SeenKeys,
+                                   _open_text, load_json, read_text_file)
 from judgecal.evalsets._models import EvalItem, RunRecord, canonical_json
 
 
@@ -149,9 +151,9 @@ def text_sha8(path: str | Path) -> str:
 
 
 class JsonValues(NamedTuple):
-    """A harness file's JSON values: `document` when the file is one JSON document (read whole: streaming it would
-    need an incremental JSON parser), else `lines`, the JSONL values with their line numbers, read as they are
-    needed (an invalid line is a Problem in their place)."""
+    """A harness file's JSON values: `document` when the file is one JSON document (read whole; promptfoo and
+    DeepEval stream theirs with document_head / document_items instead), else `lines`, the JSONL values with their
+    line numbers, read as they are needed (an invalid line is a Problem in their place)."""
 
     document: Any
     lines: Iterator[tuple[int, Any]] | None
@@ -221,6 +223,239 @@ def read_json_or_jsonl(path: str | Path) -> tuple[str, list[tuple[int, Any]]]:
     if problems:
         raise InputError(problems)
     return text, out
+
+
+# One JSON document, streamed (issue 16.1): promptfoo's `-o out.json` and DeepEval's test run are each one document
+# whose rows are the items of one array. ijson (yajl's C parser) reads it a block at a time: a first pass,
+# `document_head`, checks the whole document (JSON syntax, nesting depth, lone surrogate escapes: what load_json
+# refuses) and picks out the few small values the rows need (a run id, the model), which a document may write after
+# its rows; a second pass, `document_items`, hands the rows on one at a time. Memory follows the block and the row,
+# not the file. The standard library has no incremental JSON parser (docs/decisions.md).
+_BLOCK = 1 << 16
+_BOM = b"\xef\xbb\xbf"
+# An escaped backslash first (so a backslash's parity is right), then a surrogate escape with or without its pair.
+_SURROGATE_ESCAPE = re.compile(rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?"
+                               rb"|\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_PAIR = 12  # bytes of a surrogate pair's two escapes: a match starting closer to a block's end waits for the next
+
+
+class _DocumentBytes:
+    """A file's bytes for ijson, a block at a time (a leading UTF-8 BOM dropped), noting where each block starts
+    and the first lone surrogate escape: yajl would turn "\\ud800" into "?" (or fail on a lone low one), where
+    load_json refuses it as text that cannot be stored."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.offset = 0  # bytes handed out so far (after the BOM)
+        self.block_start = 0
+        self.lone_surrogate: int | None = None  # its byte offset
+        self._pending = b""  # the unscanned tail of the last block
+        self._pending_at = 0
+        try:
+            self._fh = open(path, "rb")
+        except FileNotFoundError:
+            raise InputError([Problem(str(path), 0, "", "file not found")]) from None
+        except IsADirectoryError:
+            raise InputError([Problem(str(path), 0, "", "is a directory, not a file")]) from None
+        except OSError as exc:
+            raise InputError([Problem(str(path), 0, "", f"cannot read: {exc.strerror or exc}")]) from None
+        self._first = True
+        self.saw_text = False
+
+    def read(self, size: int = _BLOCK) -> bytes:
+        try:
+            block = self._fh.read(size)
+        except OSError as exc:
+            raise InputError([Problem(str(self.path), 0, "", f"cannot read: {exc.strerror or exc}")]) from None
+        if self._first and block:  # not on ijson's read(0), which asks whether the source gives bytes or text
+            self._first = False
+            block = block[len(_BOM):] if block.startswith(_BOM) else block
+        self.block_start = self.offset
+        self.offset += len(block)
+        self.saw_text = self.saw_text or bool(block.strip())
+        if self.lone_surrogate is None and (block or self._pending):
+            self._scan(block)
+        return block
+
+    def scan_to_end(self) -> None:
+        while self.lone_surrogate is None and self.read(_BLOCK):
+            pass
+
+    def _scan(self, block: bytes) -> None:
+        text, at = self._pending + block, self._pending_at
+        limit = len(text) - _PAIR if block else len(text)  # a match from here on may continue in the next block
+        resume = None
+        done = 0
+        for m in _SURROGATE_ESCAPE.finditer(text):
+            if m.start() >= limit:
+                resume = m.start()
+                break
+            if len(m.group()) == 6:  # a surrogate escape alone (an escaped backslash is 2 bytes, a pair 12)
+                self.lone_surrogate = at + m.start()
+                return
+            done = m.end()
+        if resume is None:
+            resume = max(limit, done, 0)
+        self._pending, self._pending_at = text[resume:], at + resume
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def _line_at(path: Path, offset: int) -> int:
+    """The line (from 1) of a byte offset of the file (after its BOM), counted a block at a time."""
+    line, done = 1, 0
+    with open(path, "rb") as fh:
+        first = fh.read(len(_BOM))
+        if first != _BOM:
+            fh.seek(0)
+        while done < offset and (block := fh.read(min(1 << 20, offset - done))):
+            line += block.count(b"\n")
+            done += len(block)
+    return line
+
+
+def _syntax_error_offset(path: Path) -> int:
+    """Where yajl stops on a syntax error, to the byte: find the block it fails in, then parse again up to that
+    block and on from there a byte at a time (cheap: at most one block of single bytes)."""
+    def failing_read(bytewise_from: int | None) -> int:
+        """The offset of the read that makes the parser fail (the file's end for a premature end)."""
+        reader = _DocumentBytes(path)
+        coro = ijson.basic_parse_coro(ijson.sendable_list())
+        try:
+            while True:
+                at = reader.offset
+                if bytewise_from is None:
+                    size = _BLOCK
+                else:
+                    size = 1 if at >= bytewise_from else min(_BLOCK, bytewise_from - at)
+                block = reader.read(size)
+                try:
+                    if not block:
+                        coro.close()
+                        return at
+                    coro.send(block)
+                except (ijson.JSONError, UnicodeDecodeError):
+                    return at
+        finally:
+            reader.close()
+
+    return failing_read(failing_read(None))
+
+
+def _json_problem(path: Path, exc: Exception, reader: _DocumentBytes) -> InputError:
+    reader.scan_to_end()
+    if reader.lone_surrogate is not None:  # yajl fails on a lone low surrogate with a UnicodeDecodeError
+        return _lone_surrogate(path, reader.lone_surrogate)
+    if not reader.saw_text:
+        return InputError([Problem(str(path), 0, "", "no rows (empty file)")])
+    raw = exc.args[0] if exc.args else ""
+    raw = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)  # yajl's messages may be bytes
+    message = raw.strip().split("\n")[0] or type(exc).__name__
+    offset = _syntax_error_offset(path)
+    return InputError([Problem(str(path), _line_at(path, offset), "(json)", f"invalid JSON: {message}")])
+
+
+def _lone_surrogate(path: Path, offset: int) -> InputError:
+    return InputError([Problem(str(path), _line_at(path, offset), "(json)", "invalid JSON: a lone surrogate escape "
+                               "(\\ud800-\\udfff without its pair) is not valid Unicode text")])
+
+
+class DocumentHead(NamedTuple):
+    """What the first pass over a JSON document found: `values`, the value at each asked path (ijson prefixes,
+    "testRunData.identifier") the document has; `kinds`, ijson's event for the value at each asked path
+    ("start_map", "start_array", "string", "number", ...); `counts`, the items of the arrays at the asked paths."""
+
+    values: dict[str, Any]
+    kinds: dict[str, str]
+    counts: dict[str, int]
+
+
+_SCALARS = frozenset({"null", "boolean", "integer", "double", "number", "string"})
+
+
+def document_head(path: str | Path, values: Iterable[str] = (), kinds: Iterable[str] = ()) -> DocumentHead:
+    """Check the whole JSON document at `path` (an InputError names the file and line of invalid JSON, a lone
+    surrogate escape, or nesting deeper than MAX_JSON_DEPTH) and return the values and kinds asked for. Every other
+    value is parsed and dropped, so memory follows the largest value asked for, not the file."""
+    path = Path(path)
+    want, want_kinds = set(values), set(kinds)
+    found: dict[str, Any] = {}
+    found_kinds: dict[str, str] = {}
+    counts: Counter[str] = Counter()
+    items = {f"{k}.item": k for k in want_kinds}
+    building: tuple[str, Any, int] | None = None  # (prefix, builder, depth at its start)
+    depth = 0
+    reader = _DocumentBytes(path)
+    try:
+        for prefix, event, value in ijson.parse(reader, buf_size=_BLOCK, use_float=True):
+            if event in ("start_map", "start_array"):
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    where = prefix if len(prefix) < 80 else f"{prefix[:80]}…"
+                    raise InputError([Problem(str(path), _line_at(path, reader.block_start), where or "(json)",
+                                              f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep")])
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+            if building is not None:
+                building[1].event(event, value)
+                if depth == building[2] and event not in ("map_key",) and (event in _SCALARS or
+                                                                          event in ("end_map", "end_array")):
+                    found[building[0]] = building[1].value
+                    building = None
+                continue
+            if event in ("end_map", "end_array", "map_key"):
+                continue
+            if prefix in want_kinds:
+                found_kinds[prefix] = event
+            if prefix in items:
+                counts[items[prefix]] += 1
+            if prefix in want:
+                builder = ijson.ObjectBuilder()
+                builder.event(event, value)
+                if event in _SCALARS:
+                    found[prefix] = builder.value
+                else:
+                    building = (prefix, builder, depth - 1)
+    except (ijson.JSONError, UnicodeDecodeError) as exc:
+        raise _json_problem(path, exc, reader) from None
+    finally:
+        reader.close()
+    if reader.lone_surrogate is not None:
+        raise _lone_surrogate(path, reader.lone_surrogate)
+    return DocumentHead(found, found_kinds, dict(counts))
+
+
+def starts_as_document(path: str | Path, key: str) -> bool:
+    """Whether the file's first JSON value is an object with `key` at its top: a format's one-document output (in
+    one line or pretty-printed), not a JSONL of rows. Reads only as far as it takes to know; invalid JSON there is
+    left for the JSONL reader, which names the line."""
+    reader = _DocumentBytes(Path(path))
+    try:
+        for prefix, event, value in ijson.parse(reader, buf_size=_BLOCK, multiple_values=True):
+            if prefix == "" and event == "map_key":
+                if value == key:
+                    return True
+            elif prefix == "" and event != "start_map":  # the first value ended, or is not an object
+                return False
+    except (ijson.JSONError, UnicodeDecodeError):
+        return False
+    finally:
+        reader.close()
+    return False
+
+
+def document_items(path: str | Path, array: str) -> Iterator[Any]:
+    """The items of the array at `array` (an ijson prefix, "" for a top-level array), one at a time, as json.loads
+    would give them (floats, not Decimals). Call document_head first: it is what checks the document."""
+    path = Path(path)
+    reader = _DocumentBytes(path)
+    try:
+        yield from ijson.items(reader, f"{array}.item" if array else "item", buf_size=_BLOCK, use_float=True)
+    except (ijson.JSONError, UnicodeDecodeError) as exc:  # the file changed since document_head read it
+        raise _json_problem(path, exc, reader) from None
+    finally:
+        reader.close()
 
 
 # Where a reader is in its file (file, line, path inside the document): what `guarded` names when a field of the

@@ -4,7 +4,7 @@ verdict. Field-by-field mapping: docs/importers.md."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator, NamedTuple
 
 from judgecal.evalsets._harness import (
     GRADER_ERROR,
@@ -12,10 +12,11 @@ from judgecal.evalsets._harness import (
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
-    file_sha8,
+    document_head,
+    document_items,
     guarded,
-    read_json_or_jsonl,
     scored_reason,
+    text_sha8,
 )
 from judgecal.evalsets._io import InputError, Problem
 
@@ -24,30 +25,45 @@ KIND = "deepeval"
 ERROR = GRADER_ERROR
 
 
-def _test_run(path: Path) -> tuple[str, dict[str, Any]]:
-    text, docs = read_json_or_jsonl(path)
-    doc = docs[0][1] if len(docs) == 1 else None
-    if isinstance(doc, dict) and isinstance(doc.get("testRunData"), dict):
-        doc = doc["testRunData"]  # .latest_test_run.json wraps the run with its link
-    if not isinstance(doc, dict) or not isinstance(doc.get("testCases"), list):
+class _TestRun(NamedTuple):
+    cases: str  # the path of the testCases array inside the document
+    run_key: str
+    model: str
+    conversational: int  # conversational test cases (not imported yet)
+
+
+def _test_run(path: Path) -> _TestRun:
+    """The test run's own fields, from a first pass over the document (DeepEval writes `identifier` and
+    `hyperparameters` after the test cases, so they cannot be read on the way to the rows)."""
+    fields = ("identifier", "hyperparameters")
+    head = document_head(path, values=[f"{base}{f}" for base in ("", "testRunData.") for f in fields],
+                         kinds=["testRunData", "testCases", "testRunData.testCases", "conversationalTestCases",
+                                "testRunData.conversationalTestCases"])
+    base = "testRunData." if head.kinds.get("testRunData") == "start_map" else ""  # .latest_test_run.json's wrapper
+    if head.kinds.get(f"{base}testCases") != "start_array":
         raise InputError([Problem(str(path), 1, "testCases", "expected a DeepEval test run: an object with "
                                                              "'testCases' (or 'testRunData.testCases')")])
-    return text, doc
+    if head.kinds.get(f"{base}conversationalTestCases", "null") not in ("start_array", "null"):
+        raise InputError([Problem(str(path), 1, f"{base}conversationalTestCases",
+                                  "expected the list of conversational test cases")])
+    hyper = head.values.get(f"{base}hyperparameters")
+    hyper = hyper if isinstance(hyper, dict) else {}
+    return _TestRun(f"{base}testCases", head.values.get(f"{base}identifier") or f"file-{text_sha8(path)}",
+                    str(hyper.get("model") or hyper.get("Model") or "unknown"),
+                    head.counts.get(f"{base}conversationalTestCases", 0))
 
 
 @guarded(KIND)
 def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
-    """A DeepEval test run is one JSON document, read whole (streaming it would need an incremental JSON parser);
-    its rows are handed on in chunks."""
+    """A DeepEval test run is one JSON document, streamed: a first pass checks it and reads the run's own fields,
+    a second reads the test cases one at a time; the rows are handed on in chunks."""
     path = Path(path)
-    text, run = _test_run(path)
+    run = _test_run(path)
     b = HarnessBuilder(KIND, path)
-    run_key = run.get("identifier") or f"file-{file_sha8(text)}"
-    hyper = run.get("hyperparameters") if isinstance(run.get("hyperparameters"), dict) else {}
-    model = str(hyper.get("model") or hyper.get("Model") or "unknown")
-    for _ in run.get("conversationalTestCases") or ():
+    run_key, model = run.run_key, run.model
+    for _ in range(run.conversational):
         b.skip("conversational test cases (not imported yet)")
-    for i, case in enumerate(run["testCases"]):
+    for i, case in enumerate(document_items(path, run.cases)):
         yield from b.chunk_if_full()
         where = f"testCases[{i}]"
         b.at(1, where)

@@ -17,9 +17,12 @@ from judgecal.evalsets._harness import (
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
+    document_head,
+    document_items,
     guarded,
     json_values,
     scored_reason,
+    starts_as_document,
     text_of,
     text_sha8,
 )
@@ -49,36 +52,20 @@ def grader_failed(component: dict[str, Any]) -> bool:
 
 
 def _results(path: Path) -> tuple[str, Iterator[tuple[int, str, Any]]]:
-    """(eval id, (line, where, result) ...) from the JSON output (one document, read whole) or the JSONL output (one
-    result per line, read as the caller gets to it; an invalid line is a Problem in its place)."""
-    file = str(path)
+    """(eval id, (line, where, result) ...) from the JSON output (one document, streamed: document_head checks it and
+    finds the eval id, wherever the document writes it, then its results are read one at a time) or the JSONL output
+    (one result per line, read as the caller gets to it; an invalid line is a Problem in its place)."""
+    if starts_as_document(path, "results"):
+        head = document_head(path, values=["evalId"], kinds=["results", "results.results"])
+        rows = {"start_map": "results.results", "start_array": "results"}.get(head.kinds.get("results", ""))
+        if rows is None or head.kinds.get(rows) != "start_array":
+            raise InputError([Problem(str(path), 1, "results.results", "expected the list of test results")])
+        eval_id = head.values.get("evalId") or f"file-{text_sha8(path)}"
+        return str(eval_id), ((1, f"{rows}[{i}]", r) for i, r in enumerate(document_items(path, rows)))
     values = json_values(path)
-    if values.lines is not None:
-        first = next(values.lines)
-        second = next(values.lines, None)
-        if second is None and isinstance(first[1], dict) and "results" in first[1]:
-            doc = first[1]  # the JSON output written on one line
-        else:
-            rest = values.lines
-            head = [first] if second is None else [first, second]
-
-            def rows() -> Iterator[tuple[int, str, Any]]:
-                for line, r in head:
-                    yield line, "(row)", r
-                for line, r in rest:
-                    yield line, "(row)", r
-
-            return f"file-{text_sha8(path)}", rows()
-    else:
-        doc = values.document
-    if not (isinstance(doc, dict) and "results" in doc):
-        return f"file-{text_sha8(path)}", iter([(1, "(row)", doc)])
-    inner = doc["results"]
-    rows = inner.get("results") if isinstance(inner, dict) else inner
-    if not isinstance(rows, list):
-        raise InputError([Problem(file, 1, "results.results", "expected the list of test results")])
-    eval_id = doc.get("evalId") or f"file-{text_sha8(path)}"
-    return str(eval_id), ((1, f"results.results[{i}]", r) for i, r in enumerate(rows))
+    if values.lines is None:  # a document without results (or not JSON at all): one row, refused as such
+        return f"file-{text_sha8(path)}", iter([(1, "(row)", values.document)])
+    return f"file-{text_sha8(path)}", ((line, "(row)", r) for line, r in values.lines)
 
 
 def _graded(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -1,8 +1,10 @@
 """judgecal: LLM-as-judge annotation and calibration (the CLI lives in judgecal.cli; the packages in
 judgecal.evalsets, judgecal.judge, judgecal.annotations)."""
 
+import importlib
 import sys
 from importlib.machinery import PathFinder
+from typing import Any, Callable, Mapping, Sequence
 
 
 # Plain classes, not importlib.abc's: that module costs ~10 ms to import, and the import system only calls these
@@ -49,3 +51,39 @@ class _SqliteUtilsWithoutPandas:
 
 if "sqlite_utils" not in sys.modules and not any(isinstance(f, _SqliteUtilsWithoutPandas) for f in sys.meta_path):
     sys.meta_path.insert(0, _SqliteUtilsWithoutPandas())
+
+
+# Re-exports loaded on first use (issue 16.2), for the annotations facade, its four rooms and evalsets. A room's
+# `__init__` used to import every one of its modules, and the facade every room, so `judgecal gate` loaded the review
+# queue, the drift and boundary reports, the harness readers and the anchors store it never calls. Such a package
+# now keeps a table, module -> the public names it defines, and this turns it into the package's `__getattr__` and
+# `__dir__` (PEP 562): the module is imported when one of its names is first asked for, and the value is then stored
+# in the package, so later look-ups are plain attribute reads. `__all__` stays the exact list of names, so
+# `from ... import *`, `dir()` and `ann.<name>` see what they saw before. A module's import-time work (the migrations
+# list, a registry) runs before any of its names is handed out, because the name is read from the imported module.
+# It lives here, in the namespace's root, because every package of ours runs this file first anyway.
+def lazy_exports(package: str, owners: Mapping[str, Sequence[str]]
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """`__getattr__` and `__dir__` for `package`, whose public names live in other modules.
+
+    `owners` maps a module (relative to `package`, like "._schema", or absolute) to the names taken from it. A name
+    listed under two modules is refused: the package would hand out whichever loaded first."""
+    owner_of: dict[str, str] = {}
+    for module, names in owners.items():
+        for name in names:
+            if owner_of.setdefault(name, module) != module:
+                raise ValueError(f"{package}: {name!r} is listed under {owner_of[name]!r} and {module!r}")
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str) -> Any:
+        module = owner_of.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, package), name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *owner_of})
+
+    return __getattr__, __dir__

@@ -9,9 +9,7 @@ from pathlib import Path
 
 from judgecal import annotations as ann
 from judgecal.annotations.reports import calibration_report
-from judgecal.annotations.reports import format_report
 from judgecal.annotations.reports import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate, run_pass_gate
-from judgecal.annotations.review import import_llmbar
 from judgecal.annotations.reports import DEFAULT_TUNE_SHARE, compare_rubrics
 from judgecal.annotations.reports import GateResult, PROBE_LIMITS, format_probes, probe_gate_checks, probe_results
 from judgecal.annotations.reports import verdict_position_bias
@@ -20,6 +18,8 @@ from judgecal._args import CommandError, fraction, kappa_threshold, positive_fra
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
+    from judgecal.annotations.review import import_llmbar  # here, not at the top: `gate` does not load the import
+
     if not file.is_file():
         read_text_file(file)  # raises the InputError that says why (not found, a directory), before the db opens
     with ann.unit_of_work(db_path) as db:
@@ -71,6 +71,8 @@ def cmd_report(args: argparse.Namespace) -> str:
         data["probes"] = [r.as_dict() for r in probes]
         data["position_bias"] = [p.as_dict() for p in positions]
         return _write(json.dumps(data, ensure_ascii=False, allow_nan=False, indent=2) + "\n", args.out)
+    from judgecal.annotations.reports import format_report  # the text formatting: `gate` does not load it
+
     text = format_report(report, fmt, comparison)
     if fmt == "text" and (section := format_probes(probes, positions)):
         text = text.rstrip("\n") + "\n\n" + section + "\n"

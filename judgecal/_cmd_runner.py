@@ -135,7 +135,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             raise CommandError(str(exc)) from None
     if args.json:
-        say(json.dumps(comparison.as_dict(), ensure_ascii=False, indent=2))
+        say(comparison.to_json())
     else:
         say(ann.format_comparison(comparison))
     return 0 if comparison.decision is None or comparison.decision.switch else 1

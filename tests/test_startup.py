@@ -119,7 +119,11 @@ def test_gate_on_a_small_project_loads_no_scipy_and_no_other_command(tmp_path: P
 def test_sqlite_utils_loads_with_its_first_user_and_still_without_pandas(tmp_path: Path):
     assert _loaded_after("import judgecal", tmp_path, ("sqlite_utils", "pandas")) == set()
     assert _loaded_after("import judgecal, sqlite_utils", tmp_path, ("sqlite_utils", "pandas")) == {"sqlite_utils"}
-    assert _loaded_after("import judgecal.annotations", tmp_path, ("sqlite_utils", "pandas")) == {"sqlite_utils"}
+    # Importing the annotations package loads only its tables (judgecal.lazy_exports); the store's first use loads
+    # sqlite-utils, still without pandas. (Before the third round `import judgecal.annotations` loaded it.)
+    assert _loaded_after("import judgecal.annotations", tmp_path, ("sqlite_utils", "pandas")) == set()
+    assert _loaded_after("import judgecal.annotations as ann\nann.unit_of_work", tmp_path,
+                         ("sqlite_utils", "pandas")) == {"sqlite_utils"}
 
 
 def test_the_lazy_parser_is_the_full_parser():
@@ -160,3 +164,30 @@ def test_the_db_default_in_help_is_the_stores():
     from judgecal.cli import DEFAULT_DB_NAME
 
     assert str(ann.DEFAULT_DB) == DEFAULT_DB_NAME
+
+
+# Modules `gate` used to load through the package facades (every room's every module, every evalsets module) and
+# does not call: the third round loads a module when one of its names is first used (judgecal.lazy_exports).
+NOT_FOR_GATE = ("judgecal.annotations.reports._text", "judgecal.annotations.reports._drift",
+                "judgecal.annotations.reports._boundary", "judgecal.annotations.reports._disagreements",
+                "judgecal.annotations.review._queue", "judgecal.annotations.review._assign",
+                "judgecal.annotations.review._guidelines", "judgecal.annotations.review._reasons",
+                "judgecal.annotations.store._anchors", "judgecal.annotations.store._checks",
+                "judgecal.annotations.store._remote", "judgecal.annotations.stats._multi_rater",
+                "judgecal.annotations.stats._bootstrap", "judgecal.annotations.stats._drift",
+                "judgecal.evalsets._harness", "judgecal.evalsets._harness_doctor", "judgecal.evalsets._harness_promptfoo",
+                "judgecal.evalsets._ifeval_files", "judgecal.evalsets._metrics", "judgecal.evalsets._react",
+                "judgecal.evalsets._evidence")
+
+
+def test_gate_loads_only_the_modules_it_uses(tmp_path: Path):
+    from judgecal.cli import main
+
+    db = str(tmp_path / "demo.db")
+    assert main(["--db", db, "demo"]) == 0
+    loaded = _loaded_after(_main(["--db", db, "gate", "--min-kappa", "0.4"]), tmp_path,
+                           NOT_FOR_GATE + ("judgecal.annotations.reports._gate",))
+    assert loaded == {"judgecal.annotations.reports._gate"}  # the probe sees what gate loads
+    # and `report` (text) still finds its formatting, which gate no longer loads
+    assert "judgecal.annotations.reports._text" in _loaded_after(_main(["--db", db, "report"]), tmp_path,
+                                                                 NOT_FOR_GATE)

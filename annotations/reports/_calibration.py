@@ -43,16 +43,14 @@ Conventions (stated once, used everywhere):
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import json
 import math
 import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
 import sqlite_utils
@@ -68,7 +66,7 @@ from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
-from judgecal.annotations.reports._runs import require_run
+from judgecal.annotations.reports._runs import _no_cycle_collection, require_run
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import has_verdict_pairs
 
@@ -984,21 +982,6 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     return _ppi(run_id, _ppi_base(verdicts, verdicts, info), humans, counted_rules(db), info)[0]
 
 
-@contextlib.contextmanager
-def _without_cyclic_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused while the report builds its per-pair structures (millions of long-lived
-    objects, no reference cycles): each generation-2 pass walks all of them again, ~13% of the report's CPU at 100k
-    run records. Reference counting still frees everything; the collector runs again afterwards. Process-wide: a
-    second thread's report may see it resumed early (slower, never wrong)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
                        constraint: str | Sequence[str] | None = None, rubric_seen: str | None = None,
                        rate: float = DEFAULT_RATE,
@@ -1012,7 +995,10 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     restricts every number to that run's records, counted on its counted pairs (the population's draw order
     restricted to the run: `counted_pairs(run_id=...)`); an unknown run is a ValueError.
     """
-    with _without_cyclic_gc():
+    # The cycle collector paused (`_no_cycle_collection`, compare's): the report builds millions of long-lived,
+    # acyclic objects at a million run records, and each generation-2 pass walks them all again (~13% of the CPU at
+    # 100k). Process-wide: in the app a second thread's report may find it resumed early, which is only slower.
+    with _no_cycle_collection():
         return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=rubric_seen,
                                    rate=rate, target_half_width=target_half_width, run_id=run_id)
 

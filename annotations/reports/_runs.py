@@ -14,11 +14,15 @@ How a constraint is settled, everywhere here (and in the boundary report):
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
+import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
+from operator import itemgetter
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import sqlite_utils
@@ -32,7 +36,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, majority_label
 from judgecal.annotations.store import blind_first_labels, standing_labels_sql
-from judgecal.annotations.review import counted_pairs, paired_counted
+from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
 
@@ -85,30 +89,14 @@ class PairLabels(NamedTuple):
         return out
 
 
-class _VersionVotes(NamedTuple):
-    """One judge version's repeats on one pair, as SQLite sums them up."""
-
-    pair: tuple[str, str]
-    version: tuple[str, str]  # (rubric sha256, judge model)
-    last: int  # its latest verdict id, error rows included
-    last_label: int | None  # its latest labelled verdict id; None when every repeat was an error row
-    label: str | None  # the majority of its labels (None on a tie or without labels)
-
-
-def _version_votes(db: sqlite_utils.Database, where: str, params: list[Any]) -> Iterator[_VersionVotes]:
-    """Every (pair, judge version) of the verdicts `where` selects. One row per group comes out of SQLite, which
-    counts the repeats; only a group whose repeats disagree sends its labels, for `majority_label` to count."""
-    sql = f"""
-        SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, max(v.id),
-               max(CASE WHEN v.label IS NOT NULL THEN v.id END), min(v.label), max(v.label),
-               CASE WHEN min(v.label) != max(v.label) THEN json_group_array(v.label) END
-        FROM verdicts v WHERE {where}
-        GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
-    """
-    for rid, cid, sha, model, last, last_label, low, high, labels in db.execute(sql, params):
-        # error rows (label NULL) count for the latest id and the reach, never as a label
-        label = low if low == high else majority_label(lab for lab in json.loads(labels) if lab is not None)
-        yield _VersionVotes((rid, cid), (sha, model), last, last_label, label)
+_VOTES_SQL = """
+    SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, max(v.id),
+           max(CASE WHEN v.label IS NOT NULL THEN v.id END), min(v.label), max(v.label),
+           CASE WHEN min(v.label) != max(v.label) THEN json_group_array(v.label) END
+    FROM verdicts v WHERE {where}
+    GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
+    ORDER BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model
+"""
 
 
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -124,28 +112,56 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
         where += " AND v.judge_model = ?"
         params.append(judge_model)
     # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
-    groups = list(_version_votes(db, where, params))
-    latest: dict[tuple[str, str], _VersionVotes] = {}  # per pair, the latest version that labelled it
-    # the one judge model × rubric version the corrected pass rate rests on: most pairs judged, then the latest
-    reach: dict[tuple[str, str], list[int]] = {}
-    for g in groups:
-        if g.last_label is not None:
-            best = latest.get(g.pair)
-            if best is None or g.last_label > best.last_label:  # type: ignore[operator]
-                latest[g.pair] = g
-        r = reach.get(g.version)
-        if r is None:
-            reach[g.version] = [1, g.last]
-        else:
-            r[0] += 1
-            r[1] = max(r[1], g.last)
-    judge = {pair: g.label for pair, g in latest.items() if g.label is not None}
+    # One pass over SQLite's rows, no object per group (a million run records make ~900k groups). The rows come
+    # grouped by pair (the GROUP BY's order, asked for), so a pair's latest labelled version is settled when its
+    # rows end; per version its reach (pairs, latest id, error rows included) and its pairs' majorities, for the
+    # corrected rate's one version.
+    judge: dict[tuple[str, str], str] = {}
+    reach: dict[tuple[str, str], list[int]] = {}  # version -> [pairs, latest id]
+    by_version: dict[tuple[str, str], dict[tuple[str, str], str | None]] = {}  # version -> pair -> majority
+    pair: tuple[str, str] | None = None
+    best_id = 0  # the pair's latest labelled verdict id so far (0: none yet) and its version's majority
+    best: str | None = None
+    v_sha = v_model = None
+    v_reach: list[int] = []
+    v_pairs: dict[tuple[str, str], str | None] = {}
+    # a new str per row and column comes out of sqlite3: the pairs of one record share its id (the rows come by
+    # record), every pair of a constraint id shares one (a few dozen): ~150 MB less at a million run records
+    constraint_ids: dict[str, str] = {}
+    rid_last = ""
+    for rid, cid, sha, model, last, last_label, low, high, many in db.execute(_VOTES_SQL.format(where=where), params):
+        if pair is None or rid != pair[0] or cid != pair[1]:
+            if best is not None:
+                judge[pair] = best  # type: ignore[index]
+            if rid == rid_last:
+                rid = rid_last
+            else:
+                rid_last = rid
+            pair, best_id, best = (rid, constraint_ids.setdefault(cid, cid)), 0, None
+        # error rows (label NULL) count for the latest id and the reach, never as a label
+        label = low if low == high else majority_label(lab for lab in json.loads(many) if lab is not None)
+        if last_label is not None and last_label > best_id:
+            best_id, best = last_label, label
+        if sha != v_sha or model != v_model:
+            v_sha, v_model = sha, model
+            version = (sha, model)
+            if version not in reach:
+                reach[version], by_version[version] = [0, 0], {}
+            v_reach, v_pairs = reach[version], by_version[version]
+        v_reach[0] += 1
+        if last > v_reach[1]:
+            v_reach[1] = last
+        v_pairs[pair] = label
+    if best is not None:
+        judge[pair] = best  # type: ignore[index]
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
     # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
     # asked once per label
-    predictions = {label: ppi_prediction(() if label is None else (label,))
-                   for label in {g.label for g in groups if g.version == source}}
-    ppi_judge = {g.pair: predictions[g.label] for g in groups if g.version == source}
+    ppi_judge: dict[tuple[str, str], Any] = by_version.get(source, {}) if source is not None else {}
+    del by_version
+    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(ppi_judge.values())}
+    for pair, label in ppi_judge.items():  # in place (values only: the dict is not resized), one dict less
+        ppi_judge[pair] = predictions[label]
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -209,6 +225,7 @@ class _ConstraintRow(NamedTuple):
     labels: tuple[str, ...]
     expected: str | None
     passing: tuple[str, ...] | None  # labels that pass: ("pass",), a boundary case's expected ones, else None
+    pass_fail: bool = False  # labels == PASS_FAIL
 
 
 class _ItemRow(NamedTuple):
@@ -239,26 +256,38 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
     item order."""
     if records is None:
         records = [r for run_id in run_ids for r in _run_records(db, run_id)]
-    chosen = "SELECT value FROM json_each(?)"
-    params = [json.dumps(sorted({r.item_id for r in records}), ensure_ascii=False)]
-    scenarios = dict(db.execute(f"SELECT id, scenario FROM eval_items WHERE id IN ({chosen}) ORDER BY seq", params))
+    wanted = {r.item_id for r in records}
+    # Runs that answer most of the eval set (the usual case) read the tables whole, in storage order, and keep the
+    # items they answer: cheaper than one index probe per item. Otherwise the items are looked up by id.
+    if 2 * len(wanted) >= db.execute("SELECT count(*) FROM eval_items").fetchone()[0]:
+        where, params = "", []
+    else:
+        where = "WHERE {column} IN (SELECT value FROM json_each(?))"
+        params = [json.dumps(sorted(wanted), ensure_ascii=False)]
+    few: dict[str | None, str | None] = {None: None}  # a few dozen scenarios: one str each
+    scenarios = {item_id: few.setdefault(scenario, scenario) for item_id, scenario in db.execute(
+        f"SELECT id, scenario FROM eval_items {where.format(column='id')} ORDER BY seq", params)
+        if item_id in wanted}
     # the text only where `Constraint` would look for an old "Expected: ..." in it (LIKE: any case, a superset);
     # sorted here, not in SQLite (sorting the wide rows cost more than reading them)
     sql = f"""
         SELECT item_id, seq, id, type, severity, check_json, labels, expected,
                CASE WHEN expected IS NULL AND (text LIKE '%expected%' OR instr(text, '期望')) THEN text END
-        FROM constraints WHERE item_id IN ({chosen})
+        FROM constraints {where.format(column='item_id')}
     """
     # many items share a constraint's every field (a template's constraints, a repeated check): one row each
     rows: dict[tuple[Any, ...], _ConstraintRow] = {}
     label_sets: dict[str, tuple[str, ...]] = {}
     checks: dict[str, _CheckRef] = {}
     by_item: dict[str, list[tuple[int, _ConstraintRow]]] = {item_id: [] for item_id in scenarios}
-    for item_id, seq, *fields in db.execute(sql, params):
-        key = tuple(fields)
+    for stored in db.execute(sql, params):
+        entries = by_item.get(stored[0])
+        if entries is None:
+            continue  # an item the runs do not answer (the whole table was read)
+        key = stored[2:]
         row = rows.get(key)
         if row is None:
-            cid, ctype, severity, check_json, labels, expected, text = fields
+            cid, ctype, severity, check_json, labels, expected, text = key
             if check_json is not None and check_json not in checks:
                 check = json.loads(check_json)
                 checks[check_json] = _CheckRef(check["id"], bool(check.get("loose", False)))
@@ -269,10 +298,10 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
             row = _ConstraintRow(cid, ctype, severity, None if check_json is None else checks[check_json],
                                  label_sets[labels], expected, None)
             passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
-            row = rows[key] = row._replace(passing=passing)
-        by_item[item_id].append((seq, row))
+            row = rows[key] = row._replace(passing=passing, pass_fail=row.labels == PASS_FAIL)
+        entries.append((stored[1], row))
     return {item_id: _ItemRow(item_id, scenario,
-                              tuple(row for _, row in sorted(by_item[item_id], key=lambda sr: sr[0])))
+                              tuple(row for _, row in sorted(by_item[item_id], key=itemgetter(0))))
             for item_id, scenario in scenarios.items()}
 
 
@@ -281,7 +310,13 @@ def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
     sql = """SELECT id, item_id, model, prompt_version, error, input_tokens, output_tokens, latency_ms, rounds,
                     evalset_sha256, output IS NULL AND trajectory IS NULL
              FROM run_records WHERE run_id = ? ORDER BY seq"""
-    return [_RecordRow(*row[:-1], bool(row[-1])) for row in db.execute(sql, [run_id])]
+    # a few distinct models, prompt versions and eval-set hashes: one str each, not one per record
+    few: dict[str | None, str | None] = {None: None}
+    keep = few.setdefault
+    return [_RecordRow(rid, item, keep(model, model), keep(prompt, prompt), error, tin, tout, latency, rounds,
+                       keep(evalset, evalset), bool(failed))
+            for rid, item, model, prompt, error, tin, tout, latency, rounds, evalset, failed
+            in db.execute(sql, [run_id])]
 
 
 class _ToolCalls(NamedTuple):
@@ -297,29 +332,45 @@ def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
     return _ToolCalls(calls, failures)
 
 
-def _current_checks(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], bool]:
-    """The stored mechanical check results (`judgecal check`) of one run's records, only the current ones (checker
-    and loose flag those of the constraint now), as passed or not: the match is made in SQL. A result is keyed to its
-    run record and constraint, both immutable by id (an import never replaces a record or an item)."""
-    sql = """SELECT cr.run_record_id, cr.constraint_id, cr.passed FROM check_results cr
-             JOIN run_records r ON r.id = cr.run_record_id
-             JOIN constraints c ON c.item_id = r.item_id AND c.id = cr.constraint_id
-             WHERE r.run_id = ? AND c.check_json IS NOT NULL AND cr.checker = json_extract(c.check_json, '$.id')
-               AND (cr.loose != 0) = (coalesce(json_extract(c.check_json, '$.loose'), 0) != 0)"""
-    return {(rid, cid): bool(passed) for rid, cid, passed in db.execute(sql, [run_id])}
+# A stored result is current when its checker and loose flag are those of the constraint's check now.
+_CURRENT_CHECK = """cr.checker = json_extract(c.check_json, '$.id')
+    AND (cr.loose != 0) = (coalesce(json_extract(c.check_json, '$.loose'), 0) != 0)"""
 
 
-def _live_checks(db: sqlite_utils.Database, records: list[_RecordRow], items: dict[str, _ItemRow],
-                 current: dict[tuple[str, str], bool]) -> dict[tuple[str, str], bool]:
+class _Checks(NamedTuple):
+    """One run's mechanical outcomes, as read for settling: the pairs whose current stored result (`judgecal check`)
+    failed, and the outcome of every pair that no current result answers (run now, `_live_checks`). Every other
+    mechanical pair of a record with output passed: a million run records carry ~900k results, nearly all passing,
+    so only the failures cross from SQLite into Python."""
+
+    failing: set[tuple[str, str]]
+    live: dict[tuple[str, str], bool]
+
+
+def _current_checks(db: sqlite_utils.Database, run_id: str) -> _Checks:
+    """The mechanical outcomes of one run's records with output (see `_Checks`). The match of a stored result to
+    the constraint's check is made in SQL; a result is keyed to its run record and constraint, both immutable by id
+    (an import never replaces a record or an item)."""
+    # every mechanical pair of a record with output that did not pass by a current result: failed by one
+    # (current = 1), or answered by none (current = 0: none stored, or another checker or loose flag)
+    sql = f"""SELECT r.id, c.id, cr.passed IS NOT NULL AND {_CURRENT_CHECK} FROM run_records r
+             JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NOT NULL
+             LEFT JOIN check_results cr ON cr.run_record_id = r.id AND cr.constraint_id = c.id
+             WHERE r.run_id = ? AND NOT (r.output IS NULL AND r.trajectory IS NULL)
+               AND NOT coalesce(cr.passed = 1 AND {_CURRENT_CHECK}, 0)"""
+    failing: set[tuple[str, str]] = set()
+    missing: list[tuple[str, str]] = []
+    for rid, cid, current in db.execute(sql, [run_id]):
+        (failing.add if current else missing.append)((rid, cid))
+    return _Checks(failing, _live_checks(db, missing))
+
+
+def _live_checks(db: sqlite_utils.Database, missing: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
     """Run the mechanical checks no current stored result answers (none stored, or another checker or loose flag),
     on the validated item and record: only those are loaded whole."""
     todo: dict[str, list[str]] = {}  # record id -> constraint ids
-    for rec in records:
-        if rec.failed:
-            continue
-        for c in items[rec.item_id].constraints:
-            if c.check is not None and (rec.id, c.id) not in current:
-                todo.setdefault(rec.id, []).append(c.id)
+    for rid, cid in missing:
+        todo.setdefault(rid, []).append(cid)
     if not todo:
         return {}
     out: dict[tuple[str, str], bool] = {}
@@ -475,7 +526,9 @@ class _Extras:
             q1, q3 = _percentile(list(tokens.values()), 0.25), _percentile(list(tokens.values()), 0.75)
             assert q1 is not None and q3 is not None
             fence = q3 + OUTLIER_IQR * (q3 - q1)
-            outliers = tuple(rid for rid, t in sorted(tokens.items(), key=lambda kv: -kv[1]) if t > fence)
+            # filtered, then sorted (stable: the same order as filtering the sorted list)
+            outliers = tuple(rid for rid, _ in sorted(((rid, t) for rid, t in tokens.items() if t > fence),
+                                                       key=lambda kv: -kv[1]))
         by_item: dict[str, list[_RecordOutcome]] = {}
         for r in self.records:
             by_item.setdefault(r.record.item_id, []).append(r)
@@ -548,7 +601,6 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
     checks = _current_checks(db, run_id)
-    live = _live_checks(db, records, items, checks)
     tool_calls, parse_fail = _tool_calls(db, run_id)
     s_checked = s_passed = c_settled = c_passed = c_unjudged = human = mech_passed = mech_checked = 0
     item_pass: dict[str, bool | None] = {}
@@ -568,6 +620,9 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     tally = extras.tally
     judge, humans, ppi, blind, sample = (labels.judge, labels.human, labels.ppi_judge, labels.human_blind,
                                          labels.random_sample)
+    failing, live = checks
+    # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
+    get_human, get_judge, get_ppi, get_tally = humans.get, judge.get, ppi.get, tally.get
     for rec in records:
         item = items[rec.item_id]
         scenario = item.scenario or "(none)"
@@ -580,9 +635,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
             if c.check is not None:
                 if failed:
                     outcome = False
+                elif live and pair in live:
+                    outcome = live[pair]
                 else:
-                    found = checks.get(pair)
-                    outcome = live[pair] if found is None else found
+                    outcome = pair not in failing  # a current stored result passed (see `_Checks`)
                 mech_passed += outcome
                 mech_checked += 1
                 if c.type == "format":
@@ -591,8 +647,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                 source = "mechanical"
                 human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
-                if c.labels == PASS_FAIL and pair in ppi:
-                    j = ppi[pair]
+                if c.pass_fail and (j := get_ppi(pair)) is not None:
                     judge_all.append(j)
                     strata_all.append(c.id)
                     items_all.append(rec.item_id)
@@ -603,10 +658,10 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                         items_lab.append(rec.item_id)
                 if c.passing is None:
                     continue  # not a pass/fail set: neither settled nor unjudged
-                label = humans.get(pair)  # a human label wins
+                label = get_human(pair)  # a human label wins
                 source = "human" if label is not None else "judge"
                 if label is None:
-                    label = judge.get(pair)
+                    label = get_judge(pair)
                 if failed:
                     outcome = False
                 elif label is None:
@@ -618,7 +673,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
             c_settled += 1
             c_passed += outcome
             outcomes.append(outcome)
-            t = tally.get((c.type, source, scenario))
+            t = get_tally((c.type, source, scenario))
             if t is None:
                 t = tally[(c.type, source, scenario)] = [0, 0]
             t[0] += outcome
@@ -751,12 +806,67 @@ class Comparison:
                 "mdd": _none_nan(min_detectable_difference(self.paired.se)), "note": self.paired_note},
         }
 
+    def to_json(self) -> str:
+        """`json.dumps(self.as_dict(), ensure_ascii=False, indent=2)`, byte for byte. The item lists (one entry per
+        item: 285k at a million run records) are written from a template; `indent` makes `json` fall back to its
+        pure-Python encoder, which cost more than the comparison itself at that size."""
+        d = self.as_dict()
+        marks = {name: f"judgecal-items-{name}-{os.urandom(16).hex()}" for name in BUCKETS}  # (not uuid: start-up)
+        d["items"] = dict(marks)
+        rest = json.dumps(d, ensure_ascii=False, indent=2)  # small: the lists are marks
+        pieces = []
+        for name, mark in marks.items():
+            head, _, rest = rest.partition(f'"{mark}"')
+            pieces += [head, _items_json(self.bucket(name))]
+        return "".join(pieces + [rest])  # one copy of the whole text (63 MB at a million run records)
+
+
+_JSON_CONST = {True: "true", False: "false", None: "null"}
+
+
+def _items_json(items: list[ItemOutcome]) -> str:
+    """A bucket's item list as `json.dumps(..., ensure_ascii=False, indent=2)` writes it at the depth it stands in
+    `Comparison.as_dict()` (a list in the `items` object of the top-level object)."""
+    if not items:
+        return "[]"
+    q = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+    def ids(xs: tuple[str, ...]) -> str:
+        return "[\n          " + ",\n          ".join(map(q, xs)) + "\n        ]" if xs else "[]"
+
+    return "[\n" + ",\n".join(
+        f'      {{\n        "item_id": {q(i.item_id)},\n        "bucket": {q(i.bucket)},\n'
+        f'        "a_pass": {_JSON_CONST[i.a_pass]},\n        "b_pass": {_JSON_CONST[i.b_pass]},\n'
+        f'        "a_failed": {ids(i.a_failed)},\n        "b_failed": {ids(i.b_failed)}\n      }}'
+        for i in items) + "\n    ]"
+
 
 def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None = None,
                  rubric_sha256: str | None = None, judge_model: str | None = None,
                  allow_prompt_change: bool = False) -> Comparison:
     """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
     thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
+    with _no_cycle_collection():
+        return _compare_runs(db, run_a, run_b, thresholds=thresholds, rubric_sha256=rubric_sha256,
+                             judge_model=judge_model, allow_prompt_change=allow_prompt_change)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while a comparison is built: at a million run records it makes millions of
+    small tuples, lists and dicts (all acyclic), and the collector's passes over them cost ~8 s of ~50. Reference
+    counting still frees everything; the collector runs again afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None,
+                  rubric_sha256: str | None, judge_model: str | None, allow_prompt_change: bool) -> Comparison:
     records = {run: _run_records(db, run) for run in (run_a, run_b)}
     items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
@@ -815,6 +925,8 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
     runs' corrected semantic pairs, with as many records per unit in both runs and the same number of checked
     constraints: drop = (mech_A - mech_B) / T + (S / T) × paired difference (mechanical checks have no error).
     Otherwise the note says why and the unpaired drop stands."""
+    if not paired_drawn(db, run_a, run_b):
+        return None, None, [], None
     sample = paired_counted(db, run_a, run_b)
     if not sample.drawn:
         return None, None, [], None

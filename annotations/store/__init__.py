@@ -4,130 +4,70 @@ results, human labels, judge verdicts, batches and prices, and the read-only que
 The public names of this room; other rooms and callers import from here, never from its
 private modules (rules: the map at the top of docs/decisions.md)."""
 
-from judgecal.annotations.store._schema import (
-    DEFAULT_DB,
-    DEFAULT_GUIDELINES,
-    GUIDELINES_SETTING,
-    MIGRATIONS,
-    NoProject,
-    ProjectError,
-    connect,
-    default_db_path,
-    discard_if_empty,
-    has_verdict_pairs,
-    migrate,
-    now_iso,
-    table_counts,
-    unit_of_work,
-    write,
-)
-from judgecal.annotations.store._interface import (
-    STORE_CONNECTION_OPERATIONS,
-    STORE_DATABASE_OPERATIONS,
-    StoreConnection,
-    StoreDatabase,
-)
-from judgecal.annotations.store._writer import (
-    QueuedWriter,
-    WriterError,
-)
-from judgecal.annotations.store._project import (
-    ImportSummary,
-    SqliteRunSink,
-    export_header,
-    import_items,
-    import_runs,
-    item_rows,
-    iter_runs,
-    load_items,
-    load_run,
-    models_in_run,
-    project_evalset_sha256,
-    run_rows,
-    semantic_pairs,
-)
-from judgecal.annotations.store._checks import (
-    check_export_rows,
-    check_rows,
-    run_checks,
-)
-from judgecal.annotations.store._labels import (
-    HumanLabelRow,
-    blind_first_labels,
-    canonical_reviewer,
-    clean_reviewer_name,
-    current_labels,
-    import_labels,
-    label_export_rows,
-    pair_label_sets,
-    reviewer_names,
-    standing_labels_sql,
-    validate_label_rows,
-)
-from judgecal.annotations.stats import majority_label  # one rule, defined in stats
-from judgecal.annotations.store._rubrics import (
-    get_rubric,
-    list_rubrics,
-    store_rubric,
-)
-from judgecal.annotations.store._batches import (
-    HEARTBEAT_S,
-    LEASE_TTL_S,
-    finish_batch,
-    heartbeat,
-    mark_dead_batches,
-    start_batch,
-)
-from judgecal.annotations.store._prices import (
-    BATCH_DISCOUNT,
-    Price,
-    get_price,
-    list_prices,
-    set_price,
-)
-from judgecal.annotations.store._remote import (
-    RemoteBatch,
-    pending_remote_batches,
-    record_remote_batch,
-    remote_batch_requests,
-    update_remote_batch,
-)
-from judgecal.annotations.store._verdicts import (
-    SqliteVerdictSink,
-    VerdictImportRow,
-    done_verdict_keys,
-    flip_rates,
-    import_verdicts,
-    judge_consistency,
-    unknown_rubric_sha256,
-    verdict_export_rows,
-)
-from judgecal.annotations.store._anchors import (
-    AnchorPair,
-    AnchorRow,
-    DriftRunRow,
-    DriftVerdict,
-    FrozenVerdict,
-    OpenedDriftRun,
-    SqliteDriftSink,
-    anchor_pairs,
-    anchor_verdicts,
-    drift_verdicts,
-    finish_drift_run,
-    get_anchor,
-    get_drift_run,
-    insert_anchor,
-    list_anchors,
-    list_drift_runs,
-    open_drift_run,
-)
+from judgecal import lazy_exports
 
-from judgecal.annotations.store._probes import ProbeVerdict, SqliteProbeSink, probe_verdicts
+# Each public name and the module it comes from; a module is imported when one of its names is first used
+# (judgecal.lazy_exports says why).
+_OWNERS = {
+    "._schema": (
+        "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError",
+        "connect", "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso",
+        "table_counts", "unit_of_work", "write",
+    ),
+    "._interface": (
+        "STORE_CONNECTION_OPERATIONS", "STORE_DATABASE_OPERATIONS", "StoreConnection", "StoreDatabase",
+    ),
+    "._writer": (
+        "QueuedWriter", "WriterError",
+    ),
+    "._project": (
+        "ImportSummary", "SqliteRunSink", "export_header", "import_items", "import_runs", "item_rows",
+        "iter_runs", "load_items", "load_run", "models_in_run", "project_evalset_sha256", "run_rows",
+        "semantic_pairs",
+    ),
+    "._checks": (
+        "check_export_rows", "check_rows", "run_checks",
+    ),
+    "._labels": (
+        "HumanLabelRow", "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
+        "import_labels", "label_export_rows", "pair_label_sets", "reviewer_names", "standing_labels_sql",
+        "validate_label_rows",
+    ),
+    "judgecal.annotations.stats": (
+        "majority_label",
+    ),
+    "._rubrics": (
+        "get_rubric", "list_rubrics", "store_rubric",
+    ),
+    "._batches": (
+        "HEARTBEAT_S", "LEASE_TTL_S", "finish_batch", "heartbeat", "mark_dead_batches", "start_batch",
+    ),
+    "._prices": (
+        "BATCH_DISCOUNT", "Price", "get_price", "list_prices", "set_price",
+    ),
+    "._remote": (
+        "RemoteBatch", "pending_remote_batches", "record_remote_batch", "remote_batch_requests",
+        "update_remote_batch",
+    ),
+    "._verdicts": (
+        "SqliteVerdictSink", "VerdictImportRow", "done_verdict_keys", "flip_rates", "import_verdicts",
+        "judge_consistency", "unknown_rubric_sha256", "verdict_export_rows",
+    ),
+    "._anchors": (
+        "AnchorPair", "AnchorRow", "DriftRunRow", "DriftVerdict", "FrozenVerdict", "OpenedDriftRun",
+        "SqliteDriftSink", "anchor_pairs", "anchor_verdicts", "drift_verdicts", "finish_drift_run",
+        "get_anchor", "get_drift_run", "insert_anchor", "list_anchors", "list_drift_runs", "open_drift_run",
+    ),
+    "._probes": (
+        "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
+    ),
+}
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
-    "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
-    "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items", "import_runs",
+    "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso", "table_counts", "unit_of_work",
+    "write", "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items",
+    "import_runs",
     "item_rows", "iter_runs", "load_items", "load_run", "models_in_run", "project_evalset_sha256", "run_rows",
     "semantic_pairs", "check_export_rows", "check_rows", "run_checks", "HumanLabelRow", "blind_first_labels",
     "canonical_reviewer", "clean_reviewer_name", "current_labels", "import_labels", "label_export_rows",
@@ -145,3 +85,6 @@ __all__ += [  # frozen anchors and drift runs (issue 15.6)
     "update_remote_batch", "done_verdict_keys",
     "STORE_CONNECTION_OPERATIONS", "STORE_DATABASE_OPERATIONS", "StoreConnection", "StoreDatabase",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _OWNERS)
+del lazy_exports
