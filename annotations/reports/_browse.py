@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
+from judgecal.annotations.store import has_verdict_pairs
+
 
 class BatchRow(NamedTuple):
     """A judge (or runner) batch with the totals its summary recorded."""
@@ -185,8 +187,19 @@ def _tail(db: sqlite_utils.Database, table: str, columns: str) -> tuple:
 def verdicts_version(db: sqlite_utils.Database) -> tuple:
     """The part of `calibration_version` that the verdicts of each pair and the pairs' models, types and label sets
     are read from (verdicts, run records, constraints, rubrics): the key of the loaded verdicts that
-    `calibration_report` keeps between calls, so a new label does not read every verdict again."""
-    return (_tail(db, "verdicts", _VERDICT_TAIL), _tail(db, "run_records", "id"),
+    `calibration_report` keeps between calls, so a new label does not read every verdict again.
+
+    With migration 015 the verdicts' part costs two look-ups, not a count: an insert always moves the largest rowid
+    (a row gets largest + 1; only a delete lets a later insert reuse one), and every delete and update bumps
+    table_rewrites('verdicts') in the writer's transaction. The pairs' table is in the key too, so a project that
+    gains it is read afresh."""
+    if has_verdict_pairs(db):
+        verdicts = db.execute(
+            "SELECT (SELECT coalesce(max(rowid), 0) FROM verdicts),"
+            " (SELECT coalesce(max(n), 0) FROM table_rewrites WHERE name = 'verdicts'), 'verdict_pairs'").fetchone()
+    else:
+        verdicts = _tail(db, "verdicts", _VERDICT_TAIL)
+    return (verdicts, _tail(db, "run_records", "id"),
             _tail(db, "constraints", "json_array(item_id, id, labels)"), _tail(db, "rubrics", "sha256"))
 
 

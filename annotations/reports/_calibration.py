@@ -55,6 +55,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 import numpy as np
 import sqlite_utils
 
+from judgecal.evalsets import gc_paused
 from judgecal.annotations import stats as agr
 from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
                                         PassRateClustering, RatePlan, ac1_batch, clustered_pass_rate, design_effect,
@@ -68,6 +69,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
+from judgecal.annotations.store import has_verdict_pairs
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -320,21 +322,35 @@ def agreement(a: Sequence[str], b: Sequence[str], label_order: Sequence[str],
     labels = _order(list(a) + list(b), label_order)
     index = {lab: i for i, lab in enumerate(labels)}
     n = len(a)
-    w = [1.0] * n if weights is None else [float(x) for x in weights]
-    if len(w) != n or any(not (x > 0 and math.isfinite(x)) for x in w):
-        raise ValueError("weights must be one positive number per pair")
+    # The table's cells are summed per cell in pair order, as the element-wise numpy loop this replaces did (issue
+    # 16.2: that loop was seconds at 170k labelled pairs): the same float additions in the same order, the same bits.
+    # Unweighted, each cell is a count (exact) and the effective size n² / n.
+    cells: dict[tuple[str, str], float] = {}
+    if weights is None:
+        if len(b) != n:
+            raise ValueError("a and b must hold one label per pair each")
+        cells.update(Counter(zip(a, b)))
+        n_eff = float(n) ** 2 / float(n)
+    else:
+        w = [float(x) for x in weights]
+        if len(w) != n or any(not (x > 0 and math.isfinite(x)) for x in w):
+            raise ValueError("weights must be one positive number per pair")
+        for cell, wt in zip(zip(a, b), w):
+            cells[cell] = cells.get(cell, 0.0) + wt
+        n_eff = sum(w) ** 2 / sum(x * x for x in w)
     table = np.zeros((len(labels), len(labels)))
-    for x, y, wt in zip(a, b, w):
-        table[index[x], index[y]] += wt
-    n_eff = sum(w) ** 2 / sum(x * x for x in w)
+    for (x, y), total in cells.items():
+        table[index[x], index[y]] = total
     deff = design_effect([x == y for x, y in zip(a, b)], clusters) if clusters is not None else NO_CLUSTERING
     if weights is None:
         confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
     else:
         confusion = tuple(tuple(round(float(x), 6) for x in row) for row in table)
     dominant, count = (Counter(a) + Counter(b)).most_common(1)[0]
-    return _table_agreement(table, labels, n=n, agree=sum(x == y for x, y in zip(a, b)), dominant=dominant,
-                            count=count, abstain=sum(x == ABSTAIN for x in a), confusion=confusion,
+    agree = sum(k for (x, y), k in Counter(zip(a, b)).items() if x == y) if weights is not None else \
+        sum(k for (x, y), k in cells.items() if x == y)
+    return _table_agreement(table, labels, n=n, agree=int(agree), dominant=dominant,
+                            count=count, abstain=list(a).count(ABSTAIN), confusion=confusion,
                             n_eff=deff.effective(n_eff), weighted=weights is not None, deff=deff,
                             clustered=clusters is not None)
 
@@ -503,10 +519,14 @@ def _load_patterns(db: sqlite_utils.Database, where: list[str], params: list[Any
     and pairs with the same repeats share one `_Verdicts` (a project has a few dozen patterns, however many pairs).
     A pass over a million verdicts then builds no Python object per verdict row. None when a label holds a
     separator (the caller reads row by row)."""
-    sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, min(id) AS first, count(*), "
-           f"group_concat(repeat || '{_ITEM}' || ifnull('=' || label, '{_ERROR}'), '{_SEP}') FROM verdicts"
-           + (" WHERE " + " AND ".join(where) if where else "")
-           + " GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model ORDER BY first")
+    if has_verdict_pairs(db):  # migration 015: the patterns are stored, one row per pair, in first-verdict order
+        sql = ("SELECT judge_model, rubric_sha256, run_record_id, constraint_id, id, n, pattern FROM verdict_pairs"
+               + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
+    else:  # a read-only project without migration 015: SQLite groups every verdict row
+        sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, min(id) AS first, count(*), "
+               f"group_concat(repeat || '{_ITEM}' || ifnull('=' || label, '{_ERROR}'), '{_SEP}') FROM verdicts"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model ORDER BY first")
     shared: dict[str, _Verdicts] = {}
     out: dict[tuple[str, str], dict[Pair, _Verdicts]] = defaultdict(dict)
     group_key, group = None, {}
@@ -550,14 +570,17 @@ def pair_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
 
 
 def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | None = None,
-                         standing: bool = False) -> dict[Pair, list[dict[str, Any]]]:
+                         standing: bool = False, rows: list[dict[str, Any]] | None = None
+                         ) -> dict[Pair, list[dict[str, Any]]]:
     """Human labels per pair, the reviewer who labelled the pair first coming first: each reviewer's blind first
     label (what agreement uses), or with `standing=True` their standing label (what a reviewer reads as the
     current answer, e.g. in the disagreement list)."""
     first = {(r, c, who): i for r, c, who, i in db.execute(
         "SELECT run_record_id, constraint_id, reviewer, min(id) FROM human_labels GROUP BY 1, 2, 3")}
     out: dict[Pair, list[dict[str, Any]]] = defaultdict(list)
-    for row in (current_labels(db) if standing else blind_first_labels(db)):
+    if rows is None:  # `rows`: `blind_first_labels(db)` (or with `standing`, `current_labels(db)`) already read
+        rows = current_labels(db) if standing else blind_first_labels(db)
+    for row in rows:
         if rubric_seen is not None and row["rubric_version_seen"] not in rubric_seen:
             continue
         out[(row["run_record_id"], row["constraint_id"])].append(row)
@@ -567,11 +590,13 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
 
 
 def counted_rules(db: sqlite_utils.Database, run_id: str | None = None,
-                  raw_rules: dict[Pair, frozenset[str]] | None = None) -> dict[Pair, frozenset[str]]:
+                  raw_rules: dict[Pair, frozenset[str]] | None = None,
+                  counted: frozenset[Pair] | None = None) -> dict[Pair, frozenset[str]]:
     """`sample_rules`, with "random" kept only on the counted pairs (`counted_pairs`, of one run with `run_id`): what
     every agreement number and pass rate reads as "the random sample". `raw_rules`: `sample_rules(db)` when the
-    caller has read it."""
-    counted = counted_pairs(db, run_id=run_id).pairs
+    caller has read it; `counted`: `counted_pairs(db, run_id=run_id).pairs` likewise."""
+    if counted is None:
+        counted = counted_pairs(db, run_id=run_id).pairs
     rules = {p: (r if p in counted else r - {"random"})
              for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
     return rules
@@ -666,11 +691,11 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
             tgt_h.append(humans[p])
     items = [info[p].item_id for p in random_pairs]  # the clusters of the intervals (issue 15.5)
     per_repeat = []
+    repeat_labels = [verdicts[p].labels for p in random_pairs]  # looked up once, not once per repeat
     for r in repeats:
         # an error row (or a repeat that never ran on the pair) is this repeat's abstention
-        js = [(verdicts[p].labels.get(r) or ABSTAIN, humans[p]) for p in random_pairs]
-        per_repeat.append(RepeatAgreement(r, agreement([j for j, _ in js], [h for _, h in js], order,
-                                                       clusters=items)))
+        per_repeat.append(RepeatAgreement(r, agreement([labels.get(r) or ABSTAIN for labels in repeat_labels], maj_h,
+                                                       order, clusters=items)))
     stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
     weights = design_weights(random_pairs, (), stratum, sizes=base.stratum_sizes)
     return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
@@ -707,10 +732,26 @@ class _SliceBase(NamedTuple):
 
 def _slice_base(pairs: list[Pair], repeats: list[int], columns: "_Columns",
                 stratum_of: dict[Pair, tuple[str, str]] | None, info: dict[Pair, PairInfo]) -> _SliceBase:
-    order = _label_order(dict.fromkeys(map(columns.label_set.__getitem__, pairs)))
+    # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
+    stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
+    return _slice_base_of(list(map(columns.label_set.__getitem__, pairs)), list(map(columns.pattern.__getitem__, pairs)),
+                          list(map(stratum, pairs)), repeats)
+
+
+class _SliceColumns(NamedTuple):
+    """A slice's pairs' label sets, verdict patterns and design strata, in pair order: what `_slice_base_of` reads
+    (built in the one pass of `_group_base` that sorts the pairs into slices, not looked up again per slice)."""
+
+    label_sets: list[tuple[str, ...]]
+    patterns: list[tuple[tuple[int, str | None], ...]]
+    strata: list[tuple[str, str]]
+
+
+def _slice_base_of(label_sets: list[tuple[str, ...]], sequence: list[tuple[tuple[int, str | None], ...]],
+                   strata: list[tuple[str, str]], repeats: list[int]) -> _SliceBase:
+    order = _label_order(dict.fromkeys(label_sets))
     # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
     # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
-    sequence = list(map(columns.pattern.__getitem__, pairs))
     patterns = Counter(sequence)
     rvr = []
     for i, a in enumerate(repeats):
@@ -746,9 +787,7 @@ def _slice_base(pairs: list[Pair], repeats: list[int], columns: "_Columns",
                               sum(minority) / len(minority) if minority else math.nan)
     n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
     n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
-    # the design stratum (constraint × model under test) of a pair; `stratum_of` has it precomputed
-    stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
-    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, Counter(map(stratum, pairs)))
+    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, Counter(strata))
 
 
 class _Columns(NamedTuple):
@@ -786,19 +825,27 @@ def _ppi_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pa
                ) -> dict[str, _PpiBase]:
     by_model: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
-        if set(info[p].labels) == set(PASS_FAIL):
-            by_model[info[p].model].append(p)
+        i = info[p]
+        if _is_pass_fail(i.labels):
+            by_model[i.model].append(p)
     return {model: _ppi_base(by_model[model], verdicts, info) for model in sorted(by_model)}
+
+
+@functools.lru_cache(maxsize=256)
+def _is_pass_fail(labels: tuple[str, ...]) -> bool:
+    """`set(labels) == set(PASS_FAIL)`, once per label set (a project has a handful; it was a set per pair)."""
+    return set(labels) == set(PASS_FAIL)
 
 
 def _ppi_base(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _PpiBase:
     ps, judge, strata, items = [], [], [], []
     predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
     for p in pairs:
-        pattern = verdicts[p].pattern
+        v = verdicts[p]
+        pattern = v.pattern
         f = predicted.get(pattern)
         if f is None:
-            f = predicted[pattern] = ppi_prediction(verdicts[p].labels.values())
+            f = predicted[pattern] = ppi_prediction(v.labels.values())
         judge.append(f)
         strata.append(p[1])
         ps.append(p)
@@ -852,8 +899,9 @@ def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[
                  ) -> dict[tuple[str, tuple[str, ...]], _ShareBase]:
     groups: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
     for p in pairs:
-        if set(info[p].labels) != set(PASS_FAIL):
-            groups[(info[p].model, tuple(info[p].labels))].append(p)
+        i = info[p]
+        if not _is_pass_fail(i.labels):
+            groups[(i.model, tuple(i.labels))].append(p)
     out = {}
     for key, ps in sorted(groups.items()):
         labels = [list(verdicts[p].labels.values()) for p in ps]
@@ -948,25 +996,40 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     restricts every number to that run's records, counted on its counted pairs (the population's draw order
     restricted to the run: `counted_pairs(run_id=...)`); an unknown run is a ValueError.
     """
+    # The cycle collector paused (`gc_paused`): the report builds millions of long-lived,
+    # acyclic objects at a million run records, and each generation-2 pass walks them all again (~13% of the CPU at
+    # 100k). Process-wide: in the app a second thread's report may find it resumed early, which is only slower.
+    with gc_paused():
+        return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=rubric_seen,
+                                   rate=rate, target_half_width=target_half_width, run_id=run_id)
+
+
+def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model: str | None,
+                        constraint: str | Sequence[str] | None, rubric_seen: str | None, rate: float,
+                        target_half_width: float, run_id: str | None) -> CalibrationReport:
+    """`calibration_report` with the collector paused."""
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
-    version = verdicts_version(db)  # read once: it counts every verdict
+    version = verdicts_version(db)  # read once: it keys every kept part
     info = _pair_info_kept(db, version)
-    stratum_of = _kept(db, "strata", (), lambda: {p: (p[1], i.model) for p, i in info.items()}, version)
+    stratum_of = _kept(db, "strata", (), lambda: _strata_of(info), version)
     if run_id is not None:
         records = require_run(db, run_id)
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
     # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
     raw_rules = kept_sample_rules(db, version)
-    rules = counted_rules(db, run_id, raw_rules)
+    blind = blind_first_labels(db)  # read once: the counted pairs and the labels by pair both start from it
+    counted_of_run = counted_pairs(db, run_id=run_id, blind=blind).pairs
+    rules = counted_rules(db, run_id, raw_rules, counted_of_run)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
-    labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen).items() if p in info}
+    labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen, rows=blind).items()
+                      if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
-    population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id), version)
+    population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id, version=version), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     covariates = record_covariates(db)  # the labelled records' only: read again after a new label
     judged = _judged_groups(db, info, shas, model, constraints, run_id, version)
@@ -1022,7 +1085,7 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     cov = tuple(
         CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok,
                     c.population, _coverage_reason(c))
-        for c in stratum_coverage(db, rate, run_id=run_id, version=version)
+        for c in stratum_coverage(db, rate, run_id=run_id, version=version, counted=counted_of_run)
         if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
     )
     filters = {"rubric": rubric, "model": model, "constraint": sorted(constraints) if constraints else None,
@@ -1032,12 +1095,19 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
 
 
+def _strata_of(info: dict[Pair, PairInfo]) -> dict[Pair, tuple[str, str]]:
+    """Each pair's design stratum (constraint, model under test); one tuple per stratum, shared by its pairs (not a
+    tuple per pair: 1.7M at a million run records)."""
+    shared: dict[tuple[str, str], tuple[str, str]] = {}
+    return {p: shared.setdefault((p[1], i.model), (p[1], i.model)) for p, i in info.items()}
+
+
 def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], covariates: Any) -> JudgeError | None:
     """Judge error on the group's counted pass/fail pairs: the judge's majority (a tie or no valid repeat is an
     abstention) against the blind first human label."""
-    counted = [p for p in pairs if p in humans and "random" in rules.get(p, ()) and set(info[p].labels) ==
-               set(PASS_FAIL) and humans[p] in PASS_FAIL]
+    counted = [p for p in pairs if p in humans and "random" in rules.get(p, ()) and _is_pass_fail(info[p].labels)
+               and humans[p] in PASS_FAIL]
     if not counted:
         return None
     judge = [majority_label([l for l in verdicts[p].labels.values() if l is not None]) or ABSTAIN for p in counted]
@@ -1123,14 +1193,34 @@ def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
     by_c: dict[str, list[Pair]] = defaultdict(list)
     by_t: dict[str, list[Pair]] = defaultdict(list)
     by_ls: dict[str, list[Pair]] = defaultdict(list)
+    new_columns = lambda: _SliceColumns([], [], [])  # noqa: E731
+    overall = new_columns()
+    of_c: dict[str, _SliceColumns] = defaultdict(new_columns)
+    of_t: dict[str, _SliceColumns] = defaultdict(new_columns)
+    of_ls: dict[str, _SliceColumns] = defaultdict(new_columns)
+    label_set: dict[Pair, tuple[str, ...]] = {}
+    pattern: dict[Pair, tuple[tuple[int, str | None], ...]] = {}
+    joined: dict[tuple[str, ...], str] = {}  # "/".join per label set, not per pair
     for p in pairs:
+        i = info[p]
+        ls, pat, st = i.labels, verdicts[p].pattern, stratum_of[p]
+        label_set[p] = ls
+        pattern[p] = pat
+        name = joined.get(ls)
+        if name is None:
+            name = joined[ls] = "/".join(ls)
         by_c[p[1]].append(p)
-        by_t[info[p].type].append(p)
-        by_ls["/".join(info[p].labels)].append(p)
-    columns = _columns(pairs, verdicts, info)
-    named = [("overall", pairs)] + [(f"constraint:{c}", ps) for c, ps in by_c.items()] + \
-        [(f"type:{t}", ps) for t, ps in by_t.items()] + [(f"labels:{ls}", ps) for ls, ps in by_ls.items()]
-    slices = {name: _slice_base(ps, repeats, columns, stratum_of, info) for name, ps in named}
+        by_t[i.type].append(p)
+        by_ls[name].append(p)
+        for cols in (overall, of_c[p[1]], of_t[i.type], of_ls[name]):
+            cols.label_sets.append(ls)
+            cols.patterns.append(pat)
+            cols.strata.append(st)
+    columns = _Columns(label_set, pattern)
+    named = [("overall", overall)] + [(f"constraint:{c}", of_c[c]) for c in by_c] + \
+        [(f"type:{t}", of_t[t]) for t in by_t] + [(f"labels:{ls}", of_ls[ls]) for ls in by_ls]
+    slices = {name: _slice_base_of(*cols, repeats) for name, cols in named}
+    del overall, of_c, of_t, of_ls
     return _GroupBase(pairs, repeats, dict(by_c), dict(by_t), dict(by_ls), columns, slices,
                       _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info),
                       {p: k for k, p in enumerate(pairs)})
@@ -1166,10 +1256,16 @@ def common_repeats(verdicts: dict[Pair, "_Verdicts"]) -> tuple[dict[Pair, "_Verd
     if all(len(r) == len(common) for r in repeat_sets):
         return dict(verdicts), 0  # every pair has exactly the common repeats: nothing to leave out
     out, ignored = {}, 0
+    # pairs with the same repeats share one `_Verdicts` (`load_verdicts`): restrict each shared one once, and share
+    # the result, not a new object per pair (1.7M at a million run records)
+    restricted: dict[int, _Verdicts] = {}
     for p, v in verdicts.items():
         ignored += len(v.labels) - len(common)
-        out[p] = _Verdicts({r: l for r, l in v.labels.items() if r in common},
-                           {r: x for r, x in v.reason.items() if r in common})
+        kept = restricted.get(id(v))
+        if kept is None:
+            kept = restricted[id(v)] = _Verdicts({r: l for r, l in v.labels.items() if r in common},
+                                                 {r: x for r, x in v.reason.items() if r in common})
+        out[p] = kept
     return out, ignored
 
 

@@ -268,17 +268,22 @@ class VerdictPosition:
                 **self.bias.as_dict()}
 
 
+_PAIRWISE_LABELS = """(c.labels = '["output_1", "output_2"]' OR c.labels = '["output_1","output_2"]')"""
+
+
 def verdict_position_bias(db: sqlite_utils.Database, *, rubric: str | None = None,
                           model: str | None = None) -> list[VerdictPosition]:
     """Position bias of each rubric version × judge model that has verdicts on pairwise constraints."""
     shas = match_rubrics(db, rubric)
+    if db.execute(f"SELECT 1 FROM constraints c WHERE {_PAIRWISE_LABELS} LIMIT 1").fetchone() is None:
+        return []  # no pairwise constraint: the join below would read every verdict to find none (issue 16.2)
     names = _rubric_names(db)
     groups: dict[tuple[str, str], dict[tuple[str, str, int], dict[int, str | None]]] = defaultdict(dict)
     for rid, cid, sha, judge, repeat, label in db.execute(
             "SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.repeat, v.label"
             " FROM verdicts v JOIN run_records r ON r.id = v.run_record_id"
             " JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id"
-            " WHERE (c.labels = '[\"output_1\", \"output_2\"]' OR c.labels = '[\"output_1\",\"output_2\"]')"
+            f" WHERE {_PAIRWISE_LABELS}"
             # Only verdicts known to hold both orders: LLMBar's (its original / swapped judge fields) and `judge
             # --pairwise` pair records'. A plain `judge --repeats 2` asks the original order twice; read as both
             # orders, a judge always picking the first-shown output looks perfectly order-consistent.

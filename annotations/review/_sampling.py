@@ -61,6 +61,7 @@ from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks
 
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.store import now_iso, write
+from judgecal.annotations.store import has_verdict_pairs
 
 DEFAULT_RATE = 0.10
 DEFAULT_OVERLAP = 0.20
@@ -308,15 +309,16 @@ def _in_draw_order(pairs: list[Pair], prefix: str) -> tuple[Pair, ...]:
 
 
 def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
-                  run_id: str | None = None) -> CountedPairs:
+                  run_id: str | None = None, blind: list[dict[str, Any]] | None = None) -> CountedPairs:
     """The pairs every agreement number uses: per constraint × model, the longest prefix of the random sample's draw
     order whose pairs all carry a blind first label (`blind_first_labels`). Labels elsewhere (beyond the prefix,
     targeted-only, never sampled) are non-random and never count. Nothing about labels, their import order or the
     review queue enters the order; labels only decide where the prefix ends.
 
     `run_id`: the counted pairs of one run, the same rule on the draw order restricted to its records (see the module
-    docstring). Without it, pairs drawn for one run only never count."""
-    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
+    docstring). Without it, pairs drawn for one run only never count. `blind`: `blind_first_labels(db)` when the
+    caller has read it (the report reads it once, not once per use)."""
+    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
     version = version or _data_version(db)
     orders = dict(_memo(db, ("counted_orders", run_id), version,
                         lambda: _draw_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
@@ -336,12 +338,19 @@ def population_pairs(db: sqlite_utils.Database) -> set[Pair]:
     return {Pair(rid, cid) for cid, rid in db.execute(f"SELECT c.id, r.id {_SEMANTIC_PAIRS}")}
 
 
-def population_sizes(db: sqlite_utils.Database, run_id: str | None = None) -> Counter[tuple[str, str]]:
+def population_sizes(db: sqlite_utils.Database, run_id: str | None = None, *,
+                     version: tuple | None = None) -> Counter[tuple[str, str]]:
     """(constraint id, model) -> number of semantic pairs with output: the population a rubric version is gated on
-    (with `run_id`: that run's part of it)."""
+    (with `run_id`: that run's part of it). `version`: a key that changes whenever run records or constraints change
+    (the report's `verdicts_version`): the count, a pass over every run record, is then memoised under it and
+    shared by the report and `coverage` (the caller must not mutate it)."""
     where, params = ("AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
-    return Counter({(cid, model): n for cid, model, n in db.execute(
-        f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
+
+    def count() -> Counter[tuple[str, str]]:
+        return Counter({(cid, model): n for cid, model, n in db.execute(
+            f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
+
+    return count() if version is None else _memo(db, ("population_sizes", run_id), version, count)
 
 
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
@@ -1083,7 +1092,7 @@ def review_progress(db: sqlite_utils.Database, rows: list[StratumCoverage] | Non
 
 def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
              include_unjudged: bool = False, run_id: str | None = None,
-             version: tuple | None = None) -> list[StratumCoverage]:
+             version: tuple | None = None, counted: frozenset[Pair] | None = None) -> list[StratumCoverage]:
     """Exact review coverage of every stratum, from the current verdicts, samples and labels (one row per stratum,
     sorted by stratum). Reads every verdict: for the CLI, calibration and the CI gate, not for a page rerun
     (see `quota_progress`). `run_id`: the coverage of that run's pairs by its counted pairs (`counted_pairs`).
@@ -1091,14 +1100,15 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
     `version`: a key that changes whenever verdicts, run records or constraints change (the calibration report's
     `verdicts_version`). With it, what does not depend on labels (populations, judged and sampled counts, the
     strata of the random pairs) is memoised under it and the samples' fingerprint, and only the counted pairs are
-    read again: the Calibration page after a new label."""
+    read again: the Calibration page after a new label. `counted`: `counted_pairs(db, run_id=run_id).pairs` when the
+    caller has it."""
     _check_rates(rate, 0)
     if version is None:
         parts = _coverage_parts(db, include_unjudged, run_id)
     else:
         parts = _memo(db, ("coverage_parts", include_unjudged, run_id), (version, _data_version(db)[0]),
-                      lambda: _coverage_parts(db, include_unjudged, run_id))
-    done = counted_pairs(db, run_id=run_id).pairs
+                      lambda: _coverage_parts(db, include_unjudged, run_id, version))
+    done = counted_pairs(db, run_id=run_id).pairs if counted is None else counted
     counts = {key: [judged, sampled, 0] for key, (judged, sampled) in parts.counts.items()}
     for pair, key in parts.random_strata:
         if pair in done and key in counts:  # with run_id, `done` holds the run's counted pairs only
@@ -1122,18 +1132,23 @@ class _CoverageParts(NamedTuple):
     random_strata: tuple[tuple[Pair, StratumKey], ...]  # each random pair's strata (`_strata_of_random_pairs`)
 
 
-def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None) -> _CoverageParts:
-    population = population_sizes(db, run_id)
+def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None,
+                    version: tuple | None = None) -> _CoverageParts:
+    population = population_sizes(db, run_id, version=version)
     # `run_id`: only that run's records (the same SQL with one more condition)
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     # The members of each stratum are those of `strata_members`, counted in SQL (issue 16.2: the pairs themselves
     # are never read): judged pairs from the distinct (rubric version, constraint, run record) of the verdicts, and
     # which of them are in the random sample. Only the counted pairs, all in the random sample, are looked up one by
     # one, to find their strata.
+    # With migration 015 the distinct judged pairs come from `verdict_pairs` (a third of the rows, in run record
+    # order: the run records are then looked up in one sweep, not once per rubric × constraint).
+    distinct = ("SELECT DISTINCT run_record_id, constraint_id, rubric_sha256 FROM verdict_pairs"
+                if has_verdict_pairs(db) else "SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts")
     counts: dict[StratumKey, tuple[int, int]] = {}
     for cid, model, sha, judged, sampled in db.execute(f"""
             SELECT v.constraint_id, r.model, v.rubric_sha256, count(*), count(s.run_record_id)
-            FROM (SELECT DISTINCT rubric_sha256, constraint_id, run_record_id FROM verdicts) v
+            FROM ({distinct}) v
             JOIN run_records r ON r.id = v.run_record_id
             JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id AND c.check_json IS NULL
             LEFT JOIN samples s ON s.run_record_id = v.run_record_id AND s.constraint_id = v.constraint_id
@@ -1153,22 +1168,29 @@ def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: s
     return _CoverageParts(population, counts, tuple(_strata_of_random_pairs(db, include_unjudged)))
 
 
-def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool) -> Iterator[tuple[Pair, StratumKey]]:
+def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool
+                            ) -> Iterator[tuple[tuple[str, str], StratumKey]]:
     """The `strata_members` strata of each random-sample pair, one (pair, key) per pair and stratum."""
+    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"  # one row per judge model, not per repeat
     sql = f"""
         SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256,
                (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output
         FROM samples s
         JOIN run_records r ON r.id = s.run_record_id
         JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
-        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
+    # One StratumKey per stratum, shared by its pairs; the pair a plain tuple (equal to and hashed as the Pair it
+    # is looked up with): 530k rows at a million run records.
+    keys: dict[tuple[str, str, str | None], StratumKey] = {}
     for rid, cid, model, sha, has_output in db.execute(sql):
-        if sha is not None:
-            yield Pair(rid, cid), StratumKey(cid, model, sha)
-        elif include_unjudged and has_output:
-            yield Pair(rid, cid), StratumKey(cid, model, None)
+        if sha is None and not (include_unjudged and has_output):
+            continue
+        key = keys.get((cid, model, sha))
+        if key is None:
+            key = keys[(cid, model, sha)] = StratumKey(cid, model, sha)
+        yield (rid, cid), key
 
 
 def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:

@@ -11,8 +11,8 @@ from judgecal import lazy_exports
 _OWNERS = {
     "._schema": (
         "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError",
-        "connect", "default_db_path", "discard_if_empty", "migrate", "now_iso", "table_counts",
-        "unit_of_work", "write",
+        "connect", "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso",
+        "table_counts", "unit_of_work", "write",
     ),
     "._interface": (
         "STORE_CONNECTION_OPERATIONS", "STORE_DATABASE_OPERATIONS", "StoreConnection", "StoreDatabase",
@@ -65,8 +65,9 @@ _OWNERS = {
 
 __all__ = [
     "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
-    "default_db_path", "discard_if_empty", "migrate", "now_iso", "table_counts", "unit_of_work", "write",
-    "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items", "import_runs",
+    "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso", "table_counts", "unit_of_work",
+    "write", "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items",
+    "import_runs",
     "item_rows", "iter_runs", "load_items", "load_run", "models_in_run", "project_evalset_sha256", "run_rows",
     "semantic_pairs", "check_export_rows", "check_rows", "run_checks", "HumanLabelRow", "blind_first_labels",
     "canonical_reviewer", "clean_reviewer_name", "current_labels", "import_labels", "label_export_rows",

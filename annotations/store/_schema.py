@@ -832,6 +832,69 @@ def _m016_sample_rewrites(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("016_sample_rewrites", _m016_sample_rewrites),)
 
 
+def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
+    # Issue 16.2: the report at a million run records. verdict_pairs holds one row per judged pair (judge model,
+    # rubric, run record, constraint) with its repeats as one pattern text, so the report reads 1.7M short rows in
+    # rowid order instead of grouping 5.3M verdict rows on every call. Its rowid is the pair's first (smallest)
+    # verdict id: a scan in rowid order is the pairs in the order of their first verdict, without a sort. Triggers
+    # keep it exactly in step with `verdicts` in the writer's own transaction (insert, the retry upsert's update,
+    # delete): each recomputes the pair's row from its verdicts through the verdicts' unique index, so no write
+    # path has to remember it. The verdicts' O(1) version: the largest rowid moves on every insert; deletes and
+    # updates bump table_rewrites('verdicts'), as migration 016 does for samples. Nothing writes verdicts with
+    # INSERT OR REPLACE (whose implicit delete fires no trigger while recursive_triggers is off).
+    def recompute(k: str) -> str:
+        key = (f"run_record_id = {k}.run_record_id AND constraint_id = {k}.constraint_id"
+               f" AND rubric_sha256 = {k}.rubric_sha256 AND judge_model = {k}.judge_model")
+        return f"""
+            DELETE FROM verdict_pairs WHERE {key};
+            INSERT INTO verdict_pairs (id, judge_model, rubric_sha256, run_record_id, constraint_id, n, pattern)
+            SELECT min(id), judge_model, rubric_sha256, run_record_id, constraint_id, count(*), {_PATTERN_TEXT}
+            FROM (SELECT * FROM verdicts WHERE {key} ORDER BY repeat) GROUP BY judge_model;"""
+
+    bump = """
+            INSERT INTO table_rewrites (name, n) VALUES ('verdicts', 1)
+            ON CONFLICT (name) DO UPDATE SET n = n + 1;"""
+    _execute_script(db,
+        f"""
+        CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+        CREATE TABLE verdict_pairs (
+            id INTEGER PRIMARY KEY,          -- the pair's smallest verdict id
+            judge_model TEXT NOT NULL,
+            rubric_sha256 TEXT NOT NULL,
+            run_record_id TEXT NOT NULL,
+            constraint_id TEXT NOT NULL,
+            n INTEGER NOT NULL,              -- its verdict rows (repeats)
+            pattern TEXT NOT NULL,           -- its repeats in repeat order: see _PATTERN_TEXT
+            UNIQUE (run_record_id, constraint_id, rubric_sha256, judge_model)
+        );
+        INSERT INTO verdict_pairs (id, judge_model, rubric_sha256, run_record_id, constraint_id, n, pattern)
+        SELECT min(id), judge_model, rubric_sha256, run_record_id, constraint_id, count(*), {_PATTERN_TEXT}
+        FROM (SELECT * FROM verdicts ORDER BY run_record_id, constraint_id, rubric_sha256, judge_model, repeat)
+        GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model;
+        CREATE TRIGGER verdict_pairs_insert AFTER INSERT ON verdicts BEGIN {recompute("NEW")}
+        END;
+        CREATE TRIGGER verdict_pairs_update AFTER UPDATE ON verdicts BEGIN {recompute("OLD")} {recompute("NEW")} {bump}
+        END;
+        CREATE TRIGGER verdict_pairs_delete AFTER DELETE ON verdicts BEGIN {recompute("OLD")} {bump}
+        END;
+        """
+    )
+
+
+# A pair's repeats as one text: `repeat \x1f =label` (or `repeat \x1f \x1e` for an error row), joined by \x1d, in
+# repeat order. `_calibration._load_patterns` parses it and checks the parts against `n` (a label holding a
+# separator is read row by row).
+_PATTERN_TEXT = "group_concat(repeat || char(31) || ifnull('=' || label, char(30)), char(29))"
+
+MIGRATIONS = MIGRATIONS + (Migration("015_verdict_pairs", _m015_verdict_pairs),)
+
+
+def has_verdict_pairs(db: sqlite_utils.Database) -> bool:
+    """Whether the project has migration 015's `verdict_pairs` and the verdicts' rewrite counter. A project opened
+    read-only without it (no write permission to upgrade it) is read as before: grouped from `verdicts`."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_pairs'").fetchone() is not None
+
+
 def _m017_draw_fronts(db: sqlite_utils.Database) -> None:
     # Issue 16.2: a draw after new data reads what the last draw left instead of hashing every pair again. Per
     # constraint × model population and kind, every pair whose rank is at most a stored bound (kept in the draw's
