@@ -372,3 +372,21 @@ def _recomputed_after(before: set[tuple], conn, rid: str, cid: str, judge: str) 
     """`before` with one pair's row as `verdicts` now gives it."""
     fresh = {r for r in _recomputed(conn) if r[1] == judge and r[3] == rid and r[4] == cid}
     return {r for r in before if not (r[1] == judge and r[3] == rid and r[4] == cid)} | fresh
+
+
+def test_an_import_written_sixty_rows_a_statement_keeps_every_row_and_the_table_exact(tmp_path: Path) -> None:
+    """`import verdicts` writes 60 rows a statement: 131 rows are three statements, pairs split across their
+    boundaries, and some pairs' repeats come out of order within the file (repeat 2 before 1)."""
+    path = seed_project(tmp_path / "p.db")
+    rows = [{"run_record_id": f"run-{m}-{n}", "constraint_id": cid, "rubric_sha256": RUBRIC_SHA,
+             "judge_model": f"judge-x{j}", "repeat": rep, "label": None if (n + rep + j) % 7 == 0 else "pass",
+             "error": "timeout" if (n + rep + j) % 7 == 0 else None}
+            for j in range(9) for m in "ab" for n in range(1, 5) for cid in ("grounded", "polite")
+            for rep in ((0, 2, 1) if (j + n) % 3 == 0 else (0, 1))][:131]
+    assert len(rows) == 131
+    file = tmp_path / "v.jsonl"
+    file.write_text("".join(json.dumps({k: v for k, v in r.items() if v is not None}) + "\n" for r in rows))
+    assert main(["--db", str(path), "import", "verdicts", str(file)]) == 0
+    with ann.unit_of_work(path) as db:
+        assert db.execute("SELECT count(*) FROM verdicts WHERE judge_model LIKE 'judge-x%'").fetchone()[0] == 131
+    _exact(path)
