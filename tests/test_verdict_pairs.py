@@ -153,7 +153,8 @@ def _without_migration(src: Path, dst: Path) -> sqlite_utils.Database:
     """A copy as a project built before migration 015 looks (a read-only open of one reads it as it is)."""
     shutil.copy(src, dst)
     conn = sqlite3.connect(dst)
-    conn.executescript("DROP TRIGGER verdict_pairs_insert; DROP TRIGGER verdict_pairs_update;"
+    conn.executescript("DROP TRIGGER verdict_pairs_insert; DROP TRIGGER verdict_pairs_insert_behind;"
+                       " DROP TRIGGER verdict_pairs_update;"
                        " DROP TRIGGER verdict_pairs_delete; DROP TABLE verdict_pairs;"
                        " DELETE FROM table_rewrites WHERE name = 'verdicts';"
                        " DELETE FROM _migrations WHERE name = '015_verdict_pairs';")
@@ -268,3 +269,124 @@ def test_the_report_resumes_the_garbage_collector_after_it_and_after_a_failure(t
             assert not gc.isenabled()  # a caller that paused it keeps it paused
         finally:
             gc.enable()
+
+
+# An insert after every stored repeat (and verdict id) of its pair appends to the pair's row; any other insert
+# recomputes it. The attacks on the append: a repeat that arrives late, a verdict id below the pair's first, a
+# refused duplicate, error rows, labels holding the separators, and each trigger alone (exactly one must fire).
+
+def _insert(db, rid: str, cid: str, repeat: int, label: str | None, *, judge: str = "judge-7",
+            vid: int | None = None) -> None:
+    db.execute("INSERT INTO verdicts (id, run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+               " error, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'x')",
+               [vid, rid, cid, RUBRIC_SHA, judge, repeat, label, None if label is not None else "timeout"])
+
+
+def _row(db, rid: str, cid: str, judge: str = "judge-7") -> tuple | None:
+    return db.execute("SELECT id, n, pattern FROM verdict_pairs WHERE run_record_id = ? AND constraint_id = ?"
+                      " AND judge_model = ?", [rid, cid, judge]).fetchone()
+
+
+def test_repeats_in_order_error_rows_and_separator_labels_are_appended_exactly(tmp_path: Path) -> None:
+    path = seed_project(tmp_path / "p.db")
+    odd = "a\x1fb\x1d=c\x1e"  # every separator the pattern text uses, and the label marker
+    with ann.unit_of_work(path) as db, ann.write(db):
+        _insert(db, "run-b-1", "polite", 0, "pass")
+        first = db.execute("SELECT max(id) FROM verdicts").fetchone()[0]
+        assert _row(db, "run-b-1", "polite") == (first, 1, "0\x1f=pass")
+        _insert(db, "run-b-1", "polite", 1, None)       # an error row: a part, never a label
+        _insert(db, "run-b-1", "polite", 2, odd)
+        _insert(db, "run-b-1", "polite", 7, "fail")     # a gap in the repeats is still in order
+        _insert(db, "run-a-1", "polite", 3, "fail", judge="judge-1")  # after the seed's repeats 0-2
+        assert _row(db, "run-b-1", "polite") == (
+            first, 4, f"0\x1f=pass\x1d1\x1f\x1e\x1d2\x1f={odd}\x1d7\x1f=fail")
+        assert _row(db, "run-a-1", "polite", "judge-1")[1:] == (4, "0\x1f=pass\x1d1\x1f=pass\x1d2\x1f=pass\x1d3\x1f=fail")
+    _exact(path)
+    # what the report reads from the appended text: the separator label read row by row, the error row as an error
+    with ann.unit_of_work(path) as db:
+        loaded = _labels(load_verdicts(db, reasons=False))
+        assert loaded == _labels(load_verdicts(db, reasons=True))
+        assert any(odd in labels.values() for group in loaded.values() for _, labels in group)
+
+
+def test_a_repeat_below_a_stored_one_or_a_smaller_verdict_id_recomputes_the_pair(tmp_path: Path) -> None:
+    path = seed_project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db, ann.write(db):
+        for repeat in (0, 1, 3):
+            _insert(db, "run-b-2", "grounded", repeat, "pass")
+        _insert(db, "run-b-2", "grounded", 2, "fail")   # 2 after 3: in repeat order in the text, not at its end
+        assert _row(db, "run-b-2", "grounded")[1:] == (4, "0\x1f=pass\x1d1\x1f=pass\x1d2\x1f=fail\x1d3\x1f=pass")
+        # repeats in order but a verdict id below the pair's first: the row takes the smallest id
+        _insert(db, "run-b-3", "polite", 0, "pass", vid=5000)
+        _insert(db, "run-b-3", "polite", 1, "fail", vid=4000)
+        assert _row(db, "run-b-3", "polite") == (4000, 2, "0\x1f=pass\x1d1\x1f=fail")
+        _insert(db, "run-b-3", "polite", 2, "pass", vid=6000)  # then in order again: appended, id kept
+        assert _row(db, "run-b-3", "polite") == (4000, 3, "0\x1f=pass\x1d1\x1f=fail\x1d2\x1f=pass")
+    _exact(path)
+
+
+def test_a_duplicate_repeat_refused_by_the_unique_index_leaves_the_table_unchanged(tmp_path: Path) -> None:
+    import pytest
+
+    path = seed_project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db, ann.write(db):
+        _insert(db, "run-b-4", "polite", 0, "pass")
+        _insert(db, "run-b-4", "polite", 1, "pass")
+        before = _stored(db.conn)
+        for repeat in (1, 0):  # the last repeat again (it would be "in order" if the index let it in), the first
+            with pytest.raises(sqlite3.IntegrityError):
+                _insert(db, "run-b-4", "polite", repeat, "fail")
+        assert _stored(db.conn) == before
+    with ann.unit_of_work(path) as db:
+        assert _stored(db.conn) == before
+    _exact(path)
+
+
+def test_exactly_one_insert_trigger_fires(tmp_path: Path) -> None:
+    """Each trigger alone on a copy: the append one keeps in-order inserts exact and leaves late ones alone, the
+    recompute one the reverse — so with both, each insert is handled once, whichever SQLite runs first."""
+    path = seed_project(tmp_path / "p.db")
+    for kept, dropped in (("verdict_pairs_insert", "verdict_pairs_insert_behind"),
+                          ("verdict_pairs_insert_behind", "verdict_pairs_insert")):
+        copy = tmp_path / f"{kept}.db"
+        shutil.copy(path, copy)
+        conn = sqlite3.connect(copy, isolation_level=None)
+        conn.execute(f"DROP TRIGGER {dropped}")
+        before = _stored(conn)
+        _insert(conn, "run-a-2", "polite", 3, "fail", judge="judge-1")  # in order
+        in_order = _stored(conn)
+        _insert(conn, "run-a-4", "grounded", 0, "fail", judge="judge-9")
+        _insert(conn, "run-a-4", "grounded", 2, "fail", judge="judge-9")
+        _insert(conn, "run-a-4", "grounded", 1, "pass", judge="judge-9")  # late
+        late_pattern = _row(conn, "run-a-4", "grounded", "judge-9")[2]
+        if kept == "verdict_pairs_insert":
+            assert in_order == _recomputed_after(before, conn, "run-a-2", "polite", "judge-1")
+            assert late_pattern == "0\x1f=fail\x1d2\x1f=fail"  # the late repeat is not its to handle
+        else:
+            assert in_order == before
+            assert late_pattern == "0\x1f=fail\x1d1\x1f=pass\x1d2\x1f=fail"
+        conn.close()
+
+
+def _recomputed_after(before: set[tuple], conn, rid: str, cid: str, judge: str) -> set[tuple]:
+    """`before` with one pair's row as `verdicts` now gives it."""
+    fresh = {r for r in _recomputed(conn) if r[1] == judge and r[3] == rid and r[4] == cid}
+    return {r for r in before if not (r[1] == judge and r[3] == rid and r[4] == cid)} | fresh
+
+
+def test_an_import_written_sixty_rows_a_statement_keeps_every_row_and_the_table_exact(tmp_path: Path) -> None:
+    """`import verdicts` writes 60 rows a statement: 131 rows are three statements, pairs split across their
+    boundaries, and some pairs' repeats come out of order within the file (repeat 2 before 1)."""
+    path = seed_project(tmp_path / "p.db")
+    rows = [{"run_record_id": f"run-{m}-{n}", "constraint_id": cid, "rubric_sha256": RUBRIC_SHA,
+             "judge_model": f"judge-x{j}", "repeat": rep, "label": None if (n + rep + j) % 7 == 0 else "pass",
+             "error": "timeout" if (n + rep + j) % 7 == 0 else None}
+            for j in range(9) for m in "ab" for n in range(1, 5) for cid in ("grounded", "polite")
+            for rep in ((0, 2, 1) if (j + n) % 3 == 0 else (0, 1))][:131]
+    assert len(rows) == 131
+    file = tmp_path / "v.jsonl"
+    file.write_text("".join(json.dumps({k: v for k, v in r.items() if v is not None}) + "\n" for r in rows))
+    assert main(["--db", str(path), "import", "verdicts", str(file)]) == 0
+    with ann.unit_of_work(path) as db:
+        assert db.execute("SELECT count(*) FROM verdicts WHERE judge_model LIKE 'judge-x%'").fetchone()[0] == 131
+    _exact(path)

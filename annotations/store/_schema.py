@@ -838,19 +838,34 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
     # rowid order instead of grouping 5.3M verdict rows on every call. Its rowid is the pair's first (smallest)
     # verdict id: a scan in rowid order is the pairs in the order of their first verdict, without a sort. Triggers
     # keep it exactly in step with `verdicts` in the writer's own transaction (insert, the retry upsert's update,
-    # delete): each recomputes the pair's row from its verdicts through the verdicts' unique index, so no write
-    # path has to remember it. The verdicts' O(1) version: the largest rowid moves on every insert; deletes and
+    # delete): each recomputes the pair's row from its verdicts through the verdicts' unique index (an insert in
+    # repeat order appends to it instead, see below), so no write path has to remember it. The verdicts' O(1) version: the largest rowid moves on every insert; deletes and
     # updates bump table_rewrites('verdicts'), as migration 016 does for samples. Nothing writes verdicts with
     # INSERT OR REPLACE (whose implicit delete fires no trigger while recursive_triggers is off).
+    def pair_of(k: str) -> str:
+        return (f"run_record_id = {k}.run_record_id AND constraint_id = {k}.constraint_id"
+                f" AND rubric_sha256 = {k}.rubric_sha256 AND judge_model = {k}.judge_model")
+
     def recompute(k: str) -> str:
-        key = (f"run_record_id = {k}.run_record_id AND constraint_id = {k}.constraint_id"
-               f" AND rubric_sha256 = {k}.rubric_sha256 AND judge_model = {k}.judge_model")
+        key = pair_of(k)
         return f"""
             DELETE FROM verdict_pairs WHERE {key};
             INSERT INTO verdict_pairs (id, judge_model, rubric_sha256, run_record_id, constraint_id, n, pattern)
             SELECT min(id), judge_model, rubric_sha256, run_record_id, constraint_id, count(*), {_PATTERN_TEXT}
             FROM (SELECT * FROM verdicts WHERE {key} ORDER BY repeat) GROUP BY judge_model;"""
 
+    # An insert that comes after every stored repeat of its pair, and after its every verdict id (the common case:
+    # the judge and the imports write a pair's repeats in order), is the pair's row with one more part at the end
+    # and the same smallest id: one upsert, a first verdict making the row. Anything else — a repeat below a stored
+    # one, a row inserted under a smaller id than the pair's others — recomputes the pair. The two conditions read
+    # only `verdicts`, which neither trigger writes, so exactly one of the two fires whichever runs first.
+    behind = f"EXISTS (SELECT 1 FROM verdicts WHERE {pair_of('NEW')} AND (repeat > NEW.repeat OR id > NEW.id))"
+    append = f"""
+            INSERT INTO verdict_pairs (id, judge_model, rubric_sha256, run_record_id, constraint_id, n, pattern)
+            VALUES (NEW.id, NEW.judge_model, NEW.rubric_sha256, NEW.run_record_id, NEW.constraint_id, 1,
+                    {_PART_TEXT.format(v="NEW.")})
+            ON CONFLICT (run_record_id, constraint_id, rubric_sha256, judge_model)
+            DO UPDATE SET n = n + 1, pattern = pattern || char(29) || excluded.pattern;"""
     bump = """
             INSERT INTO table_rewrites (name, n) VALUES ('verdicts', 1)
             ON CONFLICT (name) DO UPDATE SET n = n + 1;"""
@@ -871,7 +886,9 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
         SELECT min(id), judge_model, rubric_sha256, run_record_id, constraint_id, count(*), {_PATTERN_TEXT}
         FROM (SELECT * FROM verdicts ORDER BY run_record_id, constraint_id, rubric_sha256, judge_model, repeat)
         GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model;
-        CREATE TRIGGER verdict_pairs_insert AFTER INSERT ON verdicts BEGIN {recompute("NEW")}
+        CREATE TRIGGER verdict_pairs_insert AFTER INSERT ON verdicts WHEN NOT {behind} BEGIN {append}
+        END;
+        CREATE TRIGGER verdict_pairs_insert_behind AFTER INSERT ON verdicts WHEN {behind} BEGIN {recompute("NEW")}
         END;
         CREATE TRIGGER verdict_pairs_update AFTER UPDATE ON verdicts BEGIN {recompute("OLD")} {recompute("NEW")} {bump}
         END;
@@ -884,7 +901,8 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
 # A pair's repeats as one text: `repeat \x1f =label` (or `repeat \x1f \x1e` for an error row), joined by \x1d, in
 # repeat order. `_calibration._load_patterns` parses it and checks the parts against `n` (a label holding a
 # separator is read row by row).
-_PATTERN_TEXT = "group_concat(repeat || char(31) || ifnull('=' || label, char(30)), char(29))"
+_PART_TEXT = "{v}repeat || char(31) || ifnull('=' || {v}label, char(30))"
+_PATTERN_TEXT = f"group_concat({_PART_TEXT.format(v='')}, char(29))"
 
 MIGRATIONS = MIGRATIONS + (Migration("015_verdict_pairs", _m015_verdict_pairs),)
 

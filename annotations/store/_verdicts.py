@@ -50,13 +50,14 @@ _UPSERT_TAIL = """
 _UPSERT_ROWS = 60
 
 
-def _upsert_many(conn: Any, rows: list[tuple[Any, ...]]) -> None:
+def _upsert_many(conn: Any, rows: list[tuple[Any, ...]], *, tail: str = _UPSERT_TAIL) -> None:
     """The upsert of `rows` as multi-row statements, not `executemany`: the sqlite3 module lets go of the GIL around
     every statement step, and with hundreds of worker threads each hand-back is a fight for it (issue 16.6). The
-    rows are applied in order, as executemany would."""
+    rows are applied in order, as executemany would. `tail=""` is a plain insert (the import's): on `verdicts`,
+    whose triggers give every statement a statement journal, one statement a row paid that once a row."""
     for start in range(0, len(rows), _UPSERT_ROWS):
         part = rows[start:start + _UPSERT_ROWS]
-        conn.execute(_UPSERT_HEAD + ", ".join([_ROW_PARAMS] * len(part)) + _UPSERT_TAIL,
+        conn.execute(_UPSERT_HEAD + ", ".join([_ROW_PARAMS] * len(part)) + tail,
                      [value for row in part for value in row])
 
 
@@ -294,8 +295,7 @@ def import_verdicts(db: sqlite_utils.Database,
                                   row.output_tokens, row.latency_ms, f"import:{parsed.file}", stamp))
                 if problems.total:
                     continue  # the file is refused: read on only to report every problem
-                conn.executemany(f"INSERT INTO verdicts ({', '.join(_VERDICT_FIELDS)}, batch_id, created_at)"
-                                 f" VALUES ({', '.join('?' * (len(_VERDICT_FIELDS) + 2))})", fresh)
+                _upsert_many(conn, fresh, tail="")
                 inserted += len(fresh)
             problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
             # Rubrics the file brings: shipped templates first (in their own order), then the rest in the exporting
