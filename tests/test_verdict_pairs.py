@@ -103,6 +103,17 @@ def test_every_verdict_write_keeps_the_table_exact_and_moves_the_version(tmp_pat
                    " created_at) VALUES (?, ?, ?, ?, ?, ?, 'pass', ?)", [top, *row[1:6], row[-1]])
         assert db.execute("SELECT max(id), count(*) FROM verdicts").fetchone() == (top, count)
     step()
+    # a verdict deleted below the top, then another stored by hand under that row id: count and largest id are
+    # where the delete left them, so the insert itself must move the version
+    with ann.unit_of_work(path) as db, ann.write(db):
+        low = db.execute("SELECT * FROM verdicts WHERE id < ? ORDER BY id LIMIT 1", [top]).fetchone()
+        db.execute("DELETE FROM verdicts WHERE id = ?", [low[0]])
+    step()
+    with ann.unit_of_work(path) as db, ann.write(db):
+        db.execute("INSERT INTO verdicts (id, run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                   " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   [low[0], *low[1:6], "fail" if low[6] == "pass" else "pass", low[-1]])
+    step()
     # one repeat deleted, then a pair's every verdict deleted (its row goes)
     with ann.unit_of_work(path) as db, ann.write(db):
         db.execute("DELETE FROM verdicts WHERE run_record_id = 'run-a-2' AND constraint_id = 'grounded'"
@@ -155,7 +166,7 @@ def _without_migration(src: Path, dst: Path) -> sqlite_utils.Database:
     conn = sqlite3.connect(dst)
     conn.executescript("DROP TRIGGER verdict_pairs_insert; DROP TRIGGER verdict_pairs_insert_behind;"
                        " DROP TRIGGER verdict_pairs_update;"
-                       " DROP TRIGGER verdict_pairs_delete; DROP TABLE verdict_pairs;"
+                       " DROP TRIGGER verdict_pairs_delete; DROP TRIGGER verdicts_gap_insert; DROP TABLE verdict_pairs;"
                        " DELETE FROM table_rewrites WHERE name = 'verdicts';"
                        " DELETE FROM _migrations WHERE name = '015_verdict_pairs';")
     conn.close()

@@ -190,8 +190,8 @@ def verdicts_version(db: sqlite_utils.Database) -> tuple:
     `calibration_report` keeps between calls, so a new label does not read every verdict again.
 
     With migration 015 the verdicts' part costs two look-ups, not a count: an insert always moves the largest rowid
-    (a row gets largest + 1; only a delete lets a later insert reuse one), and every delete and update bumps
-    table_rewrites('verdicts') in the writer's transaction. The pairs' table is in the key too, so a project that
+    (a row gets largest + 1; only a delete lets a later insert reuse one), and every delete, update and insert under
+    an explicit row id below the largest bumps table_rewrites('verdicts') in the writer's transaction. The pairs' table is in the key too, so a project that
     gains it is read afresh."""
     if has_verdict_pairs(db):
         verdicts = db.execute(

@@ -840,7 +840,9 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
     # keep it exactly in step with `verdicts` in the writer's own transaction (insert, the retry upsert's update,
     # delete): each recomputes the pair's row from its verdicts through the verdicts' unique index (an insert in
     # repeat order appends to it instead, see below), so no write path has to remember it. The verdicts' O(1) version: the largest rowid moves on every insert; deletes and
-    # updates bump table_rewrites('verdicts'), as migration 016 does for samples. Nothing writes verdicts with
+    # updates bump table_rewrites('verdicts'), as migration 016 does for samples; so does an insert under a row id
+    # below the largest (only an explicit id can land in a gap a delete left: after the delete's bump, it would
+    # otherwise leave the version where the delete put it). Nothing writes verdicts with
     # INSERT OR REPLACE (whose implicit delete fires no trigger while recursive_triggers is off).
     def pair_of(k: str) -> str:
         return (f"run_record_id = {k}.run_record_id AND constraint_id = {k}.constraint_id"
@@ -893,6 +895,9 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
         CREATE TRIGGER verdict_pairs_update AFTER UPDATE ON verdicts BEGIN {recompute("OLD")} {recompute("NEW")} {bump}
         END;
         CREATE TRIGGER verdict_pairs_delete AFTER DELETE ON verdicts BEGIN {recompute("OLD")} {bump}
+        END;
+        CREATE TRIGGER verdicts_gap_insert AFTER INSERT ON verdicts WHEN NEW.id < (SELECT max(id) FROM verdicts)
+        BEGIN {bump}
         END;
         """
     )
