@@ -176,21 +176,29 @@ class SeenKeys:
         import sqlite3
 
         self._db = sqlite3.connect("")  # "": a private temporary database, deleted when closed
-        self._db.execute("CREATE TABLE seen (id TEXT PRIMARY KEY, line INTEGER) WITHOUT ROWID")
+        # `row`: the key's row in the order rows were offered, which tells "this row itself" from "an earlier row";
+        # the line cannot, since every row of a one-document JSON file is on line 1
+        self._db.execute("CREATE TABLE seen (id TEXT PRIMARY KEY, line INTEGER, row INTEGER) WITHOUT ROWID")
+        self._rows = 0
 
     def first_lines(self, keys: list[str], lines: list[int]) -> list[int | None]:
         """For each key (in order), the line it was first seen on when that is an earlier row, else None; every
         key not seen before is recorded with its line."""
+        start_row = self._rows
+        self._rows += len(keys)
         before = self._db.total_changes
-        self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?)", zip(keys, lines))
+        self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?, ?, ?)",
+                             zip(keys, lines, range(start_row, self._rows)))
         if self._db.total_changes - before == len(keys):
             return [None] * len(keys)  # the usual case: no key came before, one statement per chunk
-        first: dict[str, int] = {}
+        first: dict[str, tuple[int, int]] = {}
         for start in range(0, len(keys), 900):  # SQLite caps bound parameters
             part = sorted(set(keys[start:start + 900]))
             marks = ",".join("?" * len(part))
-            first.update(self._db.execute(f"SELECT id, line FROM seen WHERE id IN ({marks})", part).fetchall())
-        return [None if first[key] == line else first[key] for key, line in zip(keys, lines)]
+            first.update((key, (line, row)) for key, line, row in
+                         self._db.execute(f"SELECT id, line, row FROM seen WHERE id IN ({marks})", part))
+        return [None if first[key][1] == row else first[key][0]
+                for key, row in zip(keys, range(start_row, self._rows))]
 
     def duplicates(self, file: str, id_field: str, chunk: Parsed[Any]) -> list[Problem]:
         """Problems for rows of `chunk` whose id came earlier (in this chunk or before)."""

@@ -226,3 +226,19 @@ def test_a_document_is_never_read_whole(db: Path, tmp_path: Path, monkeypatch):
     assert main(["--db", str(db), "import", "promptfoo", str(f)]) == 0
     assert main(["--db", str(db), "import", "deepeval", str(d)]) == 0
     assert max(reads) <= _harness._BLOCK and len(reads) > 16
+
+
+# ------------------------------------------------------------------------------------------------ duplicate ids
+
+def test_a_repeated_sample_id_in_a_one_document_file_is_refused_by_name(db: Path, tmp_path: Path, capsys):
+    """Every row of a one-document file is on line 1, so "the same line" cannot tell a row from an earlier one
+    (SeenKeys numbers the rows): a repeated DeepEval `order` or promptfoo result id is a clear error naming the
+    field, not the database's UNIQUE failure, and nothing is written."""
+    cases = _deepeval(N)
+    cases[-1]["order"] = 3  # after the first chunk
+    f = _write(tmp_path / "run.json", {"testRunData": {"testCases": cases, "identifier": "run-1"}})
+    _refused_unchanged(db, "deepeval", f, capsys, "a second sample with id 'deepeval:run-1:3' (first on line 1)")
+    rows = _promptfoo(40)
+    rows[20]["id"] = "res2"
+    f = _write(tmp_path / "out.json", _promptfoo_doc(rows))
+    _refused_unchanged(db, "promptfoo", f, capsys, "a second sample with id 'promptfoo:eval-1:res2' (first on line 1)")
