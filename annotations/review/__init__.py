@@ -46,23 +46,7 @@ _OWNERS = {
     ),
 }
 
-__all__ = [
-    "DEFAULT_OVERLAP", "DEFAULT_RATE", "CountedPairs", "DrawSettings", "Pair", "ReviewProgress", "SampleRow",
-    "SampleSummary", "StratumCoverage", "StratumKey", "committed_seeds", "counted_pairs", "coverage", "draw_orders",
-    "draw_rank", "draw_run_sample", "draw_sample", "import_samples", "labelled_pairs", "last_draw", "population_pairs",
-    "population_sizes", "quota", "quota_progress", "review_progress", "sample_export_rows", "sample_is_stale",
-    "sample_rules", "strata_members", "stratum_key", "targeted_pairs", "top_up_sample", "FAILURE_MODES",
-    "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue", "SavedLabel", "awaiting_blind_label",
-    "guidelines", "is_open", "my_label", "next_pair", "open_queue", "record_label", "reveal", "review_card",
-    "reviewer_order", "skip", "undo", "undo_last", "JUDGE_MODEL", "REVIEWER", "LLMBarImport", "import_llmbar",
-    "parse_llmbar", "rubric_sha", "ASSIGN_METHODS", "AssignmentError", "AssignSummary", "OverlapProgress",
-    "ReviewerProgress", "assign", "assignment_progress", "overlap_progress", "reviewer_progress",
-    "standing_assignments", "ReasonLine", "label_set_for", "reason_conclusion", "reason_contradicts",
-    "reason_lines", "Guideline", "GuidelineError", "GuidelineSet", "current_guideline", "guideline_history",
-    "guidelines_for", "is_admin", "parse_admins", "save_guideline",
-    "run_output", "review_quota", "review_version", "overlap_pairs", "PAIRED", "PairedDraw", "PairedSample",
-    "PairedUnit", "draw_paired", "paired_counted", "paired_drawn", "paired_key", "paired_order",
-]
+__all__ = [name for names in _OWNERS.values() for name in names]  # the table is the one list
 
 __getattr__, __dir__ = lazy_exports(__name__, _OWNERS)
 del lazy_exports

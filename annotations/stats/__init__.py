@@ -59,24 +59,7 @@ _OWNERS = {
     ),
 }
 
-__all__ = [
-    "Z_95", "AgreementResult", "interpret_kappa", "MIN_N_INTERVAL", "KappaInterval", "KappaResult", "cohen_kappa",
-    "cohen_kappa_table", "gwet_ac1", "kappa_interval", "mcnemar_exact", "pabak", "fleiss_kappa",
-    "krippendorff_alpha", "randolph_kappa", "BootstrapCI", "bootstrap_ci", "labels_needed",
-    "labels_needed_for_interval", "ac1_batch", "kappa_from_table", "majority_label", "PPI_TUNE_MIN_N", "PassRate",
-    "design_weights", "ppi_pass_rate", "ppi_prediction", "CorrectedRate", "corrected_rate", "percentile", "ratio",
-    "beta_ppf", "binom_cdf", "ndtr", "ndtri",
-    "PPIMean", "ppi_mean", "Z_POWER_80", "LabelPlan", "VarianceParts", "min_detectable_difference", "plan_labels",
-    "PLAN_HALF_WIDTH", "RatePlan", "rate_plan",
-    "LabelShare", "PairedDifference", "label_prediction", "label_predictions", "label_shares", "ppi_difference",
-    "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "cluster_robust_se", "ErrorRate", "JudgeErrorRegression",
-    "ModelErrorRates", "error_rates_by_model", "holm", "judge_error_regression", "log2_length", "logistic_fit",
-    "standardised", "wilson_rate", "NO_CLUSTERING", "DesignEffect", "PassRateClustering", "clustered_pass_rate",
-    "design_effect", "clustered_difference", "ppi_design_effect",
-    "JudgedUnits", "judged_units", "variance_of",
-]
-__all__ += ["KappaChange", "KappaPoint", "paired_kappa_change"]  # drift (issue 15.6)
-__all__ += ["MIN_YOUDEN", "RG_ITERATIONS", "RG_SEED", "RoganGladen", "rogan_gladen"]  # cross-check of PPI (issue 15)
+__all__ = [name for names in _OWNERS.values() for name in names]  # the table is the one list
 
 __getattr__, __dir__ = lazy_exports(__name__, _OWNERS)
 del lazy_exports

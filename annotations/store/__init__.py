@@ -63,28 +63,7 @@ _OWNERS = {
     ),
 }
 
-__all__ = [
-    "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError", "connect",
-    "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso", "table_counts", "unit_of_work",
-    "write", "QueuedWriter", "WriterError", "ImportSummary", "SqliteRunSink", "export_header", "import_items",
-    "import_runs",
-    "item_rows", "iter_runs", "load_items", "load_run", "models_in_run", "project_evalset_sha256", "run_rows",
-    "semantic_pairs", "check_export_rows", "check_rows", "run_checks", "HumanLabelRow", "blind_first_labels",
-    "canonical_reviewer", "clean_reviewer_name", "current_labels", "import_labels", "label_export_rows",
-    "pair_label_sets", "reviewer_names", "standing_labels_sql", "validate_label_rows", "HEARTBEAT_S", "LEASE_TTL_S",
-    "SqliteVerdictSink", "VerdictImportRow", "finish_batch", "flip_rates", "get_price", "get_rubric", "heartbeat",
-    "import_verdicts", "judge_consistency", "list_prices", "list_rubrics", "majority_label", "mark_dead_batches",
-    "set_price", "start_batch", "store_rubric", "unknown_rubric_sha256", "verdict_export_rows",
-    "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
-]
-__all__ += [  # frozen anchors and drift runs (issue 15.6)
-    "AnchorPair", "AnchorRow", "DriftRunRow", "DriftVerdict", "FrozenVerdict", "OpenedDriftRun", "SqliteDriftSink",
-    "anchor_pairs", "anchor_verdicts", "drift_verdicts", "finish_drift_run", "get_anchor", "get_drift_run",
-    "insert_anchor", "list_anchors", "list_drift_runs", "open_drift_run",
-    "BATCH_DISCOUNT", "Price", "RemoteBatch", "pending_remote_batches", "record_remote_batch", "remote_batch_requests",
-    "update_remote_batch", "done_verdict_keys",
-    "STORE_CONNECTION_OPERATIONS", "STORE_DATABASE_OPERATIONS", "StoreConnection", "StoreDatabase",
-]
+__all__ = [name for names in _OWNERS.values() for name in names]  # the table is the one list
 
 __getattr__, __dir__ = lazy_exports(__name__, _OWNERS)
 del lazy_exports
