@@ -319,14 +319,18 @@ def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
 
 class _ToolCalls(NamedTuple):
     calls: int
-    parse_failures: int  # calls whose error is a parse failure (`is_tool_parse_failure`, in SQL)
+    parse_failures: int  # calls whose error starts with PARSE_FAILURE
+
+
+# The runner's error kind for tool-call arguments that are not a JSON object (judgecal/runner: "parse_failure: ...").
+PARSE_FAILURE = "parse_failure"
 
 
 def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
     calls, failures = db.execute(
-        "SELECT count(*), coalesce(sum(substr(json_extract(t.value, '$.error'), 1, 13) = 'parse_failure'), 0)"
-        " FROM run_records r, json_each(r.tool_calls) t WHERE r.run_id = ? AND r.tool_calls IS NOT NULL",
-        [run_id]).fetchone()
+        "SELECT count(*), coalesce(sum(substr(json_extract(t.value, '$.error'), 1, length(:p)) = :p), 0)"
+        " FROM run_records r, json_each(r.tool_calls) t WHERE r.run_id = :run AND r.tool_calls IS NOT NULL",
+        {"p": PARSE_FAILURE, "run": run_id}).fetchone()
     return _ToolCalls(calls, failures)
 
 
@@ -394,10 +398,6 @@ def error_cause(error: str | None) -> str | None:
     if error is None:
         return None
     return error.split(":", 1)[0].strip() or "unknown"
-
-
-def is_tool_parse_failure(error: str | None) -> bool:
-    return error is not None and error.startswith("parse_failure")
 
 
 def _corrected_pass_rate(mechanical: tuple[int, int], judge_all: list[int], judge_lab: list[int],
@@ -1012,6 +1012,6 @@ __all__ = [
     "BLOCKED_LABELS", "BUCKETS", "MIN_REPEATS_FOR_SPREAD", "THRESHOLD_KEYS", "Comparability", "Comparison",
     "comparability", "Decision", "ItemOutcome", "Reason", "RunStats",
     "PairLabels", "Settled", "CorrectedRate", "RateDifference", "rate_difference", "compare_runs", "constraint_passed", "decide", "error_cause", "expected_labels", 
-    "is_tool_parse_failure", "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
+    "list_runs", "pair_labels", "parse_thresholds", "read_thresholds",
     "require_run", "run_stats", "settled_labels",
 ]
