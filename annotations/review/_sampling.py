@@ -903,7 +903,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if member:
             _tally(st, counts, pop, now, has_output, drawn, overlapped, 1)
         if member and not was:
-            rank = sha256(f"{_rank_prefix(st.seed, population_key(*pop))}{rid}\x1f{cid}".encode()).digest()
+            rank = draw_rank(st.seed, *pop, pair)
             if st.bound is None or rank <= st.bound:
                 new_members[pop].append((rank, rid, 1))
             if drawn and not overlapped:
