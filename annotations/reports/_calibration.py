@@ -50,6 +50,7 @@ import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
+from operator import itemgetter
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -59,7 +60,8 @@ from judgecal.evalsets import gc_paused
 from judgecal.annotations import stats as agr
 from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
                                         PassRateClustering, RatePlan, ac1_batch, clustered_pass_rate, design_effect,
-                                        design_weights, JudgedUnits, judged_units, kappa_from_table, label_predictions,
+                                        design_weights, JudgedUnits, judged_units, kappa_from_table, label_prediction,
+                                        label_predictions,
                                         label_shares, ppi_pass_rate, ppi_prediction, rate_plan, RoganGladen,
                                         rogan_gladen)
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, record_covariates
@@ -656,10 +658,12 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                  post_reveal: set[Pair] = frozenset(),
                  stratum_of: dict[Pair, tuple[str, str]] | None = None,
                  columns: "_Columns | None" = None, base: "_SliceBase | None" = None,
-                 labelled: list[Pair] | None = None) -> SliceStats:
+                 labelled: list[Pair] | None = None, n_pairs: int | None = None) -> SliceStats:
     # `columns`: each pair's label set and verdict pattern, looked up at C speed (a slice may hold 500k pairs);
     # `base`: what `_slice_base` computed for exactly these pairs (kept with the verdicts); `labelled`: the pairs of
-    # `pairs` with a human label, in pair order, when the caller has them (a new label then costs no pass over all)
+    # `pairs` with a human label, in pair order, when the caller has them (a new label then costs no pass over all);
+    # `n_pairs`: how many pairs the slice has, when `pairs` is not every one of them (the SQL aggregates hold only
+    # counts and the labelled pairs: `_sql_group_bases`)
     if columns is None:
         columns = _columns(pairs, verdicts, info)
     if base is None:
@@ -698,7 +702,7 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                                                        order, clusters=items)))
     stratum = (lambda p: (p[1], info[p].model)) if stratum_of is None else stratum_of.__getitem__
     weights = design_weights(random_pairs, (), stratum, sizes=base.stratum_sizes)
-    return SliceStats(name, len(pairs), len(random_pairs), tie, no_valid,
+    return SliceStats(name, len(pairs) if n_pairs is None else n_pairs, len(random_pairs), tie, no_valid,
                       agreement(maj_j, maj_h, order, clusters=items),
                       tuple(per_repeat), all_correct, len(targeted_pairs), agreement(tgt_j, tgt_h, order),
                       base.repeat_vs_repeat, base.consistency, changed,
@@ -749,10 +753,22 @@ class _SliceColumns(NamedTuple):
 
 def _slice_base_of(label_sets: list[tuple[str, ...]], sequence: list[tuple[tuple[int, str | None], ...]],
                    strata: list[tuple[str, str]], repeats: list[int]) -> _SliceBase:
-    order = _label_order(dict.fromkeys(label_sets))
+    def minority_total(minority_of: dict[Any, float | None]) -> float:
+        # summed in pair order, as before: a float sum's last bits depend on the order
+        return sum(m for m in map(minority_of.__getitem__, sequence) if m is not None)
+
     # Over every pair of the slice, a pair counts only through its verdict pattern: count the patterns (in the
     # order each first occurs, which is all the list versions' tie-breaks read) and compute on the counts.
-    patterns = Counter(sequence)
+    return _slice_base_counted(_label_order(dict.fromkeys(label_sets)), Counter(sequence), Counter(strata), repeats,
+                               minority_total)
+
+
+def _slice_base_counted(order: tuple[str, ...], patterns: Counter, strata: Counter, repeats: list[int],
+                        minority_total: Any) -> _SliceBase:
+    """`_slice_base_of` from the slice's pattern counts (in first-occurrence order) and stratum counts: the one
+    computation behind the per-pair path and the SQL aggregates (`_sql_group_bases`). `minority_total(minority_of)`
+    gives the sum of the pairs' minority shares in pair order (minority_of: pattern -> share, None below two valid
+    repeats): the one number that depends on more than the counts."""
     rvr = []
     for i, a in enumerate(repeats):
         for b in repeats[i + 1:]:
@@ -781,13 +797,12 @@ def _slice_base_of(label_sets: list[tuple[str, ...]], sequence: list[tuple[tuple
         multi += c
         flipped += c * (len(set(ls)) > 1)
         minority_of[pattern] = 1 - Counter(ls).most_common(1)[0][1] / len(ls)
-    # summed in pair order, as before: a float sum's last bits depend on the order
-    minority = [m for m in map(minority_of.__getitem__, sequence) if m is not None]
+    # the mean over the `multi` pairs with a share (as len() of the per-pair list was)
     consistency = Consistency(multi, flipped, flipped / multi if multi else math.nan,
-                              sum(minority) / len(minority) if minority else math.nan)
+                              minority_total(minority_of) / multi if multi else math.nan)
     n_rows = sum(c * len(pattern) for pattern, c in patterns.items())
     n_errors = sum(c * sum(l is None for _, l in pattern) for pattern, c in patterns.items())
-    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, Counter(strata))
+    return _SliceBase(order, tuple(rvr), consistency, n_rows, n_errors, strata)
 
 
 class _Columns(NamedTuple):
@@ -807,16 +822,14 @@ def _label_order(label_sets: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 class _PpiBase(NamedTuple):
-    """A model under test's pass/fail pairs of a group, in pair order, with the judge's prediction, stratum and item
-    of each: what the pass rate reads of every pair (verdicts only), kept with the verdicts. `index` (pair -> its
-    position), `sizes` (pairs per stratum) and `units` (the judged side of the clustering) are derived from them
-    once, so a report after a new label reads the labelled pairs only."""
+    """A model under test's pass/fail pairs of a group, in pair order: the judge's prediction of each (`judge`), its
+    stratum (`strata`, the constraint id), pairs per stratum (`sizes`) and the judged side of the clustering by item
+    (`units`). What the pass rate reads of every pair (verdicts only), kept with the verdicts; the labelled pairs are
+    read apart, so a report after a new label reads only them. Built per pair (`_ppi_base`) or from the SQL
+    aggregates (`_sql_group_bases`): the same lists, element for element."""
 
-    pairs: list[Pair]
     judge: list[float]
     strata: list[str]
-    items: list[str]
-    index: dict[Pair, int]
     sizes: Counter
     units: JudgedUnits
 
@@ -837,42 +850,60 @@ def _is_pass_fail(labels: tuple[str, ...]) -> bool:
     return set(labels) == set(PASS_FAIL)
 
 
+@functools.lru_cache(maxsize=4096)
+def _prediction_of(pattern: tuple[tuple[int, str | None], ...]) -> float:
+    """`ppi_prediction` of a pair's repeats, once per verdict pattern (a few, however many pairs)."""
+    return ppi_prediction(l for _, l in pattern)
+
+
 def _ppi_base(pairs: Iterable[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]) -> _PpiBase:
-    ps, judge, strata, items = [], [], [], []
-    predicted: dict[Any, float] = {}  # per verdict pattern: a few, however many pairs
+    judge, strata, items = [], [], []
     for p in pairs:
-        v = verdicts[p]
-        pattern = v.pattern
-        f = predicted.get(pattern)
-        if f is None:
-            f = predicted[pattern] = ppi_prediction(v.labels.values())
-        judge.append(f)
+        judge.append(_prediction_of(verdicts[p].pattern))
         strata.append(p[1])
-        ps.append(p)
         items.append(info[p].item_id)
-    return _PpiBase(ps, judge, strata, items, {p: k for k, p in enumerate(ps)}, Counter(strata),
-                    judged_units(judge, items))
+    return _PpiBase(judge, strata, Counter(strata), judged_units(judge, items))
 
 
-def _pass_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], bases: dict[str, _PpiBase] | None = None
+class _Labelled(NamedTuple):
+    """A group's labelled pairs in pair order (`pairs`), and those of each model under test's pass/fail pairs
+    (`ppi`) and of each model under test × other label set (`shares`): what the label-dependent numbers read."""
+
+    pairs: list[Pair]
+    ppi: dict[str, list[Pair]]
+    shares: dict[tuple[str, tuple[str, ...]], list[Pair]]
+
+
+def _labelled_by_base(labelled: list[Pair], info: dict[Pair, PairInfo]) -> _Labelled:
+    ppi: dict[str, list[Pair]] = defaultdict(list)
+    shares: dict[tuple[str, tuple[str, ...]], list[Pair]] = defaultdict(list)
+    for p in labelled:
+        i = info[p]
+        if _is_pass_fail(i.labels):
+            ppi[i.model].append(p)
+        else:
+            shares[(i.model, tuple(i.labels))].append(p)
+    return _Labelled(labelled, ppi, shares)
+
+
+def _pass_rates(bases: dict[str, _PpiBase], labelled: _Labelled, verdicts: dict[Pair, _Verdicts],
+                humans: dict[Pair, str], rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]
                 ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
-    if bases is None:
-        bases = _ppi_bases(pairs, verdicts, info)
-    rates = [_ppi(model, bases[model], humans, rules, info) for model in sorted(bases)]
+    rates = [_ppi(model, bases[model], labelled.ppi.get(model, []), verdicts, humans, rules, info)
+             for model in sorted(bases)]
     return tuple(r for r, _ in rates), tuple(c for _, c in rates)
 
 
-def _ppi(model: str, base: _PpiBase, humans: dict[Pair, str], rules: dict[Pair, set[str]],
-         info: dict[Pair, PairInfo]) -> tuple[PassRate, PassRateClustering]:
+def _ppi(model: str, base: _PpiBase, labelled: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+         rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]) -> tuple[PassRate, PassRateClustering]:
     # Post-stratified by constraint id: within one model under test and one rubric version that is the sampling
     # stratum (constraint × model × rubric), whose quota is rounded up per stratum. The CI is clustered by item
-    # (issue 15.5): an item's constraints share one output.
+    # (issue 15.5): an item's constraints share one output. `labelled`: the model's labelled pass/fail pairs of the
+    # group, in pair order.
     judge_lab, human_lab, strata_lab, lab_pairs = [], [], [], []
-    for k in sorted(base.index[p] for p in humans if p in base.index):  # few: the labelled pairs, in pair order
-        p = base.pairs[k]
+    for p in labelled:
         if "random" in rules.get(p, ()):
-            judge_lab.append(base.judge[k])
+            judge_lab.append(_prediction_of(verdicts[p].pattern))
             human_lab.append(int(humans[p] == "pass"))
             strata_lab.append(p[1])
             lab_pairs.append(p)
@@ -880,19 +911,16 @@ def _ppi(model: str, base: _PpiBase, humans: dict[Pair, str], rules: dict[Pair, 
     if math.isnan(rate.ppi_estimate):
         return rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]
     weights = design_weights(lab_pairs, (), lambda p: p[1], sizes=base.sizes)
-    return clustered_pass_rate(rate, base.judge, base.items, judge_lab, human_lab, weights,
+    return clustered_pass_rate(rate, base.judge, base.units.codes, judge_lab, human_lab, weights,
                                [info[p].item_id for p in lab_pairs], judged=base.units)
 
 
 class _ShareBase(NamedTuple):
-    """A model under test × label set (not pass/fail) of a group: its pairs in pair order, each pair's repeat
-    labels and stratum (verdicts only, kept with them)."""
+    """A model under test × label set (not pass/fail) of a group, over its pairs in pair order: each pair's stratum
+    and, per label, `label_predictions` (verdicts only, kept with them)."""
 
-    pairs: list[Pair]
-    labels: list[list[str | None]]
     strata: list[str]
-    index: dict[Pair, int]  # pair -> its position in `pairs`
-    f_all: dict[str, list[float]]  # label -> `label_predictions` over `pairs`
+    f_all: dict[str, list[float]]  # label -> `label_predictions` over the pairs
 
 
 def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
@@ -905,44 +933,37 @@ def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[
     out = {}
     for key, ps in sorted(groups.items()):
         labels = [list(verdicts[p].labels.values()) for p in ps]
-        out[key] = _ShareBase(ps, labels, [p[1] for p in ps], {p: k for k, p in enumerate(ps)},
-                              label_predictions(key[1], labels))
+        out[key] = _ShareBase([p[1] for p in ps], label_predictions(key[1], labels))
     return out
 
 
-def _rogan_gladen(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                  rules: dict[Pair, set[str]], info: dict[Pair, PairInfo],
-                  bases: dict[str, _PpiBase] | None = None) -> tuple[RoganGladen, ...]:
+def _rogan_gladen(bases: dict[str, _PpiBase], labelled: _Labelled, verdicts: dict[Pair, _Verdicts],
+                  humans: dict[Pair, str], rules: dict[Pair, set[str]], info: dict[Pair, PairInfo]
+                  ) -> tuple[RoganGladen, ...]:
     """The Rogan–Gladen cross-check per model under test on the same pairs and predictions as `_ppi`: the judge's
     pass rate over every judged pass/fail pair, TPR/TNR on the counted random pairs weighted by N_s / n_s of their
-    constraint (the quota's stratum), the bootstrap resampling items (an item's constraints share one output).
-    `bases`: `_ppi_bases` of `pairs` (the same pairs, in the same order), when the caller keeps them."""
-    if bases is None:
-        bases = _ppi_bases(pairs, verdicts, info)
+    constraint (the quota's stratum), the bootstrap resampling items (an item's constraints share one output)."""
     out = []
     for model in sorted(bases):
         base = bases[model]
-        lab = [p for p in sorted((p for p in humans if p in base.index), key=base.index.__getitem__)
-               if "random" in rules.get(p, ()) and humans[p] in PASS_FAIL]
-        out.append(rogan_gladen(model, base.judge, [base.judge[base.index[p]] for p in lab],
+        lab = [p for p in labelled.ppi.get(model, []) if "random" in rules.get(p, ()) and humans[p] in PASS_FAIL]
+        out.append(rogan_gladen(model, base.judge, [_prediction_of(verdicts[p].pattern) for p in lab],
                                 [int(humans[p] == "pass") for p in lab],
                                 weights=design_weights(lab, (), lambda p: p[1], sizes=base.sizes) if lab else None,
                                 clusters=[info[p].item_id for p in lab]))
     return tuple(out)
 
 
-def _label_rates(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
-                 rules: dict[Pair, set[str]], info: dict[Pair, PairInfo],
-                 bases: dict[tuple[str, tuple[str, ...]], _ShareBase] | None = None) -> tuple[LabelShare, ...]:
+def _label_rates(bases: dict[tuple[str, tuple[str, ...]], _ShareBase], labelled: _Labelled,
+                 verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str], rules: dict[Pair, set[str]]
+                 ) -> tuple[LabelShare, ...]:
     """Per model under test × label set other than pass/fail: the corrected share of each label (`label_shares`),
     labelled pairs being the counted random pairs, post-stratified by constraint id like the pass rate."""
-    if bases is None:
-        bases = _share_bases(pairs, verdicts, info)
     out: list[LabelShare] = []
     for (model, label_set), base in bases.items():
-        lab = [p for p in sorted((p for p in humans if p in base.index), key=base.index.__getitem__)
-               if "random" in rules.get(p, ())]
-        out += label_shares(model, label_set, base.labels,
+        lab = [p for p in labelled.shares.get((model, label_set), []) if "random" in rules.get(p, ())]
+        # `judge_all` is not read when `f_all_by_label` is given: an empty list stands for the pairs' repeats
+        out += label_shares(model, label_set, [],
                             [list(verdicts[p].labels.values()) for p in lab], [humans[p] for p in lab],
                             strata_all=base.strata, strata_lab=[p[1] for p in lab], f_all_by_label=base.f_all)
     return tuple(out)
@@ -980,7 +1001,8 @@ def judge_corrected_pass_rate(db: sqlite_utils.Database, *, run_id: str, rubric:
     verdicts, _ = common_repeats(verdicts)
     labels = human_labels_by_pair(db)
     humans = {p: rows[0]["label"] for p, rows in labels.items()}
-    return _ppi(run_id, _ppi_base(verdicts, verdicts, info), humans, counted_rules(db), info)[0]
+    return _ppi(run_id, _ppi_base(verdicts, verdicts, info), [p for p in verdicts if p in humans], verdicts, humans,
+                counted_rules(db), info)[0]
 
 
 def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
@@ -1012,42 +1034,68 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
     version = verdicts_version(db)  # read once: it keys every kept part
-    info = _pair_info_kept(db, version)
-    stratum_of = _kept(db, "strata", (), lambda: _strata_of(info), version)
-    if run_id is not None:
-        records = require_run(db, run_id)
-        info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
     # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
     raw_rules = kept_sample_rules(db, version)
     blind = blind_first_labels(db)  # read once: the counted pairs and the labels by pair both start from it
     counted_of_run = counted_pairs(db, run_id=run_id, blind=blind).pairs
     rules = counted_rules(db, run_id, raw_rules, counted_of_run)
     counted = frozenset(p for p, r in rules.items() if "random" in r)
-    labels_by_pair = {p: rows for p, rows in human_labels_by_pair(db, rubric_seen=seen, rows=blind).items()
-                      if p in info}
+    all_labels = human_labels_by_pair(db, rubric_seen=seen, rows=blind)
+    records = require_run(db, run_id) if run_id is not None else None
+    # What each group computes over all its pairs (slice pattern counts, repeat vs repeat, consistency, stratum
+    # sizes, the predictions the corrected rates read): verdicts only, so kept with them; labels decide only which
+    # pairs are compared. With `verdict_pairs` (migration 015) from one streamed SQL pass, and only the labelled
+    # pairs' info and verdicts are read into Python; else (an older read-only project, a label holding a separator)
+    # pair by pair, every pair's info and verdicts in memory.
+    args = _judged_args(shas, model, constraints, run_id)
+    bases = (_kept(db, "group_bases_sql", args, lambda: _sql_group_bases(db, shas, model, constraints, run_id),
+                   version) if _AGGREGATE_IN_SQL and has_verdict_pairs(db) else None)
+    if bases is not None:
+        info = pair_info_of(db, all_labels)
+    else:
+        info = _pair_info_kept(db, version)
+    if records is not None:
+        info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
+    labels_by_pair = {p: rows for p, rows in all_labels.items() if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
+    if bases is not None:
+        lab_verdicts = _labelled_verdicts(db, humans, shas, model, constraints)
+        judged_lab = {}
+        for key, base in bases.items():
+            common, shared = set(base.repeats), {}
+            verdicts: dict[Pair, _Verdicts] = {}
+            for p, labels in lab_verdicts.get(key, ()):
+                v = shared.get(id(labels))
+                if v is None:  # one per stored pattern, restricted to the group's common repeats
+                    v = shared[id(labels)] = _Verdicts({r: l for r, l in labels.items() if r in common}, {})
+                verdicts[p] = v
+            judged_lab[key] = (verdicts, list(verdicts))
+    else:
+        full_strata = _kept(db, "strata", (), lambda: _strata_of(_pair_info_kept(db, version)), version)
+        judged = _judged_groups(db, info, shas, model, constraints, run_id, version)
+        bases = _kept(db, "group_bases", args,
+                      lambda: {key: _group_base(verdicts, info, full_strata, ignored)
+                               for key, (verdicts, ignored) in judged.items()}, version)
+        judged_lab = {key: (verdicts, sorted((p for p in humans if p in bases[key].position),
+                                             key=bases[key].position.__getitem__))
+                      for key, (verdicts, _) in judged.items()}
+    stratum_of = {p: (p[1], info[p].model) for p in humans}  # the labelled pairs' design strata
     later = later_events(db)
     post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
     population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id, version=version), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
     covariates = record_covariates(db)  # the labelled records' only: read again after a new label
-    judged = _judged_groups(db, info, shas, model, constraints, run_id, version)
-    # what each group's slices compute over all their pairs (pattern counts, repeat vs repeat, consistency,
-    # stratum sizes): verdicts only, so kept with them; labels decide only which pairs are compared
-    bases = _kept(db, "group_bases", _judged_args(shas, model, constraints, run_id),
-                  lambda: {key: _group_base(verdicts, info, stratum_of) for key, (verdicts, _) in judged.items()},
-                  version)
     groups = []
-    for (jm, sha), (verdicts, ignored) in sorted(judged.items(), key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
-                                                                                rubric_rows[kv[0][1]][2])):
-        base = bases[(jm, sha)]
-        pairs, repeats, by_c, by_t, by_ls, columns = (base.pairs, base.repeats, base.by_c, base.by_t, base.by_ls,
-                                                       base.columns)
-        pass_rates, pass_clustering = _pass_rates(pairs, verdicts, humans, rules, info, base.ppi)
-        # the group's labelled pairs in pair order: what every label-dependent number reads (few, however many
-        # pairs); a slice's are those of its kind, in the same order
-        labelled = sorted((p for p in humans if p in base.position), key=base.position.__getitem__)
+    for (jm, sha), base in sorted(bases.items(), key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
+                                                                 rubric_rows[kv[0][1]][2])):
+        # the group's labelled pairs in pair order (what every label-dependent number reads: few, however many
+        # pairs) with their verdicts; a slice's are those of its kind, in the same order
+        verdicts, labelled = judged_lab[(jm, sha)]
+        repeats = base.repeats
+        columns = _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled})
+        by_kind = _labelled_by_base(labelled, info)
+        pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
         member = {"constraint": lambda p, c: p[1] == c,
                   "type": lambda p, t: info[p].type == t, "labels": lambda p, ls: "/".join(info[p].labels) == ls}
 
@@ -1055,30 +1103,35 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
             kind, _, value = name.partition(":")
             return labelled if kind == "overall" else [p for p in labelled if member[kind](p, value)]
 
-        def stats(name: str, ps: list[Pair], kept: bool = True) -> SliceStats:
-            return _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal, stratum_of, columns,
-                                base.slices[name] if kept else None, labelled_of(name) if kept else None)
+        def stats(name: str, ps: list[Pair] | None = None) -> SliceStats:
+            # `ps` given: a verification slice, computed on those (labelled) pairs alone
+            if ps is not None:
+                return _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal, stratum_of,
+                                    columns)
+            return _slice_stats(name, [], verdicts, humans, rules, info, repeats, post_reveal, stratum_of, columns,
+                                base.slices[name], labelled_of(name), base.sizes[name])
 
         _, name, rubric_version, created = rubric_rows[sha]
         verified_on, fresh = _verification(sha, created, parents, labelled, labels_by_pair, counted)
         verification = ()
+        by_ls = base.label_sets
         if fresh is not None:
             fresh_ls = {ls: [p for p in labelled_of(f"labels:{ls}") if p in fresh] for ls in by_ls}
-            verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls], False) for ls in sorted(by_ls))
-                            if len(by_ls) > 1 else (stats("overall", [p for p in labelled if p in fresh], False),))
+            verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls]) for ls in sorted(by_ls))
+                            if len(by_ls) > 1 else (stats("overall", [p for p in labelled if p in fresh]),))
         groups.append(JudgeGroup(
-            jm, sha, name, rubric_version, created, stats("overall", pairs),
-            tuple(stats(f"constraint:{c}", by_c[c]) for c in sorted(by_c)),
-            tuple(stats(f"type:{t}", by_t[t]) for t in sorted(by_t)),
+            jm, sha, name, rubric_version, created, stats("overall"),
+            tuple(stats(f"constraint:{c}") for c in sorted(base.constraints)),
+            tuple(stats(f"type:{t}") for t in sorted(base.types)),
             pass_rates,
-            tuple(stats(f"labels:{ls}", by_ls[ls]) for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
+            tuple(stats(f"labels:{ls}") for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
             _non_random(labelled, verdicts, humans, raw_rules, counted, info),
-            verified_on, verification, _population_gaps(pairs, info, population, base.slices["overall"].stratum_sizes),
-            tuple(repeats), ignored,
-            shares := _label_rates(pairs, verdicts, humans, rules, info, base.shares),
+            verified_on, verification, _population_gaps([], info, population, base.slices["overall"].stratum_sizes),
+            tuple(repeats), base.ignored,
+            shares := _label_rates(base.shares, by_kind, verdicts, humans, rules),
             _plans(pass_rates, shares, target_half_width, pass_clustering),
             pass_clustering, _judge_error(labelled, verdicts, humans, rules, info, covariates),
-            _rogan_gladen(pairs, verdicts, humans, rules, info, base.ppi),
+            _rogan_gladen(base.ppi, by_kind, verdicts, humans, rules, info),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -1121,6 +1174,9 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
 # is read from) and the filters, so the app's report after a new label reads only labels and samples again. Never
 # mutated by its readers. Not kept for an in-memory database (no file to name it by).
 _KEPT: dict[tuple, Any] = {}
+# The SQL aggregates (`_sql_group_bases`) when the project has `verdict_pairs`; tests turn it off to compare them
+# with the per-pair path on the same project.
+_AGGREGATE_IN_SQL = True
 _KEPT_SIZE = 12
 _KEPT_LOCK = threading.Lock()
 
@@ -1172,58 +1228,288 @@ def _judged_groups(db: sqlite_utils.Database, info: dict[Pair, PairInfo], shas: 
 
 
 class _GroupBase(NamedTuple):
-    """What a judge group's report computes over all its pairs from verdicts and pair info alone (no label)."""
+    """What a judge group's report computes over all its pairs from verdicts and pair info alone (no label): counts
+    and the per-pair lists the corrected rates need, not the pairs themselves. Built per pair (`_group_base`) or
+    from one streamed SQL pass (`_sql_group_bases`); the labelled pairs are read apart."""
 
-    pairs: list[Pair]
-    repeats: list[int]
-    by_c: dict[str, list[Pair]]
-    by_t: dict[str, list[Pair]]
-    by_ls: dict[str, list[Pair]]
-    columns: "_Columns"
+    n_pairs: int
+    repeats: list[int]  # the common repeats of the group's pairs (`common_repeats`)
+    ignored: int  # verdict rows of repeats beyond the common ones
+    constraints: list[str]  # the slices' names, by kind
+    types: list[str]
+    label_sets: list[str]  # "/".join of each label set
     slices: dict[str, "_SliceBase"]  # by slice name, every slice of the group but the verification ones
+    sizes: dict[str, int]  # by slice name: its judged pairs
     ppi: dict[str, "_PpiBase"]  # by model under test, its pass/fail pairs
     shares: dict[tuple[str, tuple[str, ...]], "_ShareBase"]  # by model under test × label set, the other sets
-    position: dict[Pair, int]  # pair -> its place in `pairs`: the labelled pairs are put in pair order through it
+    position: dict[Pair, int] | None  # pair -> its place (the per-pair path; the SQL path reads labelled pairs apart)
 
 
 def _group_base(verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo],
-                stratum_of: dict[Pair, tuple[str, str]]) -> _GroupBase:
+                stratum_of: dict[Pair, tuple[str, str]], ignored: int = 0) -> _GroupBase:
+    """The per-pair path: `verdicts` (after `common_repeats`) and every pair's info in memory."""
     pairs = list(verdicts)
     repeats = sorted({r for v in verdicts.values() for r in v.labels})
-    by_c: dict[str, list[Pair]] = defaultdict(list)
-    by_t: dict[str, list[Pair]] = defaultdict(list)
-    by_ls: dict[str, list[Pair]] = defaultdict(list)
     new_columns = lambda: _SliceColumns([], [], [])  # noqa: E731
     overall = new_columns()
     of_c: dict[str, _SliceColumns] = defaultdict(new_columns)
     of_t: dict[str, _SliceColumns] = defaultdict(new_columns)
     of_ls: dict[str, _SliceColumns] = defaultdict(new_columns)
-    label_set: dict[Pair, tuple[str, ...]] = {}
-    pattern: dict[Pair, tuple[tuple[int, str | None], ...]] = {}
     joined: dict[tuple[str, ...], str] = {}  # "/".join per label set, not per pair
     for p in pairs:
         i = info[p]
         ls, pat, st = i.labels, verdicts[p].pattern, stratum_of[p]
-        label_set[p] = ls
-        pattern[p] = pat
         name = joined.get(ls)
         if name is None:
             name = joined[ls] = "/".join(ls)
-        by_c[p[1]].append(p)
-        by_t[i.type].append(p)
-        by_ls[name].append(p)
         for cols in (overall, of_c[p[1]], of_t[i.type], of_ls[name]):
             cols.label_sets.append(ls)
             cols.patterns.append(pat)
             cols.strata.append(st)
-    columns = _Columns(label_set, pattern)
-    named = [("overall", overall)] + [(f"constraint:{c}", of_c[c]) for c in by_c] + \
-        [(f"type:{t}", of_t[t]) for t in by_t] + [(f"labels:{ls}", of_ls[ls]) for ls in by_ls]
+    named = [("overall", overall)] + [(f"constraint:{c}", of_c[c]) for c in of_c] + \
+        [(f"type:{t}", of_t[t]) for t in of_t] + [(f"labels:{ls}", of_ls[ls]) for ls in of_ls]
     slices = {name: _slice_base_of(*cols, repeats) for name, cols in named}
-    del overall, of_c, of_t, of_ls
-    return _GroupBase(pairs, repeats, dict(by_c), dict(by_t), dict(by_ls), columns, slices,
+    sizes = {name: len(cols.patterns) for name, cols in named}
+    return _GroupBase(len(pairs), repeats, ignored, list(of_c), list(of_t), list(of_ls), slices, sizes,
                       _ppi_bases(pairs, verdicts, info), _share_bases(pairs, verdicts, info),
                       {p: k for k, p in enumerate(pairs)})
+
+
+class _PairClass(NamedTuple):
+    """The judged pairs of a group that share constraint, model under test, type, label set and verdict pattern (a
+    few dozen per group, however many pairs): `code` numbers it in order of its first pair."""
+
+    code: int
+    constraint_id: str
+    model: str
+    type: str
+    labels: tuple[str, ...]
+    pattern: tuple[tuple[int, str | None], ...]  # restricted to the group's common repeats
+    count: int
+
+
+def _verdict_filters(shas: set[str] | None, model: str | None, constraints: set[str] | None,
+                     table: str = "verdict_pairs") -> tuple[list[str], list[Any]]:
+    """`load_verdicts`' filters on a table with its columns (judge_model, rubric_sha256, constraint_id)."""
+    where, params = [], []
+    if model is not None:
+        where.append(f"{table}.judge_model = ?")
+        params.append(model)
+    for column, values in (("rubric_sha256", shas), ("constraint_id", constraints)):
+        if values is not None:
+            where.append(f"{table}.{column} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(sorted(values)))
+    return where, params
+
+
+def _parse_pattern(text: str, n: int) -> dict[int, str | None] | None:
+    """A stored pattern text (`verdict_pairs.pattern`) as repeat -> label in repeat order, as `_load_patterns` reads
+    it; None when a label holds a separator (the count of parts does not match `n`)."""
+    parts = [part.split(_ITEM) for part in text.split(_SEP)]
+    if len(parts) != n or any(len(x) != 2 or not (x[1] == _ERROR or x[1][:1] == "=") for x in parts):
+        return None
+    labels = {int(r): (None if lab == _ERROR else lab[1:]) for r, lab in sorted(parts, key=lambda x: int(x[0]))}
+    return labels if len(labels) == n else None
+
+
+_CHUNK = 1 << 16
+
+
+def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: str | None,
+                     constraints: set[str] | None, run_id: str | None) -> dict[tuple[str, str], _GroupBase] | None:
+    """Every judge group's `_GroupBase` from one pass over `verdict_pairs` joined with each pair's run record and
+    constraint, in pair order (the table's rowid), without a Python object per pair: each row is numbered by its
+    class (`_PairClass`) and its item in C (`map` over a chunk), so what is left per pair is two integer arrays.
+    Slices are sums over classes; the lists the corrected rates read per pair (predictions, strata, item numbers)
+    are taken from the arrays in pair order. Equal, number for number and bit for bit, to `_group_base` over
+    `load_verdicts` (tests/test_report_aggregates.py). None when a stored label holds a separator character (the
+    caller reads pair by pair)."""
+    where, params = _verdict_filters(shas, model, constraints, "vp")
+    in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
+    # LEFT JOINs keep verdict_pairs the outer loop (rowid order, no sort) and keep a group whose pairs all lie
+    # outside the semantic pairs (or the run): it is reported with no pair, as the per-pair path does.
+    sql = (f"SELECT vp.judge_model, vp.rubric_sha256, vp.constraint_id, r.model, c.type, c.labels, vp.pattern, vp.n,"
+           f" r.item_id FROM verdict_pairs vp"
+           f" LEFT JOIN run_records r ON r.id = vp.run_record_id{in_run}"
+           f" LEFT JOIN constraints c ON c.item_id = r.item_id AND c.id = vp.constraint_id AND c.check_json IS NULL"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
+    classes: dict[tuple, int] = {}
+    items: dict[str | None, int] = {}
+    code_parts, item_parts = [], []
+    key_of, item_of = itemgetter(0, 1, 2, 3, 4, 5, 6, 7), itemgetter(8)
+    cursor = db.conn.execute(sql, run_args + params)
+    while chunk := cursor.fetchmany(_CHUNK):
+        keys = list(map(key_of, chunk))
+        for k in dict.fromkeys(keys):  # the chunk's distinct classes, in order: few
+            if k not in classes:
+                classes[k] = len(classes)
+        its = list(map(item_of, chunk))
+        for it in dict.fromkeys(its):
+            if it not in items:
+                items[it] = len(items)
+        code_parts.append(np.fromiter(map(classes.__getitem__, keys), dtype=np.intp, count=len(keys)))
+        item_parts.append(np.fromiter(map(items.__getitem__, its), dtype=np.intp, count=len(its)))
+        del chunk, keys, its
+    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, dtype=np.intp)
+    item_codes = np.concatenate(item_parts) if item_parts else np.zeros(0, dtype=np.intp)
+    del code_parts, item_parts
+    counts = np.bincount(codes, minlength=len(classes)).tolist()
+    item_names = list(items)
+    label_sets: dict[str, tuple[str, ...]] = {}
+    parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
+    raw: dict[tuple[str, str], list[tuple[int, tuple, dict[int, str | None]]]] = {}
+    for key, code in classes.items():
+        jm, sha, cid, m, typ, ls, text, n = key
+        members = raw.setdefault((jm, sha), [])
+        if typ is None:  # outside the semantic pairs (or the run): the group exists, the pair does not count
+            continue
+        labels = parsed.get((text, n))
+        if labels is None:
+            labels = parsed[(text, n)] = _parse_pattern(text, n)
+            if labels is None:
+                return None
+        if ls not in label_sets:
+            label_sets[ls] = tuple(json.loads(ls))
+        members.append((code, key, labels))
+    out = {}
+    for group, members in raw.items():
+        common = set.intersection(*(set(labels) for _, _, labels in members)) if members else set()
+        ignored = 0
+        pair_classes = []
+        for code, (_jm, _sha, cid, m, typ, ls, _text, _n), labels in members:
+            ignored += counts[code] * (len(labels) - len(common))
+            pattern = tuple((r, l) for r, l in labels.items() if r in common)
+            pair_classes.append(_PairClass(code, cid, m, typ, label_sets[ls], pattern, counts[code]))
+        out[group] = _classes_base(pair_classes, sorted(common), ignored, codes, item_codes, item_names)
+    return out
+
+
+def _classes_base(classes: list[_PairClass], repeats: list[int], ignored: int, codes: np.ndarray,
+                  item_codes: np.ndarray, item_names: list[str | None]) -> _GroupBase:
+    """One group's `_GroupBase` from its classes (in order of first pair) and the pass's class and item number of
+    every pair in pair order."""
+    joined = {c.labels: "/".join(c.labels) for c in classes}
+    by_kind: dict[str, dict[str, list[_PairClass]]] = {"constraint": {}, "type": {}, "labels": {}}
+    for c in classes:
+        by_kind["constraint"].setdefault(c.constraint_id, []).append(c)
+        by_kind["type"].setdefault(c.type, []).append(c)
+        by_kind["labels"].setdefault(joined[c.labels], []).append(c)
+    named = [("overall", classes)] + [(f"{kind}:{value}", members) for kind in ("constraint", "type", "labels")
+                                      for value, members in by_kind[kind].items()]
+    minority_codes = np.full(max((c.code for c in classes), default=-1) + 1, np.nan)
+
+    def slice_base(members: list[_PairClass]) -> _SliceBase:
+        patterns: Counter = Counter()
+        strata: Counter = Counter()
+        for c in members:
+            patterns[c.pattern] += c.count
+            strata[(c.constraint_id, c.model)] += c.count
+
+        def minority_total(minority_of: dict[Any, float | None]) -> float:
+            shares = {c.code: minority_of[c.pattern] for c in members if minority_of[c.pattern] is not None}
+            nonzero = {m for m in shares.values() if m}
+            if len(nonzero) <= 1:
+                # adding 0.0 leaves a float sum as it is, so the pair-order sum is that of the k nonzero shares,
+                # all equal: the same additions whatever the order
+                k = sum(c.count for c in members if shares.get(c.code))
+                return sum([nonzero.pop()] * k) if k else 0.0
+            # two different shares: their order matters, read from the pairs' class numbers
+            minority_codes[:] = np.nan
+            for code, m in shares.items():
+                minority_codes[code] = m
+            seq = minority_codes[codes[np.isin(codes, list(shares))]]
+            return sum(seq.tolist())
+
+        return _slice_base_counted(_label_order(dict.fromkeys(c.labels for c in members)), patterns, strata, repeats,
+                                   minority_total)
+
+    slices = {name: slice_base(members) for name, members in named}
+    sizes = {name: sum(c.count for c in members) for name, members in named}
+    ppi: dict[str, _PpiBase] = {}
+    pass_fail = [c for c in classes if _is_pass_fail(c.labels)]
+    value = np.zeros(len(minority_codes))
+    for m in sorted({c.model for c in pass_fail}):
+        mine = [c for c in pass_fail if c.model == m]
+        mask = np.isin(codes, [c.code for c in mine])
+        sub = codes[mask]
+        for c in mine:
+            value[c.code] = _prediction_of(c.pattern)
+        judge = value[sub].tolist()
+        cid = np.empty(len(value), dtype=object)
+        for c in mine:
+            cid[c.code] = c.constraint_id
+        sizes_m: Counter = Counter()
+        for c in mine:
+            sizes_m[c.constraint_id] += c.count
+        ppi[m] = _PpiBase(judge, cid[sub].tolist(), sizes_m, _units(judge, item_codes[mask], item_names))
+    share_classes: dict[tuple[str, tuple[str, ...]], list[_PairClass]] = defaultdict(list)
+    for c in classes:
+        if not _is_pass_fail(c.labels):
+            share_classes[(c.model, c.labels)].append(c)
+    shares = {}
+    for key, mine in sorted(share_classes.items()):
+        mask = np.isin(codes, [c.code for c in mine])
+        sub = codes[mask]
+        cid = np.empty(len(value), dtype=object)
+        for c in mine:
+            cid[c.code] = c.constraint_id
+        f_all = {}
+        for label in key[1]:
+            for c in mine:
+                value[c.code] = label_prediction(tuple(l for _, l in c.pattern), label, key[1])
+            f_all[label] = value[sub].tolist()
+        shares[key] = _ShareBase(cid[sub].tolist(), f_all)
+    return _GroupBase(sum(c.count for c in classes), repeats, ignored, list(by_kind["constraint"]),
+                      list(by_kind["type"]), list(by_kind["labels"]), slices, sizes, ppi, shares, None)
+
+
+def _units(judge: list[float], items: np.ndarray, item_names: list[str | None]) -> JudgedUnits:
+    """`judged_units(judge, items)` from item numbers of the whole pass: renumbered in order of first appearance in
+    this list, as `judged_units` numbers them, and keyed by item id."""
+    if not len(items):
+        return judged_units(judge, [])
+    uniq, first = np.unique(items, return_index=True)
+    order = np.argsort(first, kind="stable")
+    local = np.empty(int(uniq.max()) + 1, dtype=np.intp)
+    local[uniq[order]] = np.arange(len(uniq), dtype=np.intp)
+    return JudgedUnits(np.asarray(judge, dtype=float), local[items],
+                       {item_names[g]: k for k, g in enumerate(uniq[order].tolist())})
+
+
+def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: set[str] | None, model: str | None,
+                       constraints: set[str] | None) -> dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]]:
+    """(judge model, rubric sha) -> its judged pairs among `pairs` (the labelled ones), in pair order, with each
+    pair's repeats as stored (`verdict_pairs`), read through the pair index."""
+    where, params = _verdict_filters(shas, model, constraints, "vp")
+    sql = ("SELECT vp.judge_model, vp.rubric_sha256, vp.run_record_id, vp.constraint_id, vp.n, vp.pattern"
+           " FROM json_each(?) AS wanted JOIN verdict_pairs vp ON vp.run_record_id = json_extract(wanted.value, '$[0]')"
+           " AND vp.constraint_id = json_extract(wanted.value, '$[1]')"
+           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
+    out: dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]] = defaultdict(list)
+    parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
+    for jm, sha, rid, cid, n, text in db.execute(sql, [json.dumps(sorted({tuple(p) for p in pairs}))] + params):
+        labels = parsed.get((text, n))
+        if labels is None:
+            labels = parsed[(text, n)] = _parse_pattern(text, n)
+        out[(jm, sha)].append(((rid, cid), labels))
+    return out
+
+
+def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair]) -> dict[Pair, PairInfo]:
+    """`pair_info(db)` restricted to `pairs` (the labelled ones), read through the run record and constraint keys."""
+    sql = """SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
+             FROM json_each(?) AS wanted
+             JOIN run_records r ON r.id = json_extract(wanted.value, '$[0]')
+             JOIN constraints c ON c.item_id = r.item_id AND c.id = json_extract(wanted.value, '$[1]')
+                               AND c.check_json IS NULL"""
+    parsed: dict[str, tuple[str, ...]] = {}
+    out = {}
+    for rid, cid, m, item, t, ls in db.execute(sql, [json.dumps(sorted({tuple(p) for p in pairs}))]):
+        found = parsed.get(ls)
+        if found is None:
+            found = parsed[ls] = tuple(json.loads(ls))
+        out[(rid, cid)] = PairInfo(m, item, t, found)
+    return out
 
 
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
