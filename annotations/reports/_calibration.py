@@ -71,7 +71,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
-from judgecal.annotations.store import has_verdict_pairs
+from judgecal.annotations.store import has_pair_covering_indexes, has_verdict_pairs
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -1302,6 +1302,15 @@ def _verdict_filters(shas: set[str] | None, model: str | None, constraints: set[
     return where, params
 
 
+def _pair_indexes(db: sqlite_utils.Database) -> tuple[str, str]:
+    """The INDEXED BY clauses of a join from a pair to its run record and constraint: migration 018's covering
+    indexes make each look-up one seek instead of a key seek and a table read (SQLite picks the unique key
+    otherwise); none on a project without them."""
+    if has_pair_covering_indexes(db):
+        return " INDEXED BY run_records_pair", " INDEXED BY constraints_pair"
+    return "", ""
+
+
 def _parse_pattern(text: str, n: int) -> dict[int, str | None] | None:
     """A stored pattern text (`verdict_pairs.pattern`) as repeat -> label in repeat order, as `_load_patterns` reads
     it; None when a label holds a separator (the count of parts does not match `n`)."""
@@ -1328,15 +1337,22 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     # LEFT JOINs keep verdict_pairs the outer loop (rowid order, no sort) and keep a group whose pairs all lie
     # outside the semantic pairs (or the run): it is reported with no pair, as the per-pair path does.
-    sql = (f"SELECT vp.judge_model, vp.rubric_sha256, vp.constraint_id, r.model, c.type, c.labels, vp.pattern, vp.n,"
-           f" r.item_id FROM verdict_pairs vp"
-           f" LEFT JOIN run_records r ON r.id = vp.run_record_id{in_run}"
-           f" LEFT JOIN constraints c ON c.item_id = r.item_id AND c.id = vp.constraint_id AND c.check_json IS NULL"
+    r_index, c_index = _pair_indexes(db)
+    # A row's class as one text (one Python string a row, hashed once, not eight): whether the pair is outside the
+    # semantic pairs (no constraint found), judge model, rubric, constraint, model under test, type, label set,
+    # pattern and repeat count, joined by \x1c (a field holding it splits into too many parts: the per-pair path).
+    key = " || char(28) || ".join(("(c.rowid IS NULL)", "vp.judge_model", "vp.rubric_sha256", "vp.constraint_id",
+                                   "ifnull(r.model, '')", "ifnull(c.type, '')", "ifnull(c.labels, '')",
+                                   "vp.pattern", "vp.n"))
+    sql = (f"SELECT {key}, r.item_id FROM verdict_pairs vp"
+           f" LEFT JOIN run_records r{r_index} ON r.id = vp.run_record_id{in_run}"
+           f" LEFT JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = vp.constraint_id"
+           f" AND c.check_json IS NULL"
            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
-    classes: dict[tuple, int] = {}
+    classes: dict[str, int] = {}
     items: dict[str | None, int] = {}
     code_parts, item_parts = [], []
-    key_of, item_of = itemgetter(0, 1, 2, 3, 4, 5, 6, 7), itemgetter(8)
+    key_of, item_of = itemgetter(0), itemgetter(1)
     cursor = db.conn.execute(sql, run_args + params)
     while chunk := cursor.fetchmany(_CHUNK):
         keys = list(map(key_of, chunk))
@@ -1358,10 +1374,14 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
     label_sets: dict[str, tuple[str, ...]] = {}
     parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
     raw: dict[tuple[str, str], list[tuple[int, tuple, dict[int, str | None]]]] = {}
-    for key, code in classes.items():
-        jm, sha, cid, m, typ, ls, text, n = key
+    for text_key, code in classes.items():
+        fields = text_key.split("\x1c")
+        if len(fields) != 9:
+            return None
+        outside, jm, sha, cid, m, typ, ls, text, n_text = fields
+        n = int(n_text)
         members = raw.setdefault((jm, sha), [])
-        if typ is None:  # outside the semantic pairs (or the run): the group exists, the pair does not count
+        if outside != "0":  # outside the semantic pairs (or the run): the group exists, the pair does not count
             continue
         labels = parsed.get((text, n))
         if labels is None:
@@ -1370,7 +1390,7 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
                 return None
         if ls not in label_sets:
             label_sets[ls] = tuple(json.loads(ls))
-        members.append((code, key, labels))
+        members.append((code, (jm, sha, cid, m, typ, ls, text, n), labels))
     out = {}
     for group, members in raw.items():
         common = set.intersection(*(set(labels) for _, _, labels in members)) if members else set()
@@ -1497,11 +1517,12 @@ def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: s
 
 def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair]) -> dict[Pair, PairInfo]:
     """`pair_info(db)` restricted to `pairs` (the labelled ones), read through the run record and constraint keys."""
-    sql = """SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
-             FROM json_each(?) AS wanted
-             JOIN run_records r ON r.id = json_extract(wanted.value, '$[0]')
-             JOIN constraints c ON c.item_id = r.item_id AND c.id = json_extract(wanted.value, '$[1]')
-                               AND c.check_json IS NULL"""
+    r_index, c_index = _pair_indexes(db)
+    sql = f"""SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
+              FROM json_each(?) AS wanted
+              CROSS JOIN run_records r{r_index} ON r.id = json_extract(wanted.value, '$[0]')
+              CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = json_extract(wanted.value, '$[1]')
+                                AND c.check_json IS NULL"""
     parsed: dict[str, tuple[str, ...]] = {}
     out = {}
     for rid, cid, m, item, t, ls in db.execute(sql, [json.dumps(sorted({tuple(p) for p in pairs}))]):
