@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from judgecal import annotations as ann
-from judgecal.annotations.reports import _calibration
-from judgecal.annotations.reports._calibration import calibration_report
+from judgecal.annotations.reports import _calibration  # house: private (the two paths compared)
+from judgecal.annotations.reports._calibration import calibration_report  # house: private
 from test_scale_golden import STAMP, V1, V2, adversarial_project, demo_project
 
 

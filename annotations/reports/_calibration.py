@@ -59,7 +59,7 @@ import sqlite_utils
 from judgecal.evalsets import gc_paused
 from judgecal.annotations import stats as agr
 from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
-                                        PassRateClustering, RatePlan, ac1_batch, clustered_pass_rate, design_effect,
+                                        PassRateClustering, RatePlan, ac1_batch, cluster_codes, clustered_pass_rate, design_effect,
                                         design_weights, JudgedUnits, judged_units, kappa_from_table, label_prediction,
                                         label_predictions,
                                         label_shares, ppi_pass_rate, ppi_prediction, rate_plan, RoganGladen,
@@ -693,7 +693,8 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
         if m is not None:
             tgt_j.append(m)
             tgt_h.append(humans[p])
-    items = [info[p].item_id for p in random_pairs]  # the clusters of the intervals (issue 15.5)
+    # the clusters of the intervals (issue 15.5), numbered once for the slice's five clustered agreements
+    items = cluster_codes([info[p].item_id for p in random_pairs])
     per_repeat = []
     repeat_labels = [verdicts[p].labels for p in random_pairs]  # looked up once, not once per repeat
     for r in repeats:
@@ -1096,12 +1097,21 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         columns = _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled})
         by_kind = _labelled_by_base(labelled, info)
         pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
-        member = {"constraint": lambda p, c: p[1] == c,
-                  "type": lambda p, t: info[p].type == t, "labels": lambda p, ls: "/".join(info[p].labels) == ls}
+        # each slice's labelled pairs, sorted out in one pass (in pair order)
+        of_slice: dict[tuple[str, str], list[Pair]] = defaultdict(list)
+        joined: dict[tuple[str, ...], str] = {}
+        for p in labelled:
+            i = info[p]
+            ls = joined.get(i.labels)
+            if ls is None:
+                ls = joined[i.labels] = "/".join(i.labels)
+            of_slice[("constraint", p[1])].append(p)
+            of_slice[("type", i.type)].append(p)
+            of_slice[("labels", ls)].append(p)
 
         def labelled_of(name: str) -> list[Pair]:
             kind, _, value = name.partition(":")
-            return labelled if kind == "overall" else [p for p in labelled if member[kind](p, value)]
+            return labelled if kind == "overall" else of_slice.get((kind, value), [])
 
         def stats(name: str, ps: list[Pair] | None = None) -> SliceStats:
             # `ps` given: a verification slice, computed on those (labelled) pairs alone

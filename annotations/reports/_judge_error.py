@@ -49,7 +49,15 @@ def record_covariates(db: sqlite_utils.Database) -> dict[str, RecordCovariates]:
                     r.latency_ms, r.rounds, i.tags
              FROM run_records r JOIN eval_items i ON i.id = r.item_id
              WHERE r.id IN (SELECT run_record_id FROM human_labels)"""
-    return {rid: RecordCovariates(ot, oc, it, lat, rounds, tuple(sorted(set(json.loads(tags or "[]")))))
+    parsed: dict[str | None, tuple[str, ...]] = {}  # an item's tags text: a project has few distinct ones
+
+    def tags_of(text: str | None) -> tuple[str, ...]:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = tuple(sorted(set(json.loads(text or "[]"))))
+        return found
+
+    return {rid: RecordCovariates(ot, oc, it, lat, rounds, tags_of(tags))
             for rid, ot, oc, it, lat, rounds, tags in db.execute(sql)}
 
 

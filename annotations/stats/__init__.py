@@ -41,7 +41,8 @@ _OWNERS = {
     ),
     "._clusters": (
         "NO_CLUSTERING", "DesignEffect", "PassRateClustering", "clustered_difference", "JudgedUnits",
-        "clustered_pass_rate", "judged_units", "design_effect", "ppi_design_effect",
+        "clustered_pass_rate", "judged_units", "design_effect", "ppi_design_effect", "ClusterCodes",
+        "cluster_codes",
     ),
     "._planning": (
         "PLAN_HALF_WIDTH", "Z_POWER_80", "LabelPlan", "RatePlan", "VarianceParts", "labels_needed",

@@ -52,19 +52,37 @@ class DesignEffect:
 NO_CLUSTERING = DesignEffect(1.0, 0, 0)
 
 
-def design_effect(values: Sequence[float], clusters: Sequence[Hashable], *, by: str = "item") -> DesignEffect:
-    """The design effect of the clustering for the mean of `values` (module docstring). One cluster key per value.
-    Fewer than two pairs or two clusters, or a constant `values`, give deff 1 (nothing to estimate it from) with the
-    counts. Mismatched lengths raise ValueError."""
+class ClusterCodes(NamedTuple):
+    """Cluster keys numbered in order of first appearance (`cluster_codes`), as `design_effect` numbers them: passed
+    instead of the keys when several means share one clustering (a slice's agreement per repeat and by majority,
+    weighted and not), so the keys are numbered once."""
+
+    codes: np.ndarray
+    groups: int
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def cluster_codes(clusters: Sequence[Hashable]) -> ClusterCodes:
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter(map(lambda c: index.setdefault(c, len(index)), clusters), dtype=np.intp,
+                        count=len(clusters))
+    return ClusterCodes(codes, len(index))
+
+
+def design_effect(values: Sequence[float], clusters: Sequence[Hashable] | ClusterCodes, *,
+                  by: str = "item") -> DesignEffect:
+    """The design effect of the clustering for the mean of `values` (module docstring). One cluster key per value
+    (or their `cluster_codes`). Fewer than two pairs or two clusters, or a constant `values`, give deff 1 (nothing
+    to estimate it from) with the counts. Mismatched lengths raise ValueError."""
     v = np.asarray(values, dtype=float)
     if v.ndim != 1 or len(clusters) != v.size:
         raise ValueError(f"one cluster key per value: {len(clusters)} keys for {v.size} values")
     if not np.all(np.isfinite(v)):
         raise ValueError("values must be finite")
     n = int(v.size)
-    index: dict[Hashable, int] = {}
-    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=n)
-    g = len(index)
+    codes, g = clusters if isinstance(clusters, ClusterCodes) else cluster_codes(clusters)
     if n < 2 or g < 2 or g == n:
         return DesignEffect(1.0, g, n, by)  # g == n: V_cluster is V_iid term by term
     r = v - v.mean()

@@ -136,7 +136,7 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     lam, method = 1.0, "PPI (λ = 1)"
     var_pred = variance_of(pred_all) if n_all >= 2 else math.nan
     if n_lab >= tune_min_n and n_all >= 2:
-        denom = var_pred / n_all + statistics.variance(wf) / n_lab
+        denom = var_pred / n_all + variance_of(wf) / n_lab
         if denom > 0:
             lam = min(1.0, max(0.0, statistics.covariance(wy, wf) / n_lab / denom))
             method = f"PPI++ (λ = {lam:.2f})"
@@ -146,8 +146,9 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     estimate = lam * sum(pred_all) / n_all + sum(rect) / n_lab
     if n_lab < 2 or n_all < 2:
         return PPIMean(estimate, math.nan, lam, method, var_pred, math.nan, n_all, n_lab)
-    moments = (statistics.variance(wy), statistics.covariance(wy, wf), statistics.variance(wf))
-    var_rect = statistics.variance(rect)
+    # variance_of: statistics.variance bit for bit, from the counts of the few distinct weighted values
+    moments = (variance_of(wy), statistics.covariance(wy, wf), variance_of(wf))
+    var_rect = variance_of(rect)
     if var_rect == 0:
         # every labelled unit agrees with the prediction (or all differ alike): the plug-in variance is 0 and the CI
         # would claim certainty; floor it at the variance of one disagreement in n + 1 units (the weights average
@@ -200,15 +201,15 @@ def design_weights(sampled: Sequence[Pair], population: Iterable[Pair], stratum:
     stratum (ceil(rate × N_s) over-samples small strata). `stratum` maps a pair to its stratum key. A sampled pair
     whose stratum has no population pair raises ValueError. `sizes`: the population's count per stratum, when the
     caller has it (then `population` is not read)."""
-    size = Counter(stratum(p) for p in population) if sizes is None else Counter(sizes)
-    got = Counter(stratum(p) for p in sampled)
-    out = []
-    for p in sampled:
-        s = stratum(p)
-        if not size[s]:
-            raise ValueError(f"sampled pair {p} lies outside the population's strata")
-        out.append(size[s] / got[s])
-    return out
+    size = Counter(map(stratum, population)) if sizes is None else Counter(sizes)
+    strata = list(map(stratum, sampled))  # once per pair (170k labelled pairs at a million run records)
+    got = Counter(strata)
+    bad = {s for s in got if not size[s]}
+    if bad:
+        p = next(p for s, p in zip(strata, sampled) if s in bad)
+        raise ValueError(f"sampled pair {p} lies outside the population's strata")
+    weight = {s: size[s] / got[s] for s in got}  # one division per stratum: the same float for each of its pairs
+    return list(map(weight.__getitem__, strata))
 
 
 def ppi_prediction(labels: Iterable[str | None]) -> float:
