@@ -50,7 +50,6 @@ import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
-from operator import itemgetter
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -639,7 +638,7 @@ def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans
     rest = [p for p in pairs if p in humans and p not in counted]
     j, h = [], []
     for p in rest:
-        m = majority_label([l for l in verdicts[p].labels.values() if l is not None])
+        m = _majority_of(verdicts[p].pattern).label  # once per verdict pattern
         if m is not None:
             j.append(m)
             h.append(humans[p])
@@ -1173,7 +1172,7 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
                and humans[p] in PASS_FAIL]
     if not counted:
         return None
-    judge = [majority_label([l for l in verdicts[p].labels.values() if l is not None]) or ABSTAIN for p in counted]
+    judge = [_majority_of(verdicts[p].pattern).label or ABSTAIN for p in counted]  # once per verdict pattern
     return judge_error([p[0] for p in counted], [p[1] for p in counted], [info[p].model for p in counted],
                        [info[p].item_id for p in counted],
                        judge, [humans[p] for p in counted], covariates)
@@ -1334,6 +1333,15 @@ def _parse_pattern(text: str, n: int) -> dict[int, str | None] | None:
 _CHUNK = 1 << 16
 
 
+class _Numbering(dict):
+    """Key -> its number in order of first look-up: `map(numbering.__getitem__, keys)` numbers a chunk in C, a new
+    key costing one call of `__missing__`."""
+
+    def __missing__(self, key: Any) -> int:
+        self[key] = n = len(self)
+        return n
+
+
 def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: str | None,
                      constraints: set[str] | None, run_id: str | None) -> dict[tuple[str, str], _GroupBase] | None:
     """Every judge group's `_GroupBase` from one pass over `verdict_pairs` joined with each pair's run record and
@@ -1359,20 +1367,11 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
            f" LEFT JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = vp.constraint_id"
            f" AND c.check_json IS NULL"
            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
-    classes: dict[str, int] = {}
-    items: dict[str | None, int] = {}
+    classes, items = _Numbering(), _Numbering()  # in order of first appearance
     code_parts, item_parts = [], []
-    key_of, item_of = itemgetter(0), itemgetter(1)
     cursor = db.conn.execute(sql, run_args + params)
     while chunk := cursor.fetchmany(_CHUNK):
-        keys = list(map(key_of, chunk))
-        for k in dict.fromkeys(keys):  # the chunk's distinct classes, in order: few
-            if k not in classes:
-                classes[k] = len(classes)
-        its = list(map(item_of, chunk))
-        for it in dict.fromkeys(its):
-            if it not in items:
-                items[it] = len(items)
+        keys, its = zip(*chunk)
         code_parts.append(np.fromiter(map(classes.__getitem__, keys), dtype=np.intp, count=len(keys)))
         item_parts.append(np.fromiter(map(items.__getitem__, its), dtype=np.intp, count=len(its)))
         del chunk, keys, its
