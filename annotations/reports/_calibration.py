@@ -70,7 +70,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._runs import require_run
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
-from judgecal.annotations.store import has_pair_covering_indexes, has_verdict_pairs
+from judgecal.annotations.store import has_verdict_pairs
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -1315,7 +1315,9 @@ def _pair_indexes(db: sqlite_utils.Database) -> tuple[str, str]:
     """The INDEXED BY clauses of a join from a pair to its run record and constraint: migration 018's covering
     indexes make each look-up one seek instead of a key seek and a table read (SQLite picks the unique key
     otherwise); none on a project without them."""
-    if has_pair_covering_indexes(db):
+    found = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                       " AND name IN ('run_records_pair', 'constraints_pair')").fetchone()[0]
+    if found == 2:
         return " INDEXED BY run_records_pair", " INDEXED BY constraints_pair"
     return "", ""
 

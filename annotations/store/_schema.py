@@ -947,9 +947,9 @@ def _m018_pair_covering_indexes(db: sqlite_utils.Database) -> None:
     # and the population counts join the same way. Through the primary keys each join is a seek in the key's index
     # and another in the table, whose rows are large (a run record carries its output): two thirds of the pass at a
     # million run records. These two indexes hold what those joins read, so each is one seek. Read with INDEXED BY
-    # where a query needs them (SQLite prefers the unique key otherwise); `has_pair_covering_indexes` says whether a
-    # project has them. They cost a run record or constraint insert one more index entry; verdict writes are
-    # unaffected.
+    # where a query needs them (SQLite prefers the unique key otherwise), when a project has them
+    # (`_calibration._pair_indexes`: one opened read-only without this migration has not). They cost a run record or
+    # constraint insert one more index entry; verdict writes are unaffected.
     _execute_script(db,
         """
         CREATE INDEX run_records_pair ON run_records(id, item_id, model, run_id);
@@ -959,9 +959,3 @@ def _m018_pair_covering_indexes(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("018_pair_covering_indexes", _m018_pair_covering_indexes),)
-
-
-def has_pair_covering_indexes(db: sqlite_utils.Database) -> bool:
-    """Whether the project has migration 018's covering indexes (a project opened read-only without it has not)."""
-    return db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-                      " AND name IN ('run_records_pair', 'constraints_pair')").fetchone()[0] == 2
