@@ -586,7 +586,8 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
             continue
         out[(row["run_record_id"], row["constraint_id"])].append(row)
     for pair, rows in out.items():
-        rows.sort(key=lambda r: first[(pair[0], pair[1], r["reviewer"])])
+        if len(rows) > 1:  # most pairs have one reviewer: nothing to order
+            rows.sort(key=lambda r: first[(pair[0], pair[1], r["reviewer"])])
     return dict(out)
 
 
