@@ -599,9 +599,19 @@ def counted_rules(db: sqlite_utils.Database, run_id: str | None = None,
     caller has read it; `counted`: `counted_pairs(db, run_id=run_id).pairs` likewise."""
     if counted is None:
         counted = counted_pairs(db, run_id=run_id).pairs
-    rules = {p: (r if p in counted else r - {"random"})
-             for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
-    return rules
+    # a pair's rules without "random": one frozenset per distinct rule set, shared (530k sampled pairs at 1M)
+    minus: dict[frozenset[str], frozenset[str]] = {}
+
+    def without_random(r: frozenset[str]) -> frozenset[str]:
+        if not isinstance(r, frozenset):  # a caller's own sets: as before
+            return r - {"random"}
+        found = minus.get(r)
+        if found is None:
+            found = minus[r] = r - {"random"}
+        return found
+
+    return {p: (r if p in counted else without_random(r))
+            for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
 
 
 def later_events(db: sqlite_utils.Database) -> set[tuple[str, str, str]]:
