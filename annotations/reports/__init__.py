@@ -26,7 +26,7 @@ _OWNERS = {
         "format_comparison", "confusion_rows", "format_report", "kappa_rows", "slice_table",
     ),
     "._gate": (
-        "DEFAULT_MIN_N", "GATE_ON", "GateCheck", "GateResult", "format_gate", "run_gate", "run_pass_gate",
+        "DEFAULT_MIN_N", "GATE_ON", "PROBE_LIMITS", "GateCheck", "GateResult", "format_gate", "run_gate", "run_pass_gate",
         "transferred_pass_rate",
     ),
     "._rubrics": (
@@ -52,7 +52,7 @@ _OWNERS = {
         "pairwise_report", "review_order", "store_pairs",
     ),
     "._probes": (
-        "PROBE_LIMITS", "PROBES", "PositionBias", "ProbeResult", "ProbeTarget", "VerdictPosition",
+        "PROBES", "PositionBias", "ProbeResult", "ProbeTarget", "VerdictPosition",
         "binomial_p", "format_probes", "position_bias", "probe_gate_checks", "probe_targets", "probe_results",
         "verdict_position_bias",
     ),

@@ -67,7 +67,6 @@ from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
-from judgecal.annotations.reports._runs import require_run
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import has_verdict_pairs
 
@@ -1015,6 +1014,9 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     info = _pair_info_kept(db, version)
     stratum_of = _kept(db, "strata", (), lambda: _strata_of(info), version)
     if run_id is not None:
+        # the run comparison module loads only for `--run-id` (issue 16.2, start-up)
+        from judgecal.annotations.reports._runs import require_run  # noqa: PLC0415
+
         records = require_run(db, run_id)
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
     # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import sqlite_utils
 
 from judgecal.evalsets import Constraint, Step, ToolCall
-from judgecal.evalsets._models import FailureMode  # house: private
+from judgecal.evalsets._plain import FailureMode  # house: private
 from judgecal.annotations.review._assign import assigned_reviewers, assignments_version, may_label
 from judgecal.annotations.review._guidelines import DEFAULT_GUIDELINES, GuidelineSet, guidelines_for  # noqa: F401 (re-exported)
 from judgecal.annotations.review._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401

@@ -28,8 +28,11 @@ _OWNERS = {
     "._checks": (
         "check_export_rows", "check_rows", "run_checks",
     ),
+    "._label_rows": (
+        "HumanLabelRow",
+    ),
     "._labels": (
-        "HumanLabelRow", "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
+        "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
         "import_labels", "label_export_rows", "pair_label_sets", "reviewer_names", "standing_labels_sql",
         "validate_label_rows",
     ),
