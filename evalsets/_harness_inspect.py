@@ -16,17 +16,20 @@ import zipfile
 from pathlib import Path
 from typing import Any, Callable, Iterator, NamedTuple
 
+import ijson
 from pydantic import ValidationError
 
-from judgecal.evalsets._harness import (
+from judgecal.evalsets._harness import (  # the one-document stream's reader and messages: same package
+    _BLOCK,
     GRADER_ERROR,
     GraderSpec,
     HarnessBuilder,
     HarnessImport,
     HarnessVerdict,
     MissingExtra,
-    document_head,
-    document_items,
+    _DocumentBytes,
+    _json_problem,
+    _lone_surrogate,
     guarded,
     pass_fail,
     scored_reason,
@@ -84,13 +87,13 @@ def _not_a_log(path: Path, exc: Exception) -> InputError:
     return InputError([Problem(str(path), 0, "", f"not an Inspect AI eval log: {type(exc).__name__}: {first}")])
 
 
-def _read_header(path: Path, ins: _Inspect) -> Any:
-    """The log without its samples (read_eval_log reads only the header: a .eval log's header.json, or a .json
-    log's fields up to `samples`)."""
+def _read_log(path: Path, ins: _Inspect, *, header_only: bool) -> Any:
+    """read_eval_log's log: with header_only, without its samples (a .eval log's header.json; a .json log's fields
+    up to `samples`)."""
     if not path.is_file():
         raise InputError([Problem(str(path), 0, "", "file not found" if not path.exists() else "is not a file")])
     try:
-        return ins.read_eval_log(str(path), header_only=True)
+        return ins.read_eval_log(str(path), header_only=header_only)
     except Exception as exc:  # inspect_ai raises zip, JSON and pydantic errors alike: all mean "not a log"
         raise _not_a_log(path, exc) from None
 
@@ -178,13 +181,16 @@ class _EvalZip:
 
 
 class _JsonLog:
-    """A .json log's samples, streamed with ijson in the file's order (read_eval_log keeps it): document_head checks
-    the whole document first, then each pass reads the `samples` array one sample at a time."""
+    """A .json log's samples, streamed with ijson in the file's order (read_eval_log keeps it). The first pass is
+    also the check of the whole document (JSON syntax to its end, lone surrogate escapes: what document_head checks
+    for promptfoo and DeepEval, without a pass of its own); a document ijson refuses and inspect_ai reads (NaN) is
+    then read whole (_WholeLog)."""
 
-    def __init__(self, path: Path, ins: _Inspect, header: Any, count: int):
-        self.path, self.ins, self.count = path, ins, count
+    def __init__(self, path: Path, ins: _Inspect, header: Any):
+        self.path, self.ins = path, ins
         scores = header.results.scores if header.results is not None else None
         self.first_scorer = scores[0].name if scores else None
+        self.whole: _WholeLog | None = None
 
     def _named(self, sample: Any) -> Any:
         """An old log's single score under its scorer's name, as EvalLog names it when it validates a whole log."""
@@ -194,16 +200,35 @@ class _JsonLog:
         return sample
 
     def _pass(self, first_pass: bool) -> Iterator[_Sample]:
-        for i, data in enumerate(document_items(self.path, "samples")):
-            where = f"samples[{i}]"
-            yield _Sample(where, self._named(_validated(self.ins, str(self.path), i + 1, where, data,
-                                                        first_pass=first_pass)))
+        reader = _DocumentBytes(self.path)
+        try:
+            items = ijson.items(reader, "samples.item", buf_size=_BLOCK, use_float=True)
+            for i, data in enumerate(items):
+                where = f"samples[{i}]"
+                yield _Sample(where, self._named(_validated(self.ins, str(self.path), i + 1, where, data,
+                                                            first_pass=first_pass)))
+        except (ijson.JSONError, UnicodeDecodeError) as exc:
+            raise _json_problem(self.path, exc, reader) from None
+        finally:
+            reader.close()
+        if reader.lone_surrogate is not None:  # ijson read to the document's end: the scan saw every byte
+            raise _lone_surrogate(self.path, reader.lone_surrogate)
 
     def scan(self) -> Iterator[_Sample]:
-        return self._pass(first_pass=True)
+        try:
+            yield from self._pass(first_pass=True)
+        except InputError as invalid:
+            try:
+                log = self.ins.read_eval_log(str(self.path))
+            except Exception:
+                raise invalid from None  # no log for inspect_ai either: the problem with its line
+            # The samples scanned so far come again: what the caller keeps of them (which scorers are judges) is
+            # the same for a sample seen twice.
+            self.whole = _WholeLog(log)
+            yield from self.whole.scan()
 
     def samples(self) -> Iterator[_Sample]:
-        return self._pass(first_pass=False)
+        return self.whole.samples() if self.whole is not None else self._pass(first_pass=False)
 
     def close(self) -> None:
         pass
@@ -212,11 +237,11 @@ class _JsonLog:
 class _WholeLog:
     """A log read whole by read_eval_log: a .json log that ijson cannot parse and inspect_ai can (`NaN` and
     `Infinity`, which Python's and inspect_ai's JSON writers write for a float that is not finite; an integer beyond
-    64 bits). Memory then grows with the log, as before streaming."""
+    64 bits), or a .eval log with no sample entry where we look for them. Memory then grows with the log, as before
+    streaming."""
 
     def __init__(self, log: Any):
         self.log = log
-        self.count = len(log.samples or ())
 
     def scan(self) -> Iterator[_Sample]:
         return (_Sample(f"samples[{i}]", s) for i, s in enumerate(self.log.samples or ()))
@@ -231,19 +256,16 @@ class _WholeLog:
 def _open_log(path: Path) -> tuple[Any, _EvalZip | _JsonLog | _WholeLog]:
     """The log's header (an EvalLog without samples) and its samples, to be read in two passes."""
     ins = _inspect_ai()
-    header = _read_header(path, ins)
+    header = _read_log(path, ins, header_only=True)
     if path.suffix != ".json":  # read_eval_log read the header: the file is a .eval log
-        return header, _EvalZip(path, ins)
-    try:
-        head = document_head(path, kinds=["samples"])
-    except InputError as invalid:
-        try:
-            log = ins.read_eval_log(str(path))
-        except Exception:
-            raise invalid from None  # not JSON for inspect_ai either: the problem with its line
-        return header, _WholeLog(log)
-    count = head.counts.get("samples", 0) if head.kinds.get("samples") == "start_array" else 0
-    return header, _JsonLog(path, ins, header, count)
+        zipped = _EvalZip(path, ins)
+        if zipped.count:
+            return header, zipped
+        # No entry where inspect_ai 0.3.285 writes samples: a log without samples, or a layout of another
+        # inspect_ai. read_eval_log knows which (it finds the samples, or the import says the log holds none).
+        zipped.close()
+        return header, _WholeLog(_read_log(path, ins, header_only=False))
+    return header, _JsonLog(path, ins, header)
 
 
 def grade_label(value: Any) -> tuple[str | None, str]:
@@ -290,9 +312,6 @@ def stream_inspect(path: str | Path) -> Iterator[HarnessImport]:
 
 
 def _rows(path: Path, log: Any, source: _EvalZip | _JsonLog | _WholeLog) -> Iterator[HarnessImport]:
-    if not source.count:
-        raise InputError([Problem(str(path), 0, "samples", "the log holds no samples (status: "
-                                                           f"{log.status}); was it written with --no-log-samples?")])
     scorer_models: dict[str, str] = {}
     for scorer in getattr(log.eval, "scorers", None) or ():
         model = (scorer.options or {}).get("model")
@@ -304,12 +323,17 @@ def _rows(path: Path, log: Any, source: _EvalZip | _JsonLog | _WholeLog) -> Iter
     # are counted as not imported, and it is no constraint (a constraint nobody judged would sit unjudged).
     judges: dict[str, bool] = {}
     broken = ProblemLog()
+    any_sample = False
     for _, sample in source.scan():
+        any_sample = True
         if isinstance(sample, list):
             broken.extend(sample)
             continue
         for name, score in (sample.scores or {}).items():
             judges[name] = judges.get(name, True) and grade_label(score.value)[0] is not None
+    if not any_sample:
+        raise InputError([Problem(str(path), 0, "samples", "the log holds no samples (status: "
+                                                           f"{log.status}); was it written with --no-log-samples?")])
     broken.raise_if_any()  # a broken sample entry: nothing read, nothing imported
     b = HarnessBuilder(KIND, path)
     for n, (_, sample) in enumerate(source.samples(), start=1):

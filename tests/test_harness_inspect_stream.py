@@ -238,3 +238,24 @@ def test_no_samples_is_still_an_error(tmp_path: Path, capsys) -> None:
     assert "samples: the log holds no samples" in refused(tmp_path, empty, capsys)
     with pytest.raises(InputError, match="holds no samples"):
         collect(inspect_harness.stream_inspect(empty))
+
+
+def test_a_zip_layout_we_do_not_know_is_read_by_read_eval_log(tmp_path: Path, monkeypatch) -> None:
+    # Should another inspect_ai keep its samples elsewhere in the zip, finding no entry under samples/ must not
+    # become "the log holds no samples": read_eval_log, which knows its layouts, reads the log whole.
+    path = epochs_log(tmp_path, "eval")
+    monkeypatch.setattr(inspect_harness, "_SAMPLES_DIR", "elsewhere/")
+    streamed = collect(inspect_harness.stream_inspect(path))
+    assert len(streamed.runs.rows) == 6 and rows(streamed) == rows(whole(path))
+
+
+def test_a_json_log_with_a_lone_surrogate_is_refused_with_its_line(tmp_path: Path, capsys) -> None:
+    # yajl would read "\ud800" as "?" and the import would store text the log does not hold; the first pass is also
+    # the document's check (inspect_ai refuses this log too, so there is no whole read to fall back on).
+    src = tmp_path / "capitals.json"
+    write_eval_log(read_eval_log(str(FIXTURE)), str(src))
+    text = src.read_text(encoding="utf-8")
+    log = tmp_path / "surrogate.json"
+    log.write_text(text.replace('"target": "Paris"', '"target": "Par\\ud800is"', 1), encoding="utf-8")
+    line = text[: text.index('"target": "Paris"')].count("\n") + 1
+    assert f"{log}:{line}: (json): invalid JSON: a lone surrogate escape" in refused(tmp_path, log, capsys)
