@@ -7,10 +7,11 @@ import that collects the file grows with it.
 Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `promptfoo` is
 promptfoo's JSONL output, `promptfoo-json` its one-document `-o out.json`; `deepeval` is a test run written with
 `identifier` and `hyperparameters` after the test cases, as DeepEval writes them. Both one-document kinds stream
-through ijson since issue 16.1's third round. `inspect` (read with read_eval_log: docs/importers.md "Memory") is read
-whole: it is measured to show that it grows; it needs the [inspect] extra; its log is written with inspect_ai from
-the fixture's samples, replicated (slow: use a small --n, e.g. 400). `--python` runs the imports with another
-interpreter (a virtual environment of the code before a change), for a before/after on the same files.
+through ijson since issue 16.1's third round. `inspect` (a .eval log, streamed a sample at a time since wave 6:
+docs/importers.md "Memory") needs the [inspect] extra; its log is written with inspect_ai from the fixture's
+samples, replicated (slow: use a small --n, e.g. 400). `--python` runs the imports with another interpreter (a
+virtual environment of the code before a change), for a before/after on the same files. Each line also gives the
+CPU seconds (user + system) of the import itself.
 """
 
 from __future__ import annotations
