@@ -66,12 +66,12 @@ class _Inspect(NamedTuple):
 def _inspect_ai() -> _Inspect:
     try:
         from inspect_ai.log import EvalSample, read_eval_log
+        if sys.version_info < (3, 14):
+            # inspect_ai writes .eval entries zstd-compressed; before Python 3.14 zipfile reads zstd only once
+            # zipfile_zstd (a dependency of inspect_ai there) has registered it, as inspect_ai does itself.
+            import zipfile_zstd  # noqa: F401
     except ImportError:
         raise MissingExtra(f"reading Inspect AI logs needs the inspect_ai package: {EXTRA}") from None
-    if sys.version_info < (3, 14):
-        # inspect_ai writes .eval entries zstd-compressed; before Python 3.14 zipfile reads zstd only once
-        # zipfile_zstd (a dependency of inspect_ai there) has registered it, as inspect_ai does itself.
-        import zipfile_zstd  # noqa: F401
     try:
         # read_eval_log validates with this context: messages and events keep the ids the log has (none made up)
         # and a sample's repeated messages are one object.
