@@ -157,9 +157,15 @@ def test_a_broken_sample_entry_is_refused_naming_the_file_and_the_entry(tmp_path
     assert f"{log}: samples/2_epoch_1.json" in err and why in err
 
 
-def test_a_sample_whose_transcript_is_broken_is_refused_in_the_second_pass(tmp_path: Path, capsys) -> None:
+def test_a_sample_whose_transcript_is_broken_is_refused_in_the_second_pass(tmp_path: Path, capsys,
+                                                                          monkeypatch) -> None:
     # The first pass validates ids, epochs and scores only; a broken event is found when the sample is read whole,
-    # after rows of earlier samples went to the store: the whole file is still refused, nothing imported.
+    # after rows of earlier samples went to the store (chunks of 2 rows here): the whole file is still refused,
+    # nothing imported.
+    from judgecal.evalsets import _harness  # house: private
+
+    real = _harness.HarnessBuilder.__init__
+    monkeypatch.setattr(_harness.HarnessBuilder, "__init__", lambda self, kind, file: real(self, kind, file, batch=2))
     src = epochs_log(tmp_path, "eval")
     with zipfile.ZipFile(src) as z:
         data = json.loads(z.read("samples/10_epoch_2.json"))
