@@ -32,7 +32,7 @@ from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, Ra
 from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, VarianceParts, clustered_difference,
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
-from judgecal.annotations.store import get_price, majority_label
+from judgecal.annotations.store import get_price, has_verdict_pairs, majority_label
 from judgecal.annotations.store import blind_first_labels, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
@@ -97,18 +97,28 @@ _VOTES_SQL = """
 """
 
 
-def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
-                judge_model: str | None = None) -> PairLabels:
-    """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
-    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
-    where, params = _run_ids_clause(run_ids)
-    where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
-    if rubric_sha256 is not None:
-        where += " AND v.rubric_sha256 = ?"
-        params.append(rubric_sha256)
-    if judge_model is not None:
-        where += " AND v.judge_model = ?"
-        params.append(judge_model)
+class _Votes(NamedTuple):
+    """The judge's side of `PairLabels`: each pair's settling majority, the corrected rate's one version and its
+    predictions."""
+
+    judge: dict[tuple[str, str], str]
+    ppi_judge: dict[tuple[str, str], Any]
+    source: tuple[str, str] | None
+
+
+def _ppi_of(by_label: dict[tuple[str, str], str | None]) -> dict[tuple[str, str], Any]:
+    """The chosen version's majorities turned into `ppi_prediction`s in place (a tie or no valid label: none, so
+    it is asked once per label; values only, the dict is not resized), one dict less."""
+    out: dict[tuple[str, str], Any] = by_label
+    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(out.values())}
+    for pair, label in out.items():
+        out[pair] = predictions[label]
+    return out
+
+
+def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _Votes:
+    """`_Votes` from every verdict row of the runs, grouped by SQLite per (pair, judge version): a project without
+    migration 015's `verdict_pairs`, and the cases the stored patterns cannot settle alone (`_stored_votes`)."""
     # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
     # One pass over SQLite's rows, no object per group (a million run records make ~900k groups). The rows come
     # grouped by pair (the GROUP BY's order, asked for), so a pair's latest labelled version is settled when its
@@ -153,13 +163,88 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     if best is not None:
         judge[pair] = best  # type: ignore[index]
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
-    # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
-    # asked once per label
-    ppi_judge: dict[tuple[str, str], Any] = by_version.get(source, {}) if source is not None else {}
-    del by_version
-    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(ppi_judge.values())}
-    for pair, label in ppi_judge.items():  # in place (values only: the dict is not resized), one dict less
-        ppi_judge[pair] = predictions[label]
+    return _Votes(judge, _ppi_of(by_version.get(source, {}) if source is not None else {}), source)
+
+
+# migration 015's pattern text of a pair's repeats (`_schema._PATTERN_TEXT`): `repeat \x1f =label` or
+# `repeat \x1f \x1e` (an error row), joined by \x1d
+_PART, _ERROR_ROW, _PARTS = "\x1f", "\x1e", "\x1d"
+
+
+def _pattern_majority(pattern: str) -> tuple[int, str | None] | None:
+    """(its repeats, the majority of their labels) of a stored pattern; None when the text cannot be read back
+    unambiguously (a label holding a separator: the caller reads the verdict rows instead)."""
+    parts = [part.split(_PART) for part in pattern.split(_PARTS)]
+    if any(len(x) != 2 or not x[0].isdigit() or not (x[1] == _ERROR_ROW or x[1][:1] == "=") for x in parts):
+        return None
+    if len({int(x[0]) for x in parts}) != len(parts):
+        return None
+    return len(parts), majority_label(x[1][1:] for x in parts if x[1] != _ERROR_ROW)
+
+
+def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _Votes | None:
+    """`_Votes` from migration 015's `verdict_pairs` (one row per pair and judge version, its repeats as a pattern
+    text; a project has a few dozen distinct patterns, each read once), without grouping the runs' verdict rows.
+    The rule needs verdict ids only to choose between versions: the latest labelled version of a pair judged by two,
+    the corrected rate's version when two reach as many pairs. The stored row keeps no such id, so either case
+    (and a pattern a label's separator makes ambiguous) returns None: the caller groups the verdict rows."""
+    sql = f"""SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.n, v.pattern
+              FROM verdict_pairs v WHERE {where}
+              ORDER BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model"""
+    judge: dict[tuple[str, str], str] = {}
+    by_version: dict[tuple[str, str], dict[tuple[str, str], str | None]] = {}  # version -> pair -> majority
+    read: dict[str, tuple[int, str | None]] = {}  # pattern -> (repeats, majority)
+    constraint_ids: dict[str, str] = {}  # one str per constraint id, one per record id (see `_grouped_votes`)
+    v_sha = v_model = None
+    v_pairs: dict[tuple[str, str], str | None] = {}
+    last_rid = last_cid = ""
+    for rid, cid, sha, model, n, pattern in db.execute(sql, params):
+        if rid == last_rid:
+            if cid == last_cid:
+                return None  # a pair judged by two versions: the latest labelled one is chosen by verdict id
+            rid = last_rid
+        last_rid, last_cid = rid, cid
+        got = read.get(pattern)
+        if got is None:
+            got = _pattern_majority(pattern)
+            if got is None:
+                return None
+            read[pattern] = got
+        repeats, label = got
+        if repeats != n:
+            return None  # a label holding a separator split the text into more parts than repeats
+        pair = (rid, constraint_ids.setdefault(cid, cid))
+        if label is not None:
+            judge[pair] = label
+        if sha != v_sha or model != v_model:
+            v_sha, v_model = sha, model
+            v_pairs = by_version.setdefault((sha, model), {})
+        v_pairs[pair] = label
+    if not by_version:
+        return _Votes(judge, {}, None)
+    most = max(len(p) for p in by_version.values())
+    top = [version for version, pairs in by_version.items() if len(pairs) == most]
+    if len(top) > 1:
+        return None  # two versions reach as many pairs: the latest verdict id decides
+    return _Votes(judge, _ppi_of(by_version[top[0]]), top[0])
+
+
+def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
+                judge_model: str | None = None) -> PairLabels:
+    """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
+    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
+    where, params = _run_ids_clause(run_ids)
+    where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
+    if rubric_sha256 is not None:
+        where += " AND v.rubric_sha256 = ?"
+        params.append(rubric_sha256)
+    if judge_model is not None:
+        where += " AND v.judge_model = ?"
+        params.append(judge_model)
+    votes = _stored_votes(db, where, params) if has_verdict_pairs(db) else None
+    if votes is None:
+        votes = _grouped_votes(db, where, params)
+    judge, ppi_judge, source = votes
     where, params = _run_ids_clause(run_ids)
     human_sql = f"""
         WITH h AS ({standing_labels_sql()})
@@ -171,9 +256,10 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
         humans.setdefault((rid, cid), []).append(label)
     human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
     runs = {r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
-    sample = {p for p in counted_pairs(db).pairs if p[0] in runs}
+    blind_rows = blind_first_labels(db)  # read once: the counted pairs end where these labels end
+    sample = {p for p in counted_pairs(db, blind=blind_rows).pairs if p[0] in runs}
     blind: dict[tuple[str, str], str] = {}
-    for row in blind_first_labels(db):  # in event order: the first reviewer's label wins
+    for row in blind_rows:  # in event order: the first reviewer's label wins
         blind.setdefault((row["run_record_id"], row["constraint_id"]), row["label"])
     return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs})
 
