@@ -188,17 +188,23 @@ def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _
     The rule needs verdict ids only to choose between versions: the latest labelled version of a pair judged by two,
     the corrected rate's version when two reach as many pairs. The stored row keeps no such id, so either case
     (and a pattern a label's separator makes ambiguous) returns None: the caller groups the verdict rows."""
-    sql = f"""SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.n, v.pattern
+    # Most projects' pairs share one judge version: the rows name theirs only when it is not the project's latest
+    # (NULL otherwise), so a million rows do not bring two million copies of the same two strings into Python.
+    latest = db.execute("SELECT rubric_sha256, judge_model FROM verdict_pairs ORDER BY id DESC LIMIT 1").fetchone()
+    if latest is None:
+        return _Votes({}, {}, None)
+    other = "v.rubric_sha256 != ? OR v.judge_model != ?"
+    sql = f"""SELECT v.run_record_id, v.constraint_id, v.n, v.pattern,
+                     CASE WHEN {other} THEN v.rubric_sha256 END, CASE WHEN {other} THEN v.judge_model END
               FROM verdict_pairs v WHERE {where}
               ORDER BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model"""
     judge: dict[tuple[str, str], str] = {}
-    by_version: dict[tuple[str, str], dict[tuple[str, str], str | None]] = {}  # version -> pair -> majority
+    latest_pairs: dict[tuple[str, str], str | None] = {}
+    by_version = {tuple(latest): latest_pairs}  # version -> pair -> majority
     read: dict[str, tuple[int, str | None]] = {}  # pattern -> (repeats, majority)
     constraint_ids: dict[str, str] = {}  # one str per constraint id, one per record id (see `_grouped_votes`)
-    v_sha = v_model = None
-    v_pairs: dict[tuple[str, str], str | None] = {}
     last_rid = last_cid = ""
-    for rid, cid, sha, model, n, pattern in db.execute(sql, params):
+    for rid, cid, n, pattern, sha, model in db.execute(sql, [*latest, *latest, *params]):
         if rid == last_rid:
             if cid == last_cid:
                 return None  # a pair judged by two versions: the latest labelled one is chosen by verdict id
@@ -216,10 +222,11 @@ def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _
         pair = (rid, constraint_ids.setdefault(cid, cid))
         if label is not None:
             judge[pair] = label
-        if sha != v_sha or model != v_model:
-            v_sha, v_model = sha, model
-            v_pairs = by_version.setdefault((sha, model), {})
-        v_pairs[pair] = label
+        if sha is None:
+            latest_pairs[pair] = label
+        else:
+            by_version.setdefault((sha, model), {})[pair] = label
+    by_version = {version: pairs for version, pairs in by_version.items() if pairs}
     if not by_version:
         return _Votes(judge, {}, None)
     most = max(len(p) for p in by_version.values())
@@ -230,9 +237,10 @@ def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _
 
 
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
-                judge_model: str | None = None) -> PairLabels:
+                judge_model: str | None = None, record_ids: set[str] | None = None) -> PairLabels:
     """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
-    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
+    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs.
+    `record_ids`: the runs' record ids, when the caller has read them."""
     where, params = _run_ids_clause(run_ids)
     where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
     if rubric_sha256 is not None:
@@ -255,7 +263,8 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     for rid, cid, label in db.execute(human_sql, params):
         humans.setdefault((rid, cid), []).append(label)
     human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
-    runs = {r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
+    runs = record_ids if record_ids is not None else {
+        r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
     blind_rows = blind_first_labels(db)  # read once: the counted pairs end where these labels end
     sample = {p for p in counted_pairs(db, blind=blind_rows).pairs if p[0] in runs}
     blind: dict[tuple[str, str], str] = {}
@@ -842,6 +851,7 @@ def list_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- the comparison
 
 BUCKETS = ("both_fail", "only_a", "only_b", "both_pass", "not_comparable")
+_BUCKET_OF = {(False, False): "both_fail", (True, False): "only_a", (False, True): "only_b", (True, True): "both_pass"}
 
 
 class ItemOutcome(NamedTuple):
@@ -874,13 +884,23 @@ class Comparison:
     def bucket(self, name: str) -> list[ItemOutcome]:
         return [i for i in self.items if i.bucket == name]
 
+    def _buckets(self) -> dict[str, list[ItemOutcome]]:
+        """Every bucket's items in one pass (`items` is in BUCKETS order, import order within a bucket)."""
+        out: dict[str, list[ItemOutcome]] = {name: [] for name in BUCKETS}
+        for i in self.items:
+            out[i.bucket].append(i)
+        return out
+
     def as_dict(self) -> dict[str, Any]:
+        return self._as_dict({name: [i._asdict() for i in items] for name, items in self._buckets().items()})
+
+    def _as_dict(self, items: dict[str, Any]) -> dict[str, Any]:
         def stats(s: RunStats) -> dict[str, Any]:
             return asdict(s) | {"error_rates": s.error_rates, "tool_parse_failure_rate": s.tool_parse_failure_rate}
 
         return {
             "a": stats(self.a), "b": stats(self.b),
-            "items": {name: [i._asdict() for i in self.bucket(name)] for name in BUCKETS},
+            "items": items,
             "decision": None if self.decision is None else {
                 "switch": self.decision.switch, "status": self.decision.status,
                 "reasons": [r._asdict() for r in self.decision.reasons]},
@@ -894,14 +914,13 @@ class Comparison:
         """`json.dumps(self.as_dict(), ensure_ascii=False, indent=2)`, byte for byte. The item lists (one entry per
         item: 285k at a million run records) are written from a template; `indent` makes `json` fall back to its
         pure-Python encoder, which cost more than the comparison itself at that size."""
-        d = self.as_dict()
         marks = {name: f"judgecal-items-{name}-{os.urandom(16).hex()}" for name in BUCKETS}  # (not uuid: start-up)
-        d["items"] = dict(marks)
-        rest = json.dumps(d, ensure_ascii=False, indent=2)  # small: the lists are marks
+        rest = json.dumps(self._as_dict(dict(marks)), ensure_ascii=False, indent=2)  # small: the lists are marks
+        buckets = self._buckets()
         pieces = []
         for name, mark in marks.items():
             head, _, rest = rest.partition(f'"{mark}"')
-            pieces += [head, _items_json(self.bucket(name))]
+            pieces += [head, _items_json(buckets[name])]
         return "".join(pieces + [rest])  # one copy of the whole text (63 MB at a million run records)
 
 
@@ -940,21 +959,21 @@ def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshol
                   rubric_sha256: str | None, judge_model: str | None, allow_prompt_change: bool) -> Comparison:
     records = {run: _run_records(db, run) for run in (run_a, run_b)}
     items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
-    labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
+    labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model,
+                         record_ids={r.id for rs in records.values() for r in rs})
     da, dbb = (_run_data(db, run_a, items, labels, records[run_a]), _run_data(db, run_b, items, labels, records[run_b]))
-    outcomes = []
+    # each bucket's items in import order, the buckets in BUCKETS order
+    by_bucket: dict[str, list[ItemOutcome]] = {name: [] for name in BUCKETS}
+    pass_a, pass_b, failed_a, failed_b = da.item_pass, dbb.item_pass, da.item_failed, dbb.item_failed
     for item_id in items:
-        if item_id not in da.item_pass and item_id not in dbb.item_pass:
+        if item_id not in pass_a and item_id not in pass_b:
             continue
-        pa, pb = da.item_pass.get(item_id), dbb.item_pass.get(item_id)
-        if pa is None or pb is None:
-            bucket = "not_comparable"
-        else:
-            bucket = {(False, False): "both_fail", (True, False): "only_a", (False, True): "only_b",
-                      (True, True): "both_pass"}[(pa, pb)]
-        outcomes.append(ItemOutcome(item_id, bucket, pa, pb, da.item_failed.get(item_id, ()),
-                                    dbb.item_failed.get(item_id, ())))
-    outcomes.sort(key=lambda o: BUCKETS.index(o.bucket))  # stable: import order within a bucket
+        pa, pb = pass_a.get(item_id), pass_b.get(item_id)
+        bucket = "not_comparable" if pa is None or pb is None else _BUCKET_OF[(pa, pb)]
+        by_bucket[bucket].append(ItemOutcome(item_id, bucket, pa, pb, failed_a.get(item_id, ()),
+                                             failed_b.get(item_id, ())))
+    outcomes = [o for name in BUCKETS for o in by_bucket[name]]
+    del by_bucket
     warnings = tuple(comparability(da.stats, dbb.stats, allow_prompt_change=allow_prompt_change))
     paired, drop, parts, note = paired_comparison(db, run_a, run_b, items, labels, da, dbb)
     if drop is not None:
