@@ -163,3 +163,48 @@ def test_a_project_without_verdict_pairs_compares_alike(project, tmp_path):
         where, params = _where(RUNS)
         assert (labels.judge, labels.ppi_judge, labels.ppi_source) == tuple(_runs._grouped_votes(db, where, params))
         assert ann.compare_runs(db, *RUNS).to_json() + "\n" == before
+
+
+def test_one_read_of_the_standing_labels_gives_each_runs_humans_and_failure_modes(project):
+    """`pair_labels` reads the standing labels once for the human majorities and the failure-mode tags of both runs
+    (kept to the runs' records in Python). The attack: reviewers tagging one pair differently (the first one's tag
+    counts), a fail changed to pass, an undone fail, a tie between two reviewers, tags counted equally often (the
+    first seen first), a label on a third run's record. Each run's tags and the human majorities must be what the
+    per-run SQL read (`_failure_modes` without the shared rows) and `current_labels` give."""
+    with ann.unit_of_work(project) as db:
+        c = db.conn
+        pass_fail = ("SELECT r.id, k.id FROM run_records r JOIN constraints k ON k.item_id = r.item_id"
+                     " AND k.check_json IS NULL AND k.labels = '[\"pass\",\"fail\"]' WHERE r.run_id {} ORDER BY 1, 2")
+        b = c.execute(pass_fail.format("= 'demo-run-b'")).fetchall()
+        a = c.execute(pass_fail.format("= 'demo-run-a'")).fetchall()
+        other = c.execute(pass_fail.format("NOT IN ('demo-run-a', 'demo-run-b')")).fetchone()
+        assert len(a) >= 3 and len(b) >= 5
+        lab = ann.record_label
+        lab(db, "r1", ann.Pair(*b[0]), "fail", failure_mode="hallucination")
+        lab(db, "r2", ann.Pair(*b[0]), "fail", failure_mode="format")  # a second tag: the first reviewer's counts
+        lab(db, "r1", ann.Pair(*b[1]), "fail", failure_mode="format")
+        lab(db, "r1", ann.Pair(*b[2]), "fail")  # untagged
+        lab(db, "r1", ann.Pair(*b[3]), "fail", failure_mode="process")
+        lab(db, "r1", ann.Pair(*b[3]), "pass")  # changed: no longer a fail
+        lab(db, "r1", ann.Pair(*b[4]), "pass")
+        lab(db, "r2", ann.Pair(*b[4]), "fail", failure_mode="omission")  # a tie: no human majority, still a tag
+        lab(db, "r3", ann.Pair(*a[0]), "fail", failure_mode="format")
+        lab(db, "r3", ann.Pair(*a[1]), "fail", failure_mode="hallucination")
+        lab(db, "r3", ann.Pair(*a[2]), "fail", failure_mode="other")
+        ann.undo_last(db, "r3")
+        if other is not None:
+            lab(db, "r3", ann.Pair(*other), "fail", failure_mode="process")
+        labels = ann.pair_labels(db, RUNS)
+        comparison = ann.compare_runs(db, *RUNS)
+        for run, stats in zip(RUNS, (comparison.a, comparison.b)):
+            assert stats.failure_modes == _runs._failure_modes(db, run)  # the per-run SQL read
+        assert comparison.b.failure_modes == {"hallucination": 1, "format": 1, "untagged": 1, "omission": 1}
+        assert list(comparison.b.failure_modes) == ["hallucination", "format", "untagged", "omission"]
+        assert comparison.a.failure_modes == {"format": 1, "hallucination": 1}
+        runs = {r[0] for r in c.execute("SELECT id FROM run_records WHERE run_id IN (?, ?)", RUNS)}
+        humans: dict = {}
+        for row in ann.current_labels(db):
+            if row["run_record_id"] in runs:
+                humans.setdefault((row["run_record_id"], row["constraint_id"]), []).append(row["label"])
+        assert labels.human == {p: m for p, v in humans.items() if (m := ann.majority_label(v)) is not None}
+        assert tuple(b[4]) not in labels.human and labels.human[tuple(b[3])] == "pass"

@@ -80,6 +80,9 @@ class PairLabels(NamedTuple):
     ppi_source: tuple[str, str] | None = None  # (rubric sha256, judge model)
     # the first reviewer's blind first label: what the judge-corrected pass rate compares the judge with
     human_blind: dict[tuple[str, str], str] = {}
+    # the first reviewer's failure-mode tag (`untagged` when none) of each pair whose standing label is `fail`, in
+    # event order (`_failure_modes`); None: not read (then each run reads its own)
+    fail_modes: dict[tuple[str, str], str] | None = None
 
     def settled(self) -> dict[tuple[str, str], Settled]:
         out = {p: Settled(label, "judge") for p, label in self.judge.items()}
@@ -254,23 +257,27 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
         votes = _grouped_votes(db, where, params)
     judge, ppi_judge, source = votes
     where, params = _run_ids_clause(run_ids)
-    human_sql = f"""
-        WITH h AS ({standing_labels_sql()})
-        SELECT h.run_record_id, h.constraint_id, h.label FROM h
-        JOIN run_records r ON r.id = h.run_record_id WHERE {where}
-    """
-    humans: dict[tuple[str, str], list[str]] = {}
-    for rid, cid, label in db.execute(human_sql, params):
-        humans.setdefault((rid, cid), []).append(label)
-    human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
     runs = record_ids if record_ids is not None else {
         r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
+    # the standing labels read once, in event order, for the human majorities and the failure-mode tags (kept to
+    # the runs' records here, not by a join per label with run_records)
+    humans: dict[tuple[str, str], list[str]] = {}
+    fail_modes: dict[tuple[str, str], str] = {}
+    for rid, cid, label, mode in db.execute(f"""
+            WITH h AS ({standing_labels_sql()})
+            SELECT h.run_record_id, h.constraint_id, h.label, h.failure_mode FROM h ORDER BY h.id"""):
+        if rid in runs:
+            humans.setdefault((rid, cid), []).append(label)
+            if label == "fail":  # the first reviewer's tag wins
+                fail_modes.setdefault((rid, cid), mode or "untagged")
+    human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
     blind_rows = blind_first_labels(db)  # read once: the counted pairs end where these labels end
     sample = {p for p in counted_pairs(db, blind=blind_rows).pairs if p[0] in runs}
     blind: dict[tuple[str, str], str] = {}
     for row in blind_rows:  # in event order: the first reviewer's label wins
         blind.setdefault((row["run_record_id"], row["constraint_id"]), row["label"])
-    return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs})
+    return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs},
+                      fail_modes)
 
 
 def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -609,8 +616,8 @@ class _Extras:
             t[1] += settled
         return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
-    def fields(self, db: sqlite_utils.Database, run_id: str, records: list[_RecordRow], cost: float | None
-               ) -> dict[str, Any]:
+    def fields(self, db: sqlite_utils.Database, run_id: str, records: list[_RecordRow], cost: float | None,
+               fail_modes: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
         per_task = [sum(r.outcomes) / len(r.outcomes) for r in self.records if r.outcomes]
         latencies = [r.latency_ms for r in records if r.latency_ms is not None]
         tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
@@ -632,7 +639,7 @@ class _Extras:
             "by_type": self.table(0),
             "by_source": self.table(1),
             "by_scenario": self.table(2),
-            "failure_modes": _failure_modes(db, run_id),
+            "failure_modes": _failure_modes(db, run_id, fail_modes, records),
             "mean_latency_ms": sum(latencies) / len(latencies) if latencies else None,
             "mean_tokens_per_task": sum(tokens.values()) / len(tokens) if tokens else None,
             "cost_per_task": None if cost is None or not records else cost / len(records),
@@ -672,9 +679,14 @@ def _repeat_spread(by_item: dict[str, list[_RecordOutcome]], repeats: int) -> di
     return {name: _mean_sd(xs) for name, xs in metrics.items() if len(xs) == repeats}
 
 
-def _failure_modes(db: sqlite_utils.Database, run_id: str) -> dict[str, int]:
+def _failure_modes(db: sqlite_utils.Database, run_id: str, fail_modes: dict[tuple[str, str], str] | None = None,
+                   records: list[_RecordRow] | None = None) -> dict[str, int]:
     """Reviewers' failure-mode tags on the run's pairs whose standing label is `fail`: one count per pair, the first
-    reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s."""
+    reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s.
+    `fail_modes` (`PairLabels.fail_modes`, read for these runs) and the run's `records`: counted from them."""
+    if fail_modes is not None and records is not None:
+        ids = {r.id for r in records}
+        return dict(Counter(mode for pair, mode in fail_modes.items() if pair[0] in ids).most_common())
     sql = f"""
         WITH h AS ({standing_labels_sql()})
         SELECT h.run_record_id, h.constraint_id, h.failure_mode FROM h
@@ -820,7 +832,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         judge_corrected_clusters=None if corrected is None else corrected.design_effect.clusters,
         judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
         judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
-        **extras.fields(db, run_id, records, cost),
+        **extras.fields(db, run_id, records, cost, labels.fail_modes),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
                     (mech_passed, mech_checked), len(judge_all))
