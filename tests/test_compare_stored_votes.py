@@ -110,7 +110,7 @@ def test_versions_that_split_the_pairs_are_read_from_the_stored_rows(project):
         assert ann.pair_labels(db, RUNS).ppi_source == (sha, model)
 
 
-@pytest.mark.parametrize("case", ["retry", "reach_tie", "separator_label", "unit_separator_label"])
+@pytest.mark.parametrize("case", ["retry", "reach_tie", "separator_label", "unit_separator_label", "text_repeat"])
 def test_what_the_stored_rows_cannot_decide_falls_back_to_the_verdict_rows(project, case):
     with ann.unit_of_work(project) as db, ann.write(db):
         c = db.conn
@@ -129,6 +129,9 @@ def test_what_the_stored_rows_cannot_decide_falls_back_to_the_verdict_rows(proje
                           " AND constraint_id = ?", pair)
             if len(every) % 2:
                 _rewrite(c, every[0], sha, model, [])
+        elif case == "text_repeat":  # a repeat stored as text that is a digit to str.isdigit, not to int()
+            c.execute(f"INSERT INTO verdicts ({FIELDS}) VALUES (?,?,?,?,'\u00b2','fail',NULL, '2026-01-01T00:00:00Z')",
+                      [*pairs[2], sha, model])
         else:  # a label holding the pattern's separators (an import does not refuse it): ambiguous text
             # (the parts it makes look like repeats 7 and 8: well formed, only more of them than the pair's repeats)
             odd = ["pass\x1d7\x1f=fail", "pass\x1d8\x1f=fail"] if case == "separator_label" else ["fail\x1f=pass"] * 2

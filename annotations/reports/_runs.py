@@ -178,7 +178,8 @@ def _pattern_majority(pattern: str) -> tuple[int, str | None] | None:
     """(its repeats, the majority of their labels) of a stored pattern; None when the text cannot be read back
     unambiguously (a label holding a separator: the caller reads the verdict rows instead)."""
     parts = [part.split(_PART) for part in pattern.split(_PARTS)]
-    if any(len(x) != 2 or not x[0].isdigit() or not (x[1] == _ERROR_ROW or x[1][:1] == "=") for x in parts):
+    if any(len(x) != 2 or not (x[0].isascii() and x[0].isdigit()) or not (x[1] == _ERROR_ROW or x[1][:1] == "=")
+           for x in parts):
         return None
     if len({int(x[0]) for x in parts}) != len(parts):
         return None
