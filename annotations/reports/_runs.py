@@ -624,7 +624,8 @@ class _Extras:
         tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
         outliers: tuple[str, ...] = ()
         if len(tokens) >= 4:
-            q1, q3 = _percentile(list(tokens.values()), 0.25), _percentile(list(tokens.values()), 0.75)
+            ordered = sorted(tokens.values())  # sorted once: `_percentile` sorts again, in one pass when sorted
+            q1, q3 = _percentile(ordered, 0.25), _percentile(ordered, 0.75)
             assert q1 is not None and q3 is not None
             fence = q3 + OUTLIER_IQR * (q3 - q1)
             # filtered, then sorted (stable: the same order as filtering the sorted list)
@@ -634,7 +635,8 @@ class _Extras:
         for r in self.records:
             by_item.setdefault(r.record.item_id, []).append(r)
         repeats = min((len(v) for v in by_item.values()), default=0)
-        flipping = tuple(i for i, rs in by_item.items() if len({r.passed for r in rs if r.passed is not None}) > 1)
+        flipping = tuple(i for i, rs in by_item.items()
+                         if len(rs) > 1 and len({r.passed for r in rs if r.passed is not None}) > 1)
         return {
             "per_task_pass_rate": sum(per_task) / len(per_task) if per_task else None,
             "by_type": self.table(0),
@@ -794,7 +796,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         this = (not must_failed) if must_known else None
         extras.records.append(_RecordOutcome(rec, item.scenario, tuple(outcomes), this))
         item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
-    latencies = [r.latency_ms for r in records if r.latency_ms is not None]
+    latencies = sorted(r.latency_ms for r in records if r.latency_ms is not None)  # (only its percentiles)
     rounds = [r.rounds for r in records if r.rounds is not None]
     completed = sum(1 for r in records if r.error is None)
     errors = Counter(error_cause(r.error) for r in records if r.error is not None)
