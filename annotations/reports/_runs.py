@@ -731,10 +731,13 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     failing, live = checks
     # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
     get_human, get_judge, get_ppi, get_tally = humans.get, judge.get, ppi.get, tally.get
+    # the records that carry a human or a blind label (a few in a hundred): only their pairs are looked up there
+    with_human, with_blind = {p[0] for p in humans}, {p[0] for p in blind}
     for rec in records:
         item = items[rec.item_id]
         scenario = item.scenario or "(none)"
         failed = rec.failed
+        has_human, has_blind = rec.id in with_human, rec.id in with_blind
         outcomes: list[bool] = []
         must_known = must_failed = False
         for c in item.constraints:
@@ -753,20 +756,21 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                     s_checked += 1
                     s_passed += outcome
                 source = "mechanical"
-                human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
+                if has_human:
+                    human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
                 if c.pass_fail and (j := get_ppi(pair)) is not None:
                     judge_all.append(j)
                     strata_all.append(c.id)
                     items_all.append(rec.item_id)
-                    if pair in blind and pair in sample:
+                    if has_blind and pair in blind and pair in sample:
                         judge_lab.append(j)
                         human_lab.append(int(blind[pair] == "pass"))
                         strata_lab.append(c.id)
                         items_lab.append(rec.item_id)
                 if c.passing is None:
                     continue  # not a pass/fail set: neither settled nor unjudged
-                label = get_human(pair)  # a human label wins
+                label = get_human(pair) if has_human else None  # a human label wins
                 source = "human" if label is not None else "judge"
                 if label is None:
                     label = get_judge(pair)
