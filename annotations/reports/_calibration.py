@@ -1306,7 +1306,15 @@ class FilterOptions(NamedTuple):
 
 
 def filter_options(db: sqlite_utils.Database) -> FilterOptions:
-    """What the report can be filtered by: rubric versions, judge models and constraint ids that have verdicts."""
+    """What the report can be filtered by: rubric versions, judge models and constraint ids that have verdicts.
+    Kept under the verdicts' and rubrics' versions (a scan of every verdict: seconds at 1M run records), so a new
+    label or a rerun does not read them again."""
+    from judgecal.annotations.store import kept_for_tables  # here, not at the top: the rest of the file is other work
+
+    return kept_for_tables(db, "filter_options", (), ("verdicts", "rubrics"), lambda: _filter_options(db))
+
+
+def _filter_options(db: sqlite_utils.Database) -> FilterOptions:
     rubrics = tuple(f"{n}@{v}" for n, v in db.execute(
         "SELECT name, version FROM rubrics WHERE sha256 IN (SELECT DISTINCT rubric_sha256 FROM verdicts)"
         " ORDER BY name, version"))
