@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator, NamedTuple, Sequence
@@ -35,8 +36,8 @@ import sqlite_utils
 from judgecal.evalsets import EvalItem, Parsed, RunRecord, canonical_json, render_evidence
 from judgecal.annotations.reports._calibration import _as_set, kept_sample_rules, majority_label, match_rubrics
 from judgecal.annotations.review import Pair, awaiting_blind_label, sample_rules
-from judgecal.annotations.store import (has_verdict_pairs, import_items, kept_for_tables, load_items, load_run,
-                                        standing_labels_sql)
+from judgecal.annotations.store import (PAIRS_IN_JSON, has_verdict_pairs, import_items, kept_for_tables, load_items,
+                                        load_run, pairs_labelled_since, standing_labels_sql)
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.reports._rubrics import label_split
 
@@ -166,16 +167,32 @@ def disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None = None, m
     the standing labels with the labelled pairs' stored patterns (`verdict_pairs`) and their run records' models.
     Kept under the versions of the tables it reads, so the page's rerun reads nothing."""
     args = (rubric, model, constraint if constraint is None or isinstance(constraint, str) else tuple(constraint))
+
+    def update(kept: tuple[DisagreementKey, ...], since: int) -> tuple[DisagreementKey, ...] | None:
+        touched = pairs_labelled_since(db, since)
+        if touched is None:
+            return None
+        again = set(touched)
+        rows = [k for k in kept if k.pair not in again]
+        rows += _disagreement_keys(db, rubric=rubric, model=model, constraint=constraint, pairs=touched)
+        rows.sort(key=lambda d: d[:8])
+        return tuple(rows)
+
     return kept_for_tables(db, "disagreement_keys", args, _KEY_TABLES,
-                           lambda: _disagreement_keys(db, rubric=rubric, model=model, constraint=constraint))
+                           lambda: tuple(_disagreement_keys(db, rubric=rubric, model=model, constraint=constraint)),
+                           appended=("human_labels", update))
 
 
 _KEY_TABLES = ("verdicts", "human_labels", "run_records", "rubrics")
 
 
 def _disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None, model: str | None,
-                       constraint: str | Sequence[str] | None) -> tuple[DisagreementKey, ...]:
+                       constraint: str | Sequence[str] | None,
+                       pairs: list[tuple[str, str]] | None = None) -> list[DisagreementKey]:
+    """The rows of every labelled pair in the list's order, or of `pairs` only (unsorted)."""
     where, params = [], []
+    if pairs is not None:
+        params.append(json.dumps(pairs))
     if model is not None:
         where.append("vp.judge_model = ?")
         params.append(model)
@@ -183,12 +200,12 @@ def _disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None, model: 
         if values is not None:
             where.append(f"{column} IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(sorted(values)))
-    pairs = "verdict_pairs" if has_verdict_pairs(db) else _PAIRS_GROUPED
+    judged_pairs = "verdict_pairs" if has_verdict_pairs(db) else _PAIRS_GROUPED
     sql = f"""
         SELECT vp.judge_model, vp.rubric_sha256, vp.run_record_id, vp.constraint_id, vp.n, vp.pattern,
                h.reviewer, h.label, h.note, h.failure_mode, r.model
-        FROM ({standing_labels_sql()}) h
-        JOIN {pairs} vp ON vp.run_record_id = h.run_record_id AND vp.constraint_id = h.constraint_id
+        FROM ({standing_labels_sql(PAIRS_IN_JSON if pairs is not None else "")}) h
+        JOIN {judged_pairs} vp ON vp.run_record_id = h.run_record_id AND vp.constraint_id = h.constraint_id
         JOIN run_records r ON r.id = h.run_record_id
         {"WHERE " + " AND ".join(where) if where else ""}"""
     rubric_rows = {r[0]: (r[1], r[2]) for r in db.execute("SELECT sha256, name, version FROM rubrics")}
@@ -207,8 +224,9 @@ def _disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None, model: 
         name, version = rubric_rows[sha]
         rows.append(DisagreementKey(j.kind_index, -j.flip_share, jm, name, version, rid, cid, reviewer, sha,
                                     run_model, label, note, failure_mode, j.judge_label, j.repeat_labels))
-    rows.sort(key=lambda d: d[:8])
-    return tuple(rows)
+    if pairs is None:
+        rows.sort(key=lambda d: d[:8])
+    return rows
 
 
 class _Context(NamedTuple):
@@ -324,17 +342,33 @@ def disagreement_page(db: sqlite_utils.Database, reviewer: str | None, *, rubric
 
 
 def _error_causes(db: sqlite_utils.Database, keys: Sequence[DisagreementKey]) -> tuple[tuple[str, ...], ...]:
-    """Each key's error causes in repeat order (one read of those pairs' error rows through the unique index)."""
-    wanted = json.dumps([[k.run_record_id, k.constraint_id, k.rubric_sha256, k.judge_model] for k in keys])
-    causes: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
+    """Each key's error causes in repeat order: read for the pairs not read before under the verdicts' version (one
+    read of their error rows through the unique index), so a new label reads at most its own pair's."""
+    known: dict[tuple[str, str, str, str], tuple[str, ...]] = kept_for_tables(db, "error_causes", (), ("verdicts",),
+                                                                               dict)
+    missing = {(k.run_record_id, k.constraint_id, k.rubric_sha256, k.judge_model) for k in keys} - known.keys()
+    if missing:
+        found = _read_error_causes(db, sorted(missing))
+        with _CAUSES_LOCK:  # the kept dict only grows, by values that depend on the verdicts alone
+            known.update(found)
+    return tuple(known[(k.run_record_id, k.constraint_id, k.rubric_sha256, k.judge_model)] for k in keys)
+
+
+_CAUSES_LOCK = threading.Lock()
+
+
+def _read_error_causes(db: sqlite_utils.Database, keys: list[tuple[str, str, str, str]]
+                       ) -> dict[tuple[str, str, str, str], tuple[str, ...]]:
+    wanted = json.dumps(keys)
+    causes: dict[tuple[str, str, str, str], tuple[str, ...]] = {key: () for key in keys}
     for rid, cid, sha, jm, error in db.execute(
             "SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.error FROM json_each(?) w"
             " JOIN verdicts v ON v.run_record_id = json_extract(w.value, '$[0]')"
             " AND v.constraint_id = json_extract(w.value, '$[1]') AND v.rubric_sha256 = json_extract(w.value, '$[2]')"
             " AND v.judge_model = json_extract(w.value, '$[3]') WHERE v.label IS NULL ORDER BY v.repeat", [wanted]):
         key = (rid, cid, sha, jm)
-        causes[key] = causes.get(key, ()) + (error or "error (no cause recorded)",)
-    return tuple(causes.get((k.run_record_id, k.constraint_id, k.rubric_sha256, k.judge_model), ()) for k in keys)
+        causes[key] += (error or "error (no cause recorded)",)
+    return causes
 
 
 class ShownDisagreements(NamedTuple):
@@ -523,20 +557,33 @@ def _mechanical_failures(db: sqlite_utils.Database) -> dict[tuple[str, str], str
 
 def _label_failures(db: sqlite_utils.Database) -> dict[tuple[str, str], str]:
     """pair -> "labelled fail by <reviewer>" for pairs with a standing `fail` label (of an existing run record and
-    constraint): the reviewer who labelled the pair first among those whose standing label is fail."""
-    def compute() -> dict[tuple[str, str], str]:
-        first: dict[tuple[str, str], tuple[int, str]] = {}
-        for r, c, reviewer, since in db.execute(f"""
-                SELECT h.run_record_id, h.constraint_id, h.reviewer,
-                       (SELECT min(id) FROM human_labels f WHERE f.run_record_id = h.run_record_id
-                        AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer)
-                FROM ({standing_labels_sql()}) h WHERE h.label = 'fail'
-                AND EXISTS (SELECT 1 FROM run_records r JOIN constraints c ON c.item_id = r.item_id
-                            AND c.id = h.constraint_id WHERE r.id = h.run_record_id)"""):
-            if (r, c) not in first or since < first[(r, c)][0]:
-                first[(r, c)] = (since, reviewer)
-        return {pair: f"labelled fail by {reviewer}" for pair, (_since, reviewer) in first.items()}
-    return kept_for_tables(db, "label_failures", (), ("human_labels", "run_records", "constraints"), compute)
+    constraint): the reviewer who labelled the pair first among those whose standing label is fail. New labels are
+    applied to their own pairs."""
+    def update(kept: dict[tuple[str, str], str], since: int) -> dict[tuple[str, str], str] | None:
+        touched = pairs_labelled_since(db, since)
+        if touched is None:
+            return None
+        again = set(touched)
+        return {**{p: why for p, why in kept.items() if p not in again}, **_label_failures_of(db, touched)}
+
+    return kept_for_tables(db, "label_failures", (), ("human_labels", "run_records", "constraints"),
+                           lambda: _label_failures_of(db), appended=("human_labels", update))
+
+
+def _label_failures_of(db: sqlite_utils.Database, pairs: list[tuple[str, str]] | None = None
+                       ) -> dict[tuple[str, str], str]:
+    first: dict[tuple[str, str], tuple[int, str]] = {}
+    for r, c, reviewer, since in db.execute(f"""
+            SELECT h.run_record_id, h.constraint_id, h.reviewer,
+                   (SELECT min(id) FROM human_labels f WHERE f.run_record_id = h.run_record_id
+                    AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer)
+            FROM ({standing_labels_sql(PAIRS_IN_JSON if pairs is not None else "")}) h WHERE h.label = 'fail'
+            AND EXISTS (SELECT 1 FROM run_records r JOIN constraints c ON c.item_id = r.item_id
+                        AND c.id = h.constraint_id WHERE r.id = h.run_record_id)""",
+            [json.dumps(pairs)] if pairs is not None else []):
+        if (r, c) not in first or since < first[(r, c)][0]:
+            first[(r, c)] = (since, reviewer)
+    return {pair: f"labelled fail by {reviewer}" for pair, (_since, reviewer) in first.items()}
 
 
 class FailingPage(NamedTuple):

@@ -35,7 +35,8 @@ from judgecal.annotations.review._guidelines import DEFAULT_GUIDELINES, Guidelin
 from judgecal.annotations.review._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401
 from judgecal.annotations.store import load_items, load_run
 from judgecal.annotations.review._reasons import ReasonLine, reason_lines
-from judgecal.annotations.store import current_labels, kept_for_tables, standing_labels_sql
+from judgecal.annotations.store import (PAIRS_IN_JSON, current_labels, kept_for_tables, pairs_labelled_since,
+                                        standing_labels_sql)
 from judgecal.annotations.review._sampling import (Pair, StratumCoverage, counted_pairs, draw_orders, paired_order,
                                                    population_key, quota_progress, sample_rules)
 from judgecal.annotations.review._version import review_version
@@ -424,19 +425,32 @@ def awaiting_blind_label(db: sqlite_utils.Database, reviewer: str | None) -> fro
     """Sampled pairs still waiting for a blind label from `reviewer` (any reviewer when None): the judge's verdict
     and other reviewers' labels on them must stay out of view (the Calibration page hides them), or the label that
     follows is not blind. Counted in SQL (per sampled pair: its standing reviewers, and whether `reviewer` is one) and
-    kept under the samples' and labels' versions, so a rerun with neither changed reads nothing."""
+    kept under the samples' and labels' versions, so a rerun with neither changed reads nothing, and new labels are
+    applied to their own pairs only."""
     name = (reviewer or "").strip() or None
+
+    def update(kept: frozenset[Pair], since: int) -> frozenset[Pair] | None:
+        touched = pairs_labelled_since(db, since)
+        if touched is None:
+            return None
+        return frozenset(kept.difference(Pair(*p) for p in touched) | _awaiting_blind_label(db, name, touched))
+
     return kept_for_tables(db, "awaiting_blind_label", (name,), ("samples", "human_labels"),
-                           lambda: _awaiting_blind_label(db, name))
+                           lambda: _awaiting_blind_label(db, name), appended=("human_labels", update))
 
 
-def _awaiting_blind_label(db: sqlite_utils.Database, name: str | None) -> frozenset[Pair]:
-    # an overlap pair waits for two reviewers, any other sampled pair for one
+def _awaiting_blind_label(db: sqlite_utils.Database, name: str | None,
+                          pairs: list[tuple[str, str]] | None = None) -> frozenset[Pair]:
+    """The one definition of "waiting": an overlap pair waits for two reviewers, any other sampled pair for one, and
+    never for a reviewer who has labelled it. Over every sampled pair, or over `pairs` only."""
+    where = PAIRS_IN_JSON if pairs is not None else ""
+    params = [json.dumps(pairs)] * 2 if pairs is not None else []
     sql = f"""
         SELECT s.run_record_id, s.constraint_id FROM
-            (SELECT run_record_id, constraint_id, max(rule = 'overlap') AS overlap FROM samples GROUP BY 1, 2) s
+            (SELECT run_record_id, constraint_id, max(rule = 'overlap') AS overlap FROM samples
+             {"WHERE " + where if where else ""} GROUP BY 1, 2) s
         LEFT JOIN (SELECT run_record_id, constraint_id, count(*) AS n, max(reviewer IS ?) AS mine
-                   FROM ({standing_labels_sql()}) GROUP BY 1, 2) t
+                   FROM ({standing_labels_sql(where)}) GROUP BY 1, 2) t
           ON t.run_record_id = s.run_record_id AND t.constraint_id = s.constraint_id
         WHERE NOT coalesce(t.mine, 0) AND coalesce(t.n, 0) < 1 + s.overlap"""
-    return frozenset(Pair(r, c) for r, c in db.execute(sql, [name]))
+    return frozenset(Pair(r, c) for r, c in db.execute(sql, [*params[:1], name, *params[1:]]))

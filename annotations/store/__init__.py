@@ -31,7 +31,7 @@ _OWNERS = {
     "._labels": (
         "HumanLabelRow", "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
         "import_labels", "label_export_rows", "pair_label_sets", "reviewer_names", "standing_labels_sql",
-        "validate_label_rows",
+        "validate_label_rows", "INCREMENTAL_PAIRS", "PAIRS_IN_JSON", "pairs_labelled_since",
     ),
     "judgecal.annotations.stats": (
         "majority_label",

@@ -30,10 +30,15 @@ def _db_file(db: sqlite_utils.Database) -> str:
 
 
 def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: Sequence[str],
-                    compute: Callable[[], T]) -> T:
+                    compute: Callable[[], T], *, appended: tuple[str, Callable[[T, int], T | None]] | None = None) -> T:
     """`compute()` kept under (database file, name, args, `table_marks(db, tables)`): `tables` must be every table
     `compute` reads. Not kept for an in-memory database, nor for a project without the counters (opened read-only
-    before its migrations), where the version would cost what the value does."""
+    before its migrations), where the version would cost what the value does.
+
+    `appended` = (table, update): when the only change since the kept value is rows added to `table` (its largest
+    rowid grew, its rewrite counter and every other table's mark did not move), `update(kept value, the old largest
+    rowid)` gives the new value from the old one and the new rows, or None to have it computed afresh (e.g. too many
+    new rows). So a new label updates what a label changes for its own pair instead of reading every label again."""
     marks = table_marks(db, tables)
     path = _db_file(db) if marks is not None else ""
     if not path:
@@ -43,7 +48,14 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
         if key in _KEPT:
             _KEPT.move_to_end(key)
             return _KEPT[key]
-    value = compute()
+        older = next(((k, v) for k, v in _KEPT.items() if k[:3] == key[:3]), None)
+    value = None
+    if appended is not None and older is not None:
+        since = _appended_since(tables, appended[0], older[0][3], marks)
+        if since is not None:
+            value = appended[1](older[1], since)
+    if value is None:
+        value = compute()
     with _LOCK:
         for old in [k for k in _KEPT if k[:3] == key[:3]]:  # an older version is never asked for again
             del _KEPT[old]
@@ -51,3 +63,11 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
         while len(_KEPT) > _SIZE:
             _KEPT.popitem(last=False)
     return value
+
+
+def _appended_since(tables: Sequence[str], table: str, old: tuple, new: tuple) -> int | None:
+    """The old largest rowid of `table` when `new` differs from `old` only by a larger one (marks are (largest
+    rowid, rewrites) per table, in `tables` order), else None."""
+    at = 2 * list(tables).index(table)
+    same_elsewhere = old[:at] == new[:at] and old[at + 1:] == new[at + 1:]
+    return old[at] if same_elsewhere and new[at] > old[at] else None
