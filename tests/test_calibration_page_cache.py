@@ -20,7 +20,7 @@ from judgecal.annotations.store import current_labels, table_marks
 from judgecal.annotations.store._schema import REWRITE_MARKED  # house: private
 from judgecal.annotations.store import _memo  # house: private (cleared to compute afresh)
 from judgecal.annotations.stats import majority_label
-from test_calibration_project import R1, add_label, add_sample, add_verdicts, build
+from test_calibration_project import R1, R2, add_label, add_rubric, add_sample, add_verdicts, build
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 VIEWERS = ("alice", "bob", "dave", None)
@@ -98,6 +98,11 @@ def check_against_fresh_and_reference(db) -> None:
     kept = page_values(db)
     _memo._KEPT.clear()
     assert kept == page_values(db)  # what was kept (or updated) is what a fresh computation gives
+    assert kept["options"] == (
+        tuple(f"{n}@{v}" for n, v in db.execute("SELECT name, version FROM rubrics WHERE sha256 IN"
+                                                " (SELECT rubric_sha256 FROM verdicts) ORDER BY name, version")),
+        tuple(r[0] for r in db.execute("SELECT DISTINCT judge_model FROM verdicts ORDER BY 1")),
+        tuple(r[0] for r in db.execute("SELECT DISTINCT constraint_id FROM verdicts ORDER BY 1")))
     rows = disagreements(db)
     assert {(d.judge_model, d.rubric_sha256, d.run_record_id, d.constraint_id, d.reviewer, d.human_label, d.judge_label,
              d.kind, d.error_causes) for d in rows} == reference_disagreements(db)
@@ -136,6 +141,11 @@ CHANGES = {
     "label deleted": lambda db: _sql(db, "DELETE FROM human_labels WHERE reviewer = 'bob' AND run_record_id = 'run-6'"),
     "sample row deleted": lambda db: _sql(db, "DELETE FROM samples WHERE run_record_id = 'run-8'"),
     "new judge's verdicts": lambda db: add_verdicts(db, R1, {7: "PPP", 4: "PEP"}, judge="j2"),
+    "another rubric's verdicts": lambda db: (add_rubric(db, R2, 2), add_verdicts(db, R2, {2: "FFF"})),
+    "verdicts on other constraints": lambda db: [  # the filter options' constraints are found seek by seek
+        _sql(db, "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                 " created_at) VALUES ('run-1', ?, ?, 'j', 0, 'pass', 'x')", [cid, sha])
+        for cid, sha in (("another", R1), ("zz", R2), ("Ä-upper", R2))],
     "verdict deleted": lambda db: _sql(db, "DELETE FROM verdicts WHERE run_record_id = 'run-8' AND label IS NULL"),
     "verdict edited": lambda db: _sql(db, "UPDATE verdicts SET label = 'fail' WHERE run_record_id = 'run-1'"
                                           " AND repeat = 0 AND judge_model = 'j'"),

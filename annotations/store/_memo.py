@@ -21,7 +21,8 @@ from judgecal.annotations.store._schema import table_marks
 T = TypeVar("T")
 
 _KEPT: OrderedDict[tuple, Any] = OrderedDict()
-_SIZE = 32  # a few names × filters × reviewers; the large values (the disagreement list) are one per filter
+_SIZE = 64  # names × filters × reviewers; the large values (the disagreement rows) are one per report filter, the
+# many small ones (a shown page of cards per filter clicked) must not push them out: recomputing those costs seconds
 _LOCK = threading.Lock()  # the app serves sessions from threads
 
 
