@@ -61,24 +61,28 @@ def reference_failing(db):
 
 
 def reference_disagreements(db):
-    """(judge, rubric, run, constraint, reviewer, human label, judge label, kind, error causes) of every row."""
+    """(judge, rubric, run, constraint, reviewer, human label, judge label, kind, error causes, reason) of every
+    row."""
     repeats: dict = defaultdict(dict)
-    for jm, sha, rid, cid, rep, label, error in db.execute(
-            "SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label, error FROM verdicts"):
-        repeats[(jm, sha, rid, cid)][rep] = (label, error)
+    for jm, sha, rid, cid, rep, label, error, reason in db.execute(
+            "SELECT judge_model, rubric_sha256, run_record_id, constraint_id, repeat, label, error, reason"
+            " FROM verdicts"):
+        repeats[(jm, sha, rid, cid)][rep] = (label, error, reason)
     by_pair: dict = defaultdict(list)
     for key in repeats:
         by_pair[key[2:]].append(key)
     out = set()
     for row in current_labels(db):
         for key in by_pair.get((row["run_record_id"], row["constraint_id"]), ()):
-            labels = [l for l, _e in repeats[key].values() if l is not None]
+            labels = [l for l, _e, _r in repeats[key].values() if l is not None]
             maj = majority_label(labels)
             if maj is not None and maj == row["label"]:
                 continue
             kind = "disagreement" if maj is not None else ("tie" if labels else "judge_error")
-            causes = tuple(e or "error (no cause recorded)" for _r, (l, e) in sorted(repeats[key].items()) if l is None)
-            out.add((*key, row["reviewer"], row["label"], maj, kind, causes))
+            by_repeat = [repeats[key][r] for r in sorted(repeats[key])]
+            causes = tuple(e or "error (no cause recorded)" for l, e, _r in by_repeat if l is None)
+            reasons = [r for l, _e, r in by_repeat if l == maj and r] or [r for _l, _e, r in by_repeat if r]
+            out.add((*key, row["reviewer"], row["label"], maj, kind, causes, reasons[0] if reasons else None))
     return out
 
 
@@ -105,7 +109,7 @@ def check_against_fresh_and_reference(db) -> None:
         tuple(r[0] for r in db.execute("SELECT DISTINCT constraint_id FROM verdicts ORDER BY 1")))
     rows = disagreements(db)
     assert {(d.judge_model, d.rubric_sha256, d.run_record_id, d.constraint_id, d.reviewer, d.human_label, d.judge_label,
-             d.kind, d.error_causes) for d in rows} == reference_disagreements(db)
+             d.kind, d.error_causes, d.judge_reason) for d in rows} == reference_disagreements(db)
     assert [(f.run_record_id, f.constraint_id, f.why) for f in kept["failing"]] == [
         (*p, why) for p, why in reference_failing(db)]
     for who in VIEWERS:
@@ -146,6 +150,7 @@ CHANGES = {
         _sql(db, "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
                  " created_at) VALUES ('run-1', ?, ?, 'j', 0, 'pass', 'x')", [cid, sha])
         for cid, sha in (("another", R1), ("zz", R2), ("Ä-upper", R2))],
+    "an error row with a reason": lambda db: _sql(db, "UPDATE verdicts SET reason = 'gave up' WHERE label IS NULL"),
     "verdict deleted": lambda db: _sql(db, "DELETE FROM verdicts WHERE run_record_id = 'run-8' AND label IS NULL"),
     "verdict edited": lambda db: _sql(db, "UPDATE verdicts SET label = 'fail' WHERE run_record_id = 'run-1'"
                                           " AND repeat = 0 AND judge_model = 'j'"),

@@ -73,12 +73,16 @@ class Disagreement:
     @property
     def kind(self) -> str:
         """`disagreement`, `tie` or `judge_error` (see the module docstring)."""
-        if self.judge_label is not None:
-            return "disagreement"
-        return "tie" if any(l is not None for l in self.repeat_labels) else "judge_error"
+        return KINDS[_kind_index(self.judge_label, self.repeat_labels)]
 
 
 KINDS = ("disagreement", "tie", "judge_error")
+
+
+def _kind_index(judge_label: str | None, repeat_labels: tuple[str | None, ...]) -> int:
+    if judge_label is not None:
+        return 0
+    return 1 if any(l is not None for l in repeat_labels) else 2
 NO_DECISION = "(undecided)"
 
 
@@ -134,8 +138,7 @@ def _judged(repeat_labels: tuple[str | None, ...]) -> _Judged:
     labels = [l for l in repeat_labels if l is not None]
     maj = majority_label(labels)
     flip = 1 - max((labels.count(l) for l in set(labels)), default=0) / len(labels) if labels else 1.0
-    kind = 0 if maj is not None else (1 if labels else 2)
-    return _Judged(repeat_labels, maj, flip, kind)
+    return _Judged(repeat_labels, maj, flip, _kind_index(maj, repeat_labels))
 
 
 def _pattern_labels(text: str, n: int) -> tuple[str | None, ...] | None:
@@ -257,7 +260,8 @@ def disagreement_card(db: sqlite_utils.Database, key: DisagreementKey,
         " WHERE r.id = ?", [cid, rid]).fetchone()
     repeats = _pair_repeats(db, jm, sha, rid, cid)
     maj = key.judge_label
-    reasons = [reason for _r, label, reason, _e in repeats if label is not None and label == maj and reason]
+    # the majority's reasons first (with no majority, those of error rows that carry one: the rule as it was)
+    reasons = [reason for _r, label, reason, _e in repeats if label == maj and reason]
     reasons = reasons or [reason for _r, _l, reason, _e in repeats if reason]
     errors = tuple(error or "error (no cause recorded)" for _r, label, _reason, error in repeats if label is None)
     if context is None:
