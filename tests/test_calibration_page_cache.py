@@ -5,6 +5,7 @@ the same values computed afresh and with plain reference definitions (the pre-16
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -327,3 +328,36 @@ def test_page_follows_an_edited_label_a_new_sample_row_and_a_new_verdict(tmp_pat
     assert any(t.value.startswith("run-4 · grounded · model m · judge j2") for t in at.text)
     labels = [t for t in at.tabs if t.label.startswith("Disagreements")]
     assert labels and labels[0].label != "Disagreements (0)"
+
+
+def test_a_rerun_computes_nothing_and_a_label_only_its_pair(tmp_path, monkeypatch):
+    """What ≤ 2 s at a million run records rests on: a rerun with the data unchanged calls none of the functions
+    that read whole tables, and after a new label those that read labels read only the labelled pair."""
+    from judgecal.annotations.reports import _calibration, _disagreements
+    calls: list[tuple[str, bool]] = []
+
+    def counted(module, name):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            calls.append((name, inspect.signature(real).bind(*args, **kwargs).arguments.get("pairs") is None))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, wrapper)
+
+    for module, name in ((_queue, "_awaiting_blind_label"), (_disagreements, "_disagreement_keys"),
+                         (_disagreements, "_label_failures_of"), (_disagreements, "_read_error_causes"),
+                         (_disagreements, "_mechanical_failures"), (_calibration, "_filter_options")):
+        counted(module, name)
+    path = build(tmp_path / "p.db")
+    _memo._KEPT.clear()
+    at = _open(path, monkeypatch, "bob")
+    assert {n for n, _whole in calls} >= {"_awaiting_blind_label", "_disagreement_keys", "_filter_options"}
+    calls.clear()
+    at.run()
+    assert not at.exception and [n for n, _whole in calls if n != "_mechanical_failures"] == []
+    with ann.unit_of_work(path) as db:
+        _label(db, "bob", 7, "fail")
+    at.run()
+    assert not at.exception
+    whole = {n for n, is_whole in calls if is_whole and n not in ("_mechanical_failures", "_read_error_causes")}
+    assert not whole and {n for n, _w in calls} >= {"_awaiting_blind_label", "_disagreement_keys"}

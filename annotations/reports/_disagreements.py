@@ -350,7 +350,9 @@ def _error_causes(db: sqlite_utils.Database, keys: Sequence[DisagreementKey]) ->
     read of their error rows through the unique index), so a new label reads at most its own pair's."""
     known: dict[tuple[str, str, str, str], tuple[str, ...]] = kept_for_tables(db, "error_causes", (), ("verdicts",),
                                                                                dict)
-    missing = {(k.run_record_id, k.constraint_id, k.rubric_sha256, k.judge_model) for k in keys} - known.keys()
+    # membership tests, not a view over the dict another session's thread may be growing
+    missing = {w for w in ((k.run_record_id, k.constraint_id, k.rubric_sha256, k.judge_model) for k in keys)
+               if w not in known}
     if missing:
         found = _read_error_causes(db, sorted(missing))
         with _CAUSES_LOCK:  # the kept dict only grows, by values that depend on the verdicts alone
