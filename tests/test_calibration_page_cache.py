@@ -361,3 +361,24 @@ def test_a_rerun_computes_nothing_and_a_label_only_its_pair(tmp_path, monkeypatc
     assert not at.exception
     whole = {n for n, is_whole in calls if is_whole and n not in ("_mechanical_failures", "_read_error_causes")}
     assert not whole and {n for n, _w in calls} >= {"_awaiting_blind_label", "_disagreement_keys"}
+
+
+def test_disagreement_rows_without_verdict_pairs_and_with_a_separator_in_a_label(tmp_path):
+    """The rows come from migration 015's stored patterns; a project read raw without that table groups the
+    verdicts itself, and a label holding the pattern's separator is read from the pair's rows: the same rows."""
+    path = build(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        _sql(db, "UPDATE verdicts SET label = 'pa\x1dss' WHERE run_record_id = 'run-6'")  # alice: fail
+        _label(db, "dave", 6, "pa\x1dss")  # agrees with the judge's odd label: no row for dave
+        expected = disagreements(db)
+        assert expected and {d.run_record_id for d in expected if d.reviewer == "alice"} >= {"run-6"}
+        assert not [d for d in expected if d.reviewer == "dave"]
+        check_against_fresh_and_reference(db)
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE verdict_pairs")
+    conn.commit()
+    conn.close()
+    import sqlite_utils
+    db = sqlite_utils.Database(sqlite3.connect(path))
+    _memo._KEPT.clear()
+    assert disagreements(db) == expected
