@@ -333,7 +333,7 @@ def test_page_follows_an_edited_label_a_new_sample_row_and_a_new_verdict(tmp_pat
 def test_a_rerun_computes_nothing_and_a_label_only_its_pair(tmp_path, monkeypatch):
     """What ≤ 2 s at a million run records rests on: a rerun with the data unchanged calls none of the functions
     that read whole tables, and after a new label those that read labels read only the labelled pair."""
-    from judgecal.annotations.reports import _calibration, _disagreements
+    from judgecal.annotations.reports import _calibration, _disagreements  # house: private
     calls: list[tuple[str, bool]] = []
 
     def counted(module, name):
