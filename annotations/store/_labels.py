@@ -227,3 +227,22 @@ def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
         if stored.casefold() == name.casefold():
             return ReviewerName(stored, ())
     return ReviewerName(name, tuple(difflib.get_close_matches(name, known, n=3, cutoff=0.75)))
+
+
+# Beyond this many pairs with new label events, reading every label once is cheaper than a look-up per pair.
+INCREMENTAL_PAIRS = 2000
+
+# A `where` for human_labels (or samples) rows of the pairs in a JSON array of [run record id, constraint id]:
+# the pair index serves it.
+PAIRS_IN_JSON = ("(run_record_id, constraint_id) IN"
+                 " (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))")
+
+
+def pairs_labelled_since(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str]] | None:
+    """The pairs with a label event stored after `rowid` (a change, an undo, a new label), or None when there are
+    more than INCREMENTAL_PAIRS of them: what a value kept under the labels' version recomputes when labels were
+    only added (`kept_for_tables`' `appended`)."""
+    rows = [tuple(r) for r in db.execute(
+        "SELECT DISTINCT run_record_id, constraint_id FROM human_labels WHERE id > ? LIMIT ?",
+        [rowid, INCREMENTAL_PAIRS + 1])]
+    return rows if len(rows) <= INCREMENTAL_PAIRS else None
