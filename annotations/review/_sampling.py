@@ -397,6 +397,26 @@ def _targeted(db: sqlite_utils.Database, within: str | None) -> dict[Pair, tuple
     return out
 
 
+def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair], candidates: set[tuple[str, str]] | None
+                  ) -> dict[Pair, tuple[str, str]]:
+    """`targeted_pairs` less the pairs in `targeted_set`, in the same order with the same reasons: a pair's reason
+    and place come from its own groups only, so leaving pairs out moves nothing else. `candidates`: pairs with a
+    group that may be targeted (`_may_be_targeted`, from migration 015's patterns; None: every pair): only those
+    not targeted already have their verdicts read (issue 16.2: the whole draw grouped every verdict, 10 s of it at
+    a million run records)."""
+    if candidates is None:
+        return {p: v for p, v in _targeted(db, None).items() if p not in targeted_set}
+    fresh = [pair for pair in candidates if pair not in targeted_set]
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _targeting (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
+               " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
+    db.execute("DELETE FROM temp._targeting")
+    db.conn.executemany("INSERT INTO temp._targeting VALUES (?, ?)", sorted(fresh))
+    try:
+        return _targeted(db, "temp._targeting")
+    finally:
+        db.execute("DELETE FROM temp._targeting")
+
+
 def _run_scoped(db: sqlite_utils.Database) -> set[Pair]:
     return {Pair(*row) for row in db.execute(
         "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random' AND reason LIKE ?", [RUN_REASON + "%"])}
@@ -516,9 +536,87 @@ class _Candidate(NamedTuple):
 
 
 # Every pair a population's draw is over: semantic pairs with output, and judged semantic pairs without (a verdict
-# on a failed run still puts the pair in a stratum). `rubrics`: the rubric versions that judged the pair (an
-# index-only look-up per pair), so the judged strata are counted from this one pass, not from a second one over
-# every verdict.
+# on a failed run still puts the pair in a stratum), with the rubric versions that judged each pair.
+class _PassState:
+    """One population while `_draw_pass` reads its members: counts, and a heap of the members ranked first (a
+    bounded heap of the negated ranks: the largest rank on top, `_Candidate`)."""
+
+    __slots__ = ("prefix", "heap", "cap", "size", "with_output", "unjudged", "rubrics", "cut", "drawn", "fixed")
+
+    def __init__(self, prefix: str, rate: float, fixed: int | None):
+        self.prefix, self.fixed = prefix, fixed
+        self.heap: list[_Candidate] = []
+        self.cap = fixed if fixed is not None else _capacity(rate, 256)
+        self.size = self.with_output = self.unjudged = 0
+        self.rubrics: Counter[str] = Counter()  # rubric versions of a judged member (comma-separated) -> members
+        self.cut: int | None = None  # largest negated rank any discarded member could have had (None: none was)
+        self.drawn: dict[Pair, str | None] = {}  # members with a random row of the population draw -> rubrics
+
+
+def _capacity(rate: float, n: int) -> int:
+    """How many members `_draw_pass` keeps for a population of which it has read `n` so far: the stored front of
+    `n` members and a quarter more (the population only grows as it is read, its front with it)."""
+    front = _front_size(quota(rate, n))
+    return front + front // 4 + _SPARE
+
+
+class _Judged(NamedTuple):
+    """What `_draw_pass` reads of the judged pairs: run record id -> (constraint id, its rubric versions
+    comma-separated, constraint id, ...), and the pairs with a group that may be targeted (`_may_be_targeted`;
+    None: not known, without migration 015)."""
+
+    rubrics: dict[str, tuple]
+    candidates: set[tuple[str, str]] | None
+
+
+def _may_be_targeted(pattern: str, n: int) -> bool:
+    """Whether a `verdict_pairs` group (its repeats as one text, `_schema._PART_TEXT`) may be targeted: an error
+    among its repeats, or labels that are not all the same. A superset of `_targeted`'s test: a label holding a
+    separator makes the text split into more than `n` parts (or shows \x1e), and the group is read as a
+    candidate; otherwise each part is `repeat` \x1f `=label`, and the labels are compared exactly."""
+    if "\x1e" in pattern:
+        return True
+    if n <= 1:
+        return False
+    parts = pattern.split("\x1d")
+    return len(parts) != n or len({part.partition("\x1f")[2] for part in parts}) > 1
+
+
+def _judged_pairs(db: sqlite_utils.Database) -> _Judged:
+    """The judged pairs and their rubric versions, in one scan of migration 015's `verdict_pairs` (one row per
+    judged pair and judge model: a third of the verdict rows), which also finds the targeted candidates; without
+    015 the verdicts' unique index."""
+    judged: dict[str, tuple] = {}
+    names: dict[str, str] = {}  # one object per constraint id, rubric sha and rubric list, not one per row
+    vp = has_verdict_pairs(db)
+    candidates: set[tuple[str, str]] | None = set() if vp else None
+    flags: dict[tuple[str, int], bool] = {}  # few distinct pattern texts: each is read once
+    sql = ("SELECT run_record_id, constraint_id, rubric_sha256, n, pattern FROM verdict_pairs" if vp else
+           "SELECT DISTINCT run_record_id, constraint_id, rubric_sha256, 1, '' FROM verdicts")
+    for rid, cid, sha, n, pattern in db.execute(sql):
+        if vp:
+            flag = flags.get((pattern, n))
+            if flag is None:
+                flag = flags[(pattern, n)] = _may_be_targeted(pattern, n)
+            if flag:
+                candidates.add((rid, cid))
+        entry = judged.get(rid)
+        if entry is None:
+            judged[rid] = (names.setdefault(cid, cid), names.setdefault(sha, sha))
+            continue
+        for k in range(0, len(entry), 2):
+            if entry[k] == cid:
+                if sha not in entry[k + 1].split(","):  # another judge model under a version already read
+                    both = ",".join(sorted([*entry[k + 1].split(","), sha]))
+                    judged[rid] = (*entry[:k + 1], names.setdefault(both, both), *entry[k + 2:])
+                break
+        else:
+            judged[rid] = (*entry, names.setdefault(cid, cid), names.setdefault(sha, sha))
+    return _Judged(judged, candidates)
+
+
+# The members as one query: what `_draw_pass` computes from three scans (tests compare against it; a join per pair
+# here, so it is no longer what the draw runs). `rubrics`: the rubric versions that judged the pair.
 _DRAW_PAIRS = """
     SELECT c.id, r.model, r.id, (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output,
            (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
@@ -537,6 +635,80 @@ _DRAW_SIZES = """
 """
 
 
+def _front_sizes(db: sqlite_utils.Database, rate: float) -> dict[tuple[str, str], int]:
+    """Each population's stored front size, min(N, `_front_size`(ceil(rate × N))), N counted in SQL."""
+    return {(cid, model): min(n, _front_size(quota(rate, n))) for cid, model, n in db.execute(_DRAW_SIZES)}
+
+
+def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float, seed: int,
+               seeds: dict[tuple[str, str], int], random_set: set[Pair], fixed: dict[tuple[str, str], int] | None = None
+               ) -> dict[tuple[str, str], _PassState] | None:
+    """Every member of every population once (issue 16.2): counts, the random pairs already drawn, and each
+    population's first members by draw rank. Read as three scans joined in Python (semantic constraints by item,
+    judged pairs by run record, run records in storage order), not a join per pair: at a million run records the
+    per-pair look-ups in SQLite were most of a whole draw.
+
+    Population sizes are only known at the end, so each heap keeps `_capacity` of the members read so far and
+    notes the best rank it ever let go (`cut`). Every member ranked before that is in the heap, so when the heap
+    holds the stored front (`_front_size` of the final quota) ahead of the cut, that front is exact. When it does
+    not (a chance event), None: the caller reads again with the sizes now known (`fixed`: the exact heap bound per
+    population, the classic bounded heap)."""
+    by_item: dict[str, list[str]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for item, cid in db.execute("SELECT item_id, id FROM constraints WHERE check_json IS NULL"):
+        by_item[item].append(names.setdefault(cid, cid))
+    states: dict[tuple[str, str], _PassState] = {}
+    sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
+    for rid, item, model, has_output in db.execute(
+            "SELECT id, item_id, model, output IS NOT NULL OR trajectory IS NOT NULL FROM run_records"):
+        cids = by_item.get(item)
+        if cids is None:
+            continue
+        found = judged.get(rid)
+        for cid in cids:
+            rubrics = None
+            if found is not None:
+                for k in range(0, len(found), 2):
+                    if found[k] == cid:
+                        rubrics = found[k + 1]
+                        break
+            if rubrics is None and not has_output:
+                continue  # a failed run's pair that no verdict covers: not reviewed
+            pop = (cid, model)
+            st = states.get(pop)
+            if st is None:
+                st = states[pop] = _PassState(_rank_prefix(seeds.get(pop, seed), population_key(*pop)), rate,
+                                              None if fixed is None else fixed[pop])
+            st.size += 1
+            st.with_output += has_output
+            if rubrics is None:
+                st.unjudged += 1
+            else:
+                st.rubrics[rubrics] += 1
+            pair = (rid, cid)
+            if pair in random_set:
+                st.drawn[Pair(rid, cid)] = rubrics
+            neg = -from_bytes(sha256(f"{st.prefix}{rid}\x1f{cid}".encode()).digest(), "big")
+            heap = st.heap
+            if len(heap) >= st.cap and st.fixed is None and not st.size & 255:
+                st.cap = _capacity(rate, st.size)
+            if len(heap) < st.cap:
+                push(heap, _Candidate(neg, rid, rubrics))
+                continue
+            top = heap[0].neg_rank
+            if neg > top:
+                replace(heap, _Candidate(neg, rid, rubrics))
+            if st.cut is None or top > st.cut:
+                st.cut = top  # the member let go ranks at or behind the top it was weighed against
+    for st in states.values():
+        st.heap.sort(reverse=True)  # rank ascending
+        keep = min(st.size, _front_size(quota(rate, st.size)))
+        if fixed is None and st.cut is not None and (len(st.heap) < keep or st.heap[keep - 1].neg_rank <= st.cut):
+            return None
+        del st.heap[keep:]
+    return states
+
+
 def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
           stamp: str) -> _Drawn:
     """The draw itself (issue 16.2: one pass over the pairs, each hashed once into a bounded heap of its
@@ -553,40 +725,27 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     # of it, judged or not: with --judged-only too (it limits which populations are drawn, never which of their
     # pairs; drawn from the judged pairs alone, judging only chosen pairs first made them the random sample,
     # tests/test_attacks_calibration.py). The random sample is the first ceil(rate × N) pairs of the order.
-    sizes = {(cid, model): n for cid, model, n in db.execute(_DRAW_SIZES)}
+    judged = _judged_pairs(db)
+    states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set)
+    if states is None:  # a heap let go of a member its front needed: read again, each heap bounded by its front
+        states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set, _front_sizes(db, rate))
+    sizes = {pop: st.size for pop, st in states.items()}
     pop_seed = {pop: seeds.get(pop, seed) for pop in sizes}  # the first draw commits the population's order
-    prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in sizes}  # `draw_rank`'s text
     want = {pop: quota(rate, n) for pop, n in sizes.items()}
-    keep = {pop: min(n, _front_size(want[pop])) for pop, n in sizes.items()}  # the heap holds the stored front
-    heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in sizes}
-    with_output: Counter[tuple[str, str]] = Counter()  # `population_sizes`
     judged_counts: Counter[tuple[str, str, str]] = Counter()  # (constraint, model, rubric) -> judged pairs
-    unjudged: Counter[tuple[str, str]] = Counter()
     unjudged_sampled: Counter[tuple[str, str]] = Counter()
-    drawn_before: dict[tuple[str, str], dict[Pair, str | None]] = defaultdict(dict)  # random pairs already drawn
-    sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
-    for cid, model, rid, has_output, rubrics in db.execute(_DRAW_PAIRS):
-        pop = (cid, model)
-        heap = heaps[pop]  # the same pairs as the count above: one write transaction
-        with_output[pop] += has_output
-        if rubrics is None:
-            unjudged[pop] += 1
-        else:
+    drawn_before: dict[tuple[str, str], dict[Pair, str | None]] = {}  # random pairs already drawn
+    for pop, st in states.items():
+        for rubrics, n in st.rubrics.items():
             for sha in rubrics.split(","):
-                judged_counts[(cid, model, sha)] += 1
-        pair = Pair(rid, cid)
-        if pair in random_set:
-            drawn_before[pop][pair] = rubrics
-            unjudged_sampled[pop] += rubrics is None
-        neg = -from_bytes(sha256(f"{prefix[pop]}{rid}\x1f{cid}".encode()).digest(), "big")
-        if len(heap) < keep[pop]:
-            push(heap, _Candidate(neg, rid, rubrics))
-        elif heap and neg > heap[0].neg_rank:
-            replace(heap, _Candidate(neg, rid, rubrics))
+                judged_counts[(*pop, sha)] += n
+        drawn_before[pop] = st.drawn
+        unjudged_sampled[pop] = sum(r is None for r in st.drawn.values())
     judged_pops = {(cid, model) for cid, model, _sha in judged_counts}
     pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
-    orders = {pop: sorted(heap, reverse=True) for pop, heap in heaps.items()}  # rank ascending
-    populations = {pop: _Population(pop_seed[pop], n, with_output[pop], unjudged[pop]) for pop, n in sizes.items()}
+    orders = {pop: st.heap for pop, st in states.items()}  # rank ascending
+    populations = {pop: _Population(pop_seed[pop], st.size, st.with_output, st.unjudged)
+                   for pop, st in states.items()}
 
     new_rows: list[tuple] = []
     promoted: list[Pair] = []
@@ -621,11 +780,10 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
                 new_rows.append((p[0], p[1], "overlap", _stratum_of(p, model, drawn[p]), "second reviewer",
                                  pop_seed[pop], stamp))
                 added["overlap"] += 1
-    for pair, (stratum, reason) in targeted_pairs(db).items():
-        if pair not in targeted_set:
-            targeted_set.add(pair)
-            new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
-            added["targeted"] += 1
+    for pair, (stratum, reason) in _new_targeted(db, targeted_set, judged.candidates).items():
+        targeted_set.add(pair)
+        new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
+        added["targeted"] += 1
     # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
     db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
                         promoted)
@@ -723,7 +881,7 @@ def _front_size(want: int) -> int:
 @dataclass
 class _Population:
     """What a draw leaves of one constraint × model population for the next (`_draw_since`). Counts are over its
-    members: semantic pairs with output, and judged pairs without (what `_DRAW_PAIRS` reads)."""
+    members: semantic pairs with output, and judged pairs without (what `_draw_pass` reads)."""
 
     seed: int
     size: int = 0
