@@ -8,6 +8,8 @@ verdict, the definition) in order and reason.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judgecal import annotations as ann
@@ -160,3 +162,22 @@ def test_targeted_candidates_from_the_patterns_miss_no_group(tmp_path):
 ])
 def test_may_be_targeted(pattern, n, expected):
     assert _may_be_targeted(pattern, n) is expected
+
+
+def test_a_draw_reads_the_tables_it_does_not_write_once(tmp_path):
+    """The state stored after a draw reuses the verdicts', run records' and constraints' parts read before it (the
+    draw writes none of them; they were read twice): what it stores is what a fresh read gives, after a whole draw
+    and after an incremental one."""
+    path = _project(tmp_path / "p.db")
+    for change in (None, lambda db: _new_records(db, "demo-agent-c", 12), None):
+        with ann.unit_of_work(path) as db:
+            if change is not None:
+                change(db)
+            seen: list[str] = []
+            db.conn.set_trace_callback(seen.append)
+            ann.draw_sample(db, **KW)
+            db.conn.set_trace_callback(None)
+            value = db.execute("SELECT value FROM settings WHERE key = ?", [_sampling.DRAW_SETTING]).fetchone()[0]
+            assert json.loads(value)["state"] == _sampling._draw_state(db)
+            for table in ("verdicts", "run_records", "constraints"):
+                assert sum(q.strip() == f"SELECT count(*) FROM {table}" for q in seen) == 1

@@ -478,7 +478,8 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         if drawn is None:
             drawn = _draw(db, rate, overlap, seed, include_unjudged, stamp)
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
-            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db), "since": drawn.since})))
+            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db, state[:_APPENDED]),
+            "since": drawn.since})))
     return _sample_summary(db, drawn.added)
 
 
@@ -506,16 +507,19 @@ def _tail(db: sqlite_utils.Database, table: str, columns: str, top: int) -> str 
                       " ORDER BY rowid DESC LIMIT 20)", [top]).fetchone()[0]
 
 
-def _draw_state(db: sqlite_utils.Database) -> list:
+def _draw_state(db: sqlite_utils.Database, appended: list | None = None) -> list:
     """What a draw reads, as a comparable value: per table the row count, the largest row id and the last rows
     themselves (SQLite reuses the row ids of deleted rows, so a row deleted at the top and another stored in its
     place keeps count and largest id, not its content). Verdicts, run records and constraints are only ever added
     (a verdict's error row may be replaced by a retry's answer: such a pair was already targeted and its strata do
     not move); the sample rows and quotas are the draw's own output, so any other writer's change (`sample
     --run-id`, `--paired`, an import, a deleted row) makes the next draw a full one. Then sums over the sample
-    rows, the samples' delete-or-update counter (migration 016) and the size of the stored fronts (migration 017)."""
-    state = []
-    for table, columns in _STATE_TABLES:
+    rows, the samples' delete-or-update counter (migration 016) and the size of the stored fronts (migration 017).
+
+    `appended`: the first `_APPENDED` parts as read before the draw, in the same write transaction (a draw writes
+    none of those tables): the state stored after the draw reads only the draw's own output again."""
+    state = list(appended or [])
+    for table, columns in _STATE_TABLES[len(state):]:
         # two statements: count(*) alone is SQLite's b-tree count, beside max() it is a scan of the table
         count = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         top = db.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
@@ -528,29 +532,42 @@ def _draw_state(db: sqlite_utils.Database) -> list:
 
 
 class _Candidate(NamedTuple):
-    """A pair of a population in the bounded heap of its draw: the negated rank keeps the largest rank on top."""
+    """A member of a population kept by `_draw_pass` as one of its first by draw rank."""
 
-    neg_rank: int
+    rank: bytes  # `draw_rank`: 32 bytes, compared as bytes
     run_record_id: str
     rubrics: str | None  # the rubric versions that judged the pair, comma-separated (None: unjudged)
 
 
-# Every pair a population's draw is over: semantic pairs with output, and judged semantic pairs without (a verdict
-# on a failed run still puts the pair in a stratum), with the rubric versions that judged each pair.
-class _PassState:
-    """One population while `_draw_pass` reads its members: counts, and a heap of the members ranked first (a
-    bounded heap of the negated ranks: the largest rank on top, `_Candidate`)."""
+# Ranks compare as 32-byte strings: this one is behind every rank (nothing was let go yet).
+_NO_THRESHOLD = b"\xff" * 33
 
-    __slots__ = ("prefix", "heap", "cap", "size", "with_output", "unjudged", "rubrics", "cut", "drawn", "fixed")
+
+class _PassState:
+    """One population while `_draw_pass` reads its members: counts, and its members ranked before `threshold`
+    (every one of them: a member is let go only when it ranks at or behind a threshold)."""
+
+    __slots__ = ("prefix", "kept", "limit", "threshold", "size", "with_output", "unjudged", "rubrics", "drawn",
+                 "fixed")
 
     def __init__(self, prefix: str, rate: float, fixed: int | None):
         self.prefix, self.fixed = prefix, fixed
-        self.heap: list[_Candidate] = []
-        self.cap = fixed if fixed is not None else _capacity(rate, 256)
+        self.kept: list[_Candidate] = []
+        self.limit = 2 * (fixed if fixed is not None else _capacity(rate, 256))  # when to cut `kept` down again
+        self.threshold = _NO_THRESHOLD
         self.size = self.with_output = self.unjudged = 0
         self.rubrics: Counter[str] = Counter()  # rubric versions of a judged member (comma-separated) -> members
-        self.cut: int | None = None  # largest negated rank any discarded member could have had (None: none was)
         self.drawn: dict[Pair, str | None] = {}  # members with a random row of the population draw -> rubrics
+
+    def cut(self, rate: float) -> None:
+        """Keep the first `_capacity` of the members read so far (or the fixed bound); the last kept rank becomes
+        the threshold, so every member ranked at or before it stays kept."""
+        cap = self.fixed if self.fixed is not None else _capacity(rate, self.size)
+        if len(self.kept) > cap:
+            self.kept.sort()
+            del self.kept[cap:]
+            self.threshold = self.kept[-1].rank
+        self.limit = 2 * cap
 
 
 def _capacity(rate: float, n: int) -> int:
@@ -648,17 +665,18 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
     judged pairs by run record, run records in storage order), not a join per pair: at a million run records the
     per-pair look-ups in SQLite were most of a whole draw.
 
-    Population sizes are only known at the end, so each heap keeps `_capacity` of the members read so far and
-    notes the best rank it ever let go (`cut`). Every member ranked before that is in the heap, so when the heap
-    holds the stored front (`_front_size` of the final quota) ahead of the cut, that front is exact. When it does
-    not (a chance event), None: the caller reads again with the sizes now known (`fixed`: the exact heap bound per
-    population, the classic bounded heap)."""
+    Population sizes are only known at the end, so a population keeps the members ranked before its threshold;
+    when they are twice `_capacity` of the members read so far, only that many stay and the last one's rank
+    becomes the threshold (`_PassState.cut`). No member ranked at or before the threshold is ever let go, so when
+    at least the stored front (`_front_size` of the final quota) is kept, that front is exact. When it is not (a
+    chance event: members kept for fewer than the final population), None: the caller reads again with the sizes
+    known (`fixed`: each population's stored front size)."""
     by_item: dict[str, list[str]] = defaultdict(list)
     names: dict[str, str] = {}
     for item, cid in db.execute("SELECT item_id, id FROM constraints WHERE check_json IS NULL"):
         by_item[item].append(names.setdefault(cid, cid))
     states: dict[tuple[str, str], _PassState] = {}
-    sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
+    sha256 = hashlib.sha256
     for rid, item, model, has_output in db.execute(
             "SELECT id, item_id, model, output IS NOT NULL OR trajectory IS NOT NULL FROM run_records"):
         cids = by_item.get(item)
@@ -668,10 +686,13 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
         for cid in cids:
             rubrics = None
             if found is not None:
-                for k in range(0, len(found), 2):
-                    if found[k] == cid:
-                        rubrics = found[k + 1]
-                        break
+                if found[0] == cid:
+                    rubrics = found[1]
+                else:
+                    for k in range(2, len(found), 2):
+                        if found[k] == cid:
+                            rubrics = found[k + 1]
+                            break
             if rubrics is None and not has_output:
                 continue  # a failed run's pair that no verdict covers: not reviewed
             pop = (cid, model)
@@ -685,27 +706,19 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
                 st.unjudged += 1
             else:
                 st.rubrics[rubrics] += 1
-            pair = (rid, cid)
-            if pair in random_set:
+            if (rid, cid) in random_set:
                 st.drawn[Pair(rid, cid)] = rubrics
-            neg = -from_bytes(sha256(f"{st.prefix}{rid}\x1f{cid}".encode()).digest(), "big")
-            heap = st.heap
-            if len(heap) >= st.cap and st.fixed is None and not st.size & 255:
-                st.cap = _capacity(rate, st.size)
-            if len(heap) < st.cap:
-                push(heap, _Candidate(neg, rid, rubrics))
-                continue
-            top = heap[0].neg_rank
-            if neg > top:
-                replace(heap, _Candidate(neg, rid, rubrics))
-            if st.cut is None or top > st.cut:
-                st.cut = top  # the member let go ranks at or behind the top it was weighed against
+            rank = sha256(f"{st.prefix}{rid}\x1f{cid}".encode()).digest()  # `draw_rank`
+            if rank < st.threshold:
+                st.kept.append(_Candidate(rank, rid, rubrics))
+                if len(st.kept) > st.limit:
+                    st.cut(rate)
     for st in states.values():
-        st.heap.sort(reverse=True)  # rank ascending
+        st.kept.sort()  # rank ascending
         keep = min(st.size, _front_size(quota(rate, st.size)))
-        if fixed is None and st.cut is not None and (len(st.heap) < keep or st.heap[keep - 1].neg_rank <= st.cut):
+        if len(st.kept) < keep:
             return None
-        del st.heap[keep:]
+        del st.kept[keep:]
     return states
 
 
@@ -743,7 +756,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
         unjudged_sampled[pop] = sum(r is None for r in st.drawn.values())
     judged_pops = {(cid, model) for cid, model, _sha in judged_counts}
     pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
-    orders = {pop: st.heap for pop, st in states.items()}  # rank ascending
+    orders = {pop: st.kept for pop, st in states.items()}  # rank ascending
     populations = {pop: _Population(pop_seed[pop], st.size, st.with_output, st.unjudged)
                    for pop, st in states.items()}
 
@@ -843,7 +856,7 @@ def _stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
 
 
 def _rank_of(c: _Candidate) -> bytes:
-    return (-c.neg_rank).to_bytes(32, "big")
+    return c.rank
 
 
 def _store_quotas(db: sqlite_utils.Database, rate: float, stamp: str, include_unjudged: bool,
@@ -1357,11 +1370,12 @@ def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair,
 
 
 def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str, ...]]:
-    sql = """
+    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"  # one row per judge model, not per repeat
+    sql = f"""
         SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
         FROM samples s
         JOIN run_records r ON r.id = s.run_record_id
-        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
     # Keyed by plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up; one
