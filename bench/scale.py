@@ -19,7 +19,10 @@ job re-running `judgecal sample` pays); the first draw's time is printed when a 
 `sample` writes (it tops the sample up and stores the quotas), so it never runs on the cached project: each size gets
 a copy in the temp dir, drawn once untimed (printed as `sample (full draw)`: on a project whose last draw did not
 record what it read, such as one cached by an older judgecal, that is a whole draw), then the timed reps are a top-up
-with nothing new since (which writes nothing). Then `sample (after N new run records)`: each rep first adds about 1%
+with nothing new since (which writes nothing). `sample (whole draw)`: each rep first deletes the last draw's settings
+row, so the draw cannot start from it (as after a changed rate, overlap or seed, a delete or an edit) and reads the
+whole project; it adds nothing. `sample (first draw)`: each rep first deletes the sample, its quotas and stored
+fronts, so the draw writes every row again. Then `sample (after N new run records)`: each rep first adds about 1%
 of the project as further copies of the demo (run records, their items, constraints and verdicts, `add_copies`),
 then times the draw that follows, which starts from what the last draw stored (issue 16.2). The copy is removed
 afterwards.
@@ -214,12 +217,40 @@ def main() -> None:
                             shutil.copyfile(f"{path}{suffix}", f"{target}{suffix}")
                     _row(n, f"{command} (full draw)", [_one(env, target, command)])
                 _row(n, command, [_one(env, target, command) for _ in range(args.reps)])
+                if command == "sample":  # the whole draw: what a changed rate, overlap or seed, a delete or an edit
+                    for case, reset in (("whole draw", _forget_last_draw), ("first draw", _empty_sample)):
+                        results = []
+                        for _ in range(args.reps):
+                            reset(target)
+                            results.append(_one(env, target, command))
+                        _row(n, f"{command} ({case})", results)
                 if command == "sample":  # each rep after its own new data (~1% of the project)
                     results = []
                     for rep in range(args.reps):
                         added = add_copies(target, f"new{rep}")
                         results.append(_one(env, target, command))
                     _row(n, f"{command} (after {added} new run records)", results)
+
+
+def _forget_last_draw(path: Path) -> None:
+    """The draw's settings row deleted: the next draw cannot start from the last one and is whole, as after a
+    changed rate, overlap or seed, a deleted row or an edit. The sample stays, so it adds nothing and stores the
+    same rows (a re-draw of the same project)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as c, c:
+        c.execute("DELETE FROM settings WHERE key = 'last_sample_draw'")
+
+
+def _empty_sample(path: Path) -> None:
+    """No sample at all (its rows, quotas, stored fronts and settings row deleted): the next draw is a first draw,
+    which also writes every sample row and reads every targeted pair's verdicts."""
+    import sqlite3
+
+    _forget_last_draw(path)
+    with contextlib.closing(sqlite3.connect(path)) as c, c:
+        for table in ("samples", "sample_strata", "draw_fronts"):
+            c.execute(f"DELETE FROM {table}")
 
 
 def _one(env: dict, path: Path, command: str) -> dict:

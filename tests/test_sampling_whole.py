@@ -181,3 +181,29 @@ def test_a_draw_reads_the_tables_it_does_not_write_once(tmp_path):
             assert json.loads(value)["state"] == _sampling._draw_state(db)
             for table in ("verdicts", "run_records", "constraints"):
                 assert sum(q.strip() == f"SELECT count(*) FROM {table}" for q in seen) == 1
+
+
+def test_coverage_printed_after_a_draw_counts_each_labelled_pair_once_per_stratum(tmp_path):
+    """The table `judgecal sample` prints (`quota_progress`) reads each random pair's strata from verdict_pairs
+    (one row per judge model, told apart without a DISTINCT): with two judge models under one version and pairs
+    judged by two versions, it equals `coverage` (every verdict read) right after the draw."""
+    twins = Twins(tmp_path)
+    _grow(twins)
+    with ann.unit_of_work(twins.fast) as db:
+        _verdicts(db, [(rid, cid, V2, "judge-z", 0, "pass", None, STAMP) for rid, cid in
+                       sorted(ann.population_pairs(db))[::3]])  # V2 by a second judge model on the same pairs
+        ann.draw_sample(db, **KW)
+        drawn = db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random'"
+                           " ORDER BY rowid").fetchall()
+        for rid, cid, labels in db.execute("SELECT s.run_record_id, s.constraint_id, c.labels FROM samples s"
+                                           " JOIN run_records r ON r.id = s.run_record_id JOIN constraints c"
+                                           " ON c.item_id = r.item_id AND c.id = s.constraint_id"
+                                           " WHERE s.rule = 'random' ORDER BY s.rowid").fetchall():
+            ann.record_label(db, "ann", ann.Pair(rid, cid), json.loads(labels)[0])
+        two = db.execute("SELECT count(*) FROM verdict_pairs v JOIN samples s USING (run_record_id, constraint_id)"
+                         " WHERE s.rule = 'random' GROUP BY v.run_record_id, v.constraint_id, v.rubric_sha256"
+                         " HAVING count(*) > 1").fetchall()
+        assert two  # sampled pairs one version judged twice
+        rows = ann.quota_progress(db)
+        assert rows == ann.coverage(db, rate=KW["rate"], include_unjudged=True)
+        assert sum(r.labelled for r in rows) > len(drawn)  # pairs in two strata count in both

@@ -207,7 +207,9 @@ def strata_members(db: sqlite_utils.Database, *, include_unjudged: bool = True) 
 
 
 def _pairs_with_rule(db: sqlite_utils.Database, rule: str) -> set[Pair]:
-    return {Pair(*row) for row in db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [rule])}
+    """Plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up: for membership
+    (issue 16.2: no Python object built per row, 500k rows at a million run records)."""
+    return set(db.conn.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [rule]))
 
 
 def labelled_pairs(db: sqlite_utils.Database) -> set[Pair]:
@@ -290,15 +292,21 @@ def _run_records(db: sqlite_utils.Database, run_id: str) -> set[str]:
 def _draw_orders(db: sqlite_utils.Database, scope: str | None = None) -> dict[tuple[str, str], tuple[Pair, ...]]:
     """Random-sample pairs in draw order. `scope`: "*" every random row; None the population draw only (rows not
     drawn for one run); a run id: every random row of that run's records (the restricted order's sampled pairs)."""
-    seeds = committed_seeds(db)
     members: dict[tuple[str, str], list[Pair]] = defaultdict(list)
-    sql = ("SELECT s.run_record_id, s.constraint_id, r.model, s.reason, r.run_id FROM samples s"
+    # `committed_seeds` from the same rows (issue 16.2: its own query joined every random row again): the seed of
+    # each population's first random row, whatever its scope
+    first: dict[tuple[str, str], tuple[int, int]] = {}
+    sql = ("SELECT s.rowid, s.seed, s.run_record_id, s.constraint_id, r.model, s.reason, r.run_id FROM samples s"
            " JOIN run_records r ON r.id = s.run_record_id WHERE s.rule = 'random'")
-    for rid, cid, model, reason, run in db.execute(sql):
+    new = tuple.__new__  # a Pair without its Python-level constructor
+    for rowid, seed, rid, cid, model, reason, run in db.execute(sql):
+        key = (cid, model)
+        if key not in first or rowid < first[key][0]:
+            first[key] = (rowid, int(seed or 0))
         scoped = reason is not None and reason.startswith(RUN_REASON)
         if scope == "*" or (scope is None and not scoped) or (scope is not None and run == scope):
-            members[(cid, model)].append(Pair(rid, cid))
-    return {key: _in_draw_order(ps, _rank_prefix(seeds.get(key, 0), population_key(*key)))
+            members[key].append(new(Pair, (rid, cid)))
+    return {key: _in_draw_order(ps, _rank_prefix(first[key][1], population_key(*key)))
             for key, ps in members.items()}
 
 
@@ -676,7 +684,8 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
     for item, cid in db.execute("SELECT item_id, id FROM constraints WHERE check_json IS NULL"):
         by_item[item].append(names.setdefault(cid, cid))
     states: dict[tuple[str, str], _PassState] = {}
-    sha256 = hashlib.sha256
+    # tuple.__new__ builds a named tuple without its Python-level constructor (most of its cost, per member here)
+    sha256, new = hashlib.sha256, tuple.__new__
     for rid, item, model, has_output in db.execute(
             "SELECT id, item_id, model, output IS NOT NULL OR trajectory IS NOT NULL FROM run_records"):
         cids = by_item.get(item)
@@ -707,10 +716,10 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
             else:
                 st.rubrics[rubrics] += 1
             if (rid, cid) in random_set:
-                st.drawn[Pair(rid, cid)] = rubrics
+                st.drawn[new(Pair, (rid, cid))] = rubrics
             rank = sha256(f"{st.prefix}{rid}\x1f{cid}".encode()).digest()  # `draw_rank`
             if rank < st.threshold:
-                st.kept.append(_Candidate(rank, rid, rubrics))
+                st.kept.append(new(_Candidate, (rank, rid, rubrics)))
                 if len(st.kept) > st.limit:
                     st.cut(rate)
     for st in states.values():
@@ -1370,9 +1379,11 @@ def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair,
 
 
 def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str, ...]]:
-    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"  # one row per judge model, not per repeat
+    # one row per judge model under a version (migration 015), not per repeat; a pair's versions are told apart
+    # below, not by a DISTINCT over every row
+    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"
     sql = f"""
-        SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
+        SELECT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
         FROM samples s
         JOIN run_records r ON r.id = s.run_record_id
         LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
@@ -1381,13 +1392,17 @@ def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[
     # Keyed by plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up; one
     # stratum name per (constraint, model, rubric), not one per row (issue 16.2: 530k rows at 1M run records).
     names: dict[tuple[str, str, str | None], str] = {}
-    out: dict[tuple[str, str], list[str]] = defaultdict(list)
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
     for rid, cid, model, sha in db.execute(sql):
         name = names.get((cid, model, sha))
         if name is None:
             name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
-        out[(rid, cid)].append(name)
-    return {p: tuple(v) for p, v in out.items()}
+        got = out.get((rid, cid))
+        if got is None:
+            out[(rid, cid)] = (name,)
+        elif name not in got:
+            out[(rid, cid)] = (*got, name)
+    return out
 
 
 def quota_progress(db: sqlite_utils.Database, version: tuple | None = None) -> list[StratumCoverage]:
