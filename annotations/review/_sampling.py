@@ -1477,7 +1477,8 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
         seed = first_line = None
         wanted: set[Pair] = set()
         # Rows drawn for one run (`sample --run-id`) are the front of the order restricted to that run's records;
-        # the population draw's rows are the front of the whole order.
+        # the population draw's rows are the front of the whole order. `wanted` holds the population draw's rows
+        # only: a pair has one random row (the samples' key), so no row is in both.
         scoped: dict[str, set[Pair]] = defaultdict(set)
         for _, _, rid, reason, row_seed, line, _ in group:
             if seed is None:
@@ -1497,7 +1498,6 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
                               f"the rows drawn for run {run!r} of {cid} × {mod} are not the first {len(drawn)} of its "
                               f"draw order restricted to that run: a sample is drawn, not chosen; draw it with "
                               "`judgecal sample --run-id`")
-        wanted -= {p for drawn in scoped.values() for p in drawn}
         if not wanted:
             continue
         front = set(draw_front(len(wanted), members, seed, cid, mod))
