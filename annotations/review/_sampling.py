@@ -326,7 +326,8 @@ def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
     `run_id`: the counted pairs of one run, the same rule on the draw order restricted to its records (see the module
     docstring). Without it, pairs drawn for one run only never count. `blind`: `blind_first_labels(db)` when the
     caller has read it (the report reads it once, not once per use)."""
-    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
+    # plain (run record, constraint) tuples, equal to and hashed as the Pairs of the orders
+    blind = {(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
     version = version or _data_version(db)
     orders = dict(_memo(db, ("counted_orders", run_id), version,
                         lambda: _draw_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
