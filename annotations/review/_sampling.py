@@ -482,7 +482,9 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         same_arguments = last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments
         if same_arguments and last["state"] == state:
             return _sample_summary(db, Counter())
-        drawn = (_draw_since(db, last, state, rate, overlap, seed, include_unjudged, stamp) if same_arguments
+        # another rate, overlap or seed starts from the last draw too; another --judged-only draws whole
+        resumable = last.get("state") is not None and last.get("include_unjudged") == include_unjudged
+        drawn = (_draw_since(db, last, state, rate, overlap, seed, include_unjudged, stamp) if resumable
                  else None)
         if drawn is None:
             drawn = _draw(db, rate, overlap, seed, include_unjudged, stamp)
@@ -1037,6 +1039,10 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if state[k][0] - count != new or _tail(db, table, columns, top) != tail:
             return None  # a row below the old top was deleted or replaced: not only new rows
     marks = {"v0": before[0][1], "r0": before[1][1], "c0": before[2][1]}
+    # Another rate, overlap or seed than the last draw's: every population's quotas move, not only the touched ones'
+    changed = any(last.get(k) != v for k, v in (("rate", rate), ("overlap", overlap), ("seed", seed)))
+    if (last.get("overlap") == 0) != (overlap == 0):
+        return None  # overlap fronts are kept only while overlap is drawn: none to start from, or none kept since
     try:
         populations = {(row[0], row[1]): _Population.from_json(row[2:]) for row in since["populations"]}
         counts = (Counter({tuple(row[:3]): row[3] for row in since["judged"]}),
@@ -1044,6 +1050,8 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         unsized = {(row[0], row[1]): row[2] for row in since["unsized"]}
     except (KeyError, TypeError, ValueError, IndexError):
         return None  # not what this judgecal stores (another version's draw, a hand edit): draw whole
+    if last.get("seed") != seed and any(st.through is None for st in populations.values()):
+        return None  # a population never drawn has its fronts ranked under the last seed, no row committing it
     db.execute("CREATE TEMP TABLE IF NOT EXISTS _touched (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
                " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
     db.execute("DELETE FROM temp._touched")
@@ -1099,7 +1107,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
     added: Counter = Counter()
     drawn_pops = sorted(p for p, st in populations.items() if st.size and (include_unjudged or st.size > st.unjudged))
     for pop in drawn_pops:
-        if pop not in touched_pops:
+        if pop not in touched_pops and not changed:
             continue
         cid, model = pop
         st = populations[pop]
@@ -1110,9 +1118,9 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if st.through is None:  # drawn for the first time
             front = list(itertools.islice(heapq.merge(_front(db, "random", pop, b"", want), mine), want))
             candidates = front
-        elif want < st.drawn_count:
-            return None
-        elif mine and mine[0][0] <= st.through:  # new members within the drawn front push pairs out of it
+        elif want < st.drawn_count or (mine and mine[0][0] <= st.through):
+            # a lower rate (the front ends inside the drawn one: nothing to add but the new members ranked within
+            # it), or new members within the drawn front pushing pairs out of it
             low = [(rank, None, 0) for (rank,) in db.execute(
                 "SELECT rank FROM draw_fronts WHERE kind = 'random' AND constraint_id = ? AND model = ? AND rank <= ?"
                 " ORDER BY rank", [*pop, st.through])]
