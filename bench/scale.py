@@ -19,7 +19,8 @@ job re-running `judgecal sample` pays); the first draw's time is printed when a 
 `sample` writes (it tops the sample up and stores the quotas), so it never runs on the cached project: each size gets
 a copy in the temp dir, drawn once untimed (printed as `sample (full draw)`: on a project whose last draw did not
 record what it read, such as one cached by an older judgecal, that is a whole draw), then the timed reps are a top-up
-with nothing new since (which writes nothing). `sample (whole draw)`: each rep first deletes the last draw's settings
+with nothing new since (which writes nothing). `sample (another rate)`: `--rate 0.12`, then `--rate 0.1` again, each
+timed (a changed rate starts from the last draw when the data only grew). `sample (whole draw)`: each rep first deletes the last draw's settings
 row, so the draw cannot start from it (as after a changed rate, overlap or seed, a delete or an edit) and reads the
 whole project; it adds nothing. `sample (first draw)`: each rep first deletes the sample, its quotas and stored
 fronts, so the draw writes every row again. Then `sample (after N new run records)`: each rep first adds about 1%
@@ -163,7 +164,7 @@ def build(path: Path, n_runs: int) -> None:
           f"{n['human_labels']} labels; first sample draw {first_draw:.1f} s", flush=True)
 
 
-def one(path: Path, command: str) -> dict:
+def one(path: Path, command: str, extra: list[str] = ()) -> dict:
     """Run one command in this (fresh) process: baseline first, then the command; seconds and peak RSS."""
     from judgecal import annotations as ann
     from judgecal.cli import main
@@ -181,7 +182,7 @@ def one(path: Path, command: str) -> dict:
     cpu0 = before.ru_utime + before.ru_stime
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(out):
-        rc = main(["--db", str(path), *COMMANDS[command]])
+        rc = main(["--db", str(path), *COMMANDS[command], *extra])
     seconds = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"baseline": baseline, "seconds": seconds, "rc": rc, "cpu": usage.ru_utime + usage.ru_stime - cpu0,
@@ -194,10 +195,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--commands", nargs="+", default=list(COMMANDS), choices=list(COMMANDS))
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()))
-    parser.add_argument("--one", nargs=2, metavar=("DB", "COMMAND"), help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=3, metavar=("DB", "COMMAND", "EXTRA"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(Path(args.one[0]), args.one[1])))
+        print(json.dumps(one(Path(args.one[0]), args.one[1], json.loads(args.one[2]))))
         return
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     print(f"{'runs':>9} {'command':<8} {'seconds':>8} {'cpu s':>7} {'baseline':>9} {'ratio':>7} {'peak MB':>8}   "
@@ -217,7 +218,11 @@ def main() -> None:
                             shutil.copyfile(f"{path}{suffix}", f"{target}{suffix}")
                     _row(n, f"{command} (full draw)", [_one(env, target, command)])
                 _row(n, command, [_one(env, target, command) for _ in range(args.reps)])
-                if command == "sample":  # the whole draw: what a changed rate, overlap or seed, a delete or an edit
+                if command == "sample":  # another rate (from the last draw), then the whole draw and a first draw
+                    results = []
+                    for rate in ["0.12", "0.1"] * args.reps:  # each rep a change of rate, and back
+                        results.append(_one(env, target, command, "--rate", rate))
+                    _row(n, f"{command} (another rate)", results)
                     for case, reset in (("whole draw", _forget_last_draw), ("first draw", _empty_sample)):
                         results = []
                         for _ in range(args.reps):
@@ -253,9 +258,9 @@ def _empty_sample(path: Path) -> None:
             c.execute(f"DELETE FROM {table}")
 
 
-def _one(env: dict, path: Path, command: str) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--one", str(path), command], env=env, capture_output=True,
-                          text=True)
+def _one(env: dict, path: Path, command: str, *extra: str) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--one", str(path), command, json.dumps(extra)], env=env,
+                          capture_output=True, text=True)
     if proc.returncode:
         sys.exit(f"{command} on {path} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
