@@ -7,8 +7,6 @@ markdown or HTML."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -18,7 +16,7 @@ from judgecal import judge
 from judgecal.annotations.reports import calibration_report, filter_options
 from judgecal.annotations.reports import confusion_rows, kappa_rows, slice_table
 from judgecal.annotations.reports import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
-                                   disagreements, filter_disagreements, send_to_evalset)
+                                   disagreement_page, failing_page, send_to_evalset, shown_disagreements)
 from judgecal.app_pages._common import db_path, fmt_int, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
 
 ALL = "(all)"
@@ -28,29 +26,20 @@ HEADLINES_PER_ROW = 4
 path = db_path()
 
 
-# The report reads every verdict of the project (seconds on 100k run records): computed once per data version and
-# filter, shared by every session, and recomputed as soon as a verdict, label, sample or decision changes.
-@st.cache_data(max_entries=16, show_spinner=False)
-def _options(db_file: str, version: tuple):
-    with ann.unit_of_work(db_file) as db:
-        return filter_options(db)
-
-
+# The report reads every verdict of the project (seconds on 100k run records): computed once per version of what it
+# reads (`report_version`: verdicts, labels, samples, rubrics, run records, constraints) and filter, shared by every
+# session. A decision or a pair sent to the eval set changes the disagreement list, not the report. Everything else
+# the page shows (filter options, the pairs hidden from the reviewer, the disagreement list, the failing pairs) is
+# kept by the library under the versions of the tables it reads, which cost a few index look-ups (issue 16.3).
 @st.cache_data(max_entries=16, show_spinner="Computing the calibration report…")
 def _report(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
     with ann.unit_of_work(db_file) as db:
         return calibration_report(db, rubric=rubric, model=model, constraint=constraint)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _disagreements(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
-    with ann.unit_of_work(db_file) as db:
-        return disagreements(db, rubric=rubric, model=model, constraint=constraint)
-
-
 with ann.unit_of_work(path) as db:
-    version = ann.calibration_version(db)
-options = _options(str(path), version)
+    version = ann.report_version(db)
+    options = filter_options(db)
 
 if not options.rubrics:
     st.header("Calibration")
@@ -130,15 +119,11 @@ if plans:
 
 # ------------------------------------------------------------------ disagreements (read before the tabs: counts)
 who = reviewer()
-rows = _disagreements(str(path), version, **filters)
 with ann.unit_of_work(path) as db:
     # Pairs still waiting for this viewer's blind label (any reviewer's, when no name is chosen) stay hidden: seeing
-    # the judge's verdict or a colleague's label first would make that label not blind.
-    hidden = ann.awaiting_blind_label(db, who)
-n_hidden = sum((d.run_record_id, d.constraint_id) in hidden for d in rows)
-rows = [d for d in rows if (d.run_record_id, d.constraint_id) not in hidden]
-real = [d for d in rows if d.kind != "judge_error"]
-failed = [d for d in rows if d.kind == "judge_error"]
+    # the judge's verdict or a colleague's label first would make that label not blind (`awaiting_blind_label`).
+    listed = disagreement_page(db, who, **filters)
+real, failed = listed.real, listed.failed
 
 tab_agree, tab_cover, tab_dis, tab_err, tab_more = st.tabs([
     "Agreement", f"Coverage ({len(report.coverage) - len(below)}/{len(report.coverage)} ok)",
@@ -242,25 +227,26 @@ with tab_dis:
         st.success(st.session_state.pop("cal_flash"))
     f1, f2, f3, f4 = st.columns(4)
     chosen_filter = DisagreementFilter(
-        constraint=_choice(f1, "Constraint", sorted({d.constraint_id for d in real}), "cal_f_constraint"),
-        model=_choice(f2, "Model under test", sorted({d.model for d in real}), "cal_f_model"),
-        failure_mode=_choice(f3, "Failure mode", sorted({d.failure_mode for d in real if d.failure_mode}),
-                             "cal_f_failure"),
+        constraint=_choice(f1, "Constraint", list(listed.constraints), "cal_f_constraint"),
+        model=_choice(f2, "Model under test", list(listed.models), "cal_f_model"),
+        failure_mode=_choice(f3, "Failure mode", list(listed.failure_modes), "cal_f_failure"),
         decision=_choice(f4, "Decision", [NO_DECISION, *DECISIONS], "cal_f_decision"))
-    shown = filter_disagreements(real, chosen_filter)
-    ties = sum(d.kind == "tie" for d in shown)
-    st.caption(f"{len(shown)} reviewer labels differ from the judge's majority: real disagreements first, then "
-               f"{ties} where the judge's repeats tie; most-flipped first"
-               + (f"; the first {SHOWN} shown" if len(shown) > SHOWN else "")
+    with ann.unit_of_work(path) as db:  # cards are built for the shown rows only
+        shown = shown_disagreements(db, listed, chosen_filter, limit=SHOWN, key=(who, *filters.values()))
+    n_hidden = listed.n_hidden
+    st.caption(f"{shown.count} reviewer labels differ from the judge's majority: real disagreements first, then "
+               f"{shown.ties} where the judge's repeats tie; most-flipped first"
+               + (f"; the first {SHOWN} shown" if shown.count > SHOWN else "")
                + (f"; {n_hidden} hidden until you have labelled them blind" if n_hidden else "") + ".")
-    for n, d in enumerate(shown[:SHOWN]):
+    for n, d in enumerate(shown.cards):
         _card(d, f"cal_d{n}")
 
     # Any failing pair, not only a disagreement, can feed the eval set (the same function as `judgecal feedback`).
     with ann.unit_of_work(path) as db:
-        failing = [f for f in ann.failing_pairs(db) if (f.run_record_id, f.constraint_id) not in hidden]
-    with st.expander(f"Failing pairs ({len(failing)}): mechanical checks, failed runs, reviewers' fail labels"):
-        for n, f in enumerate(failing[:SHOWN]):
+        failing = failing_page(db, who, limit=SHOWN)
+    with st.expander(f"Failing pairs ({failing.count.shown_to}): mechanical checks, failed runs, reviewers' fail "
+                     "labels"):
+        for n, f in enumerate(failing.rows):
             key = f"cal_f{n}"
             st.text(f"Failing: {f.run_record_id} · {f.constraint_id} · model {f.model} · {f.why}")
             st.text(f"Constraint: {f.constraint_text}")
@@ -275,14 +261,14 @@ with tab_err:
                "about the output, so they are not offered to the eval set. Re-judge them (`judgecal judge` asks "
                "error rows again) once the cause is fixed.")
     if failed:
-        causes = Counter(c for d in failed for c in set(d.error_causes))
+        causes = listed.cause_counts()
         st.dataframe(pd.DataFrame([{"cause": c, "pairs": n} for c, n in causes.most_common()]), hide_index=True,
                      width="stretch")
         st.dataframe(pd.DataFrame([{
             "run record": d.run_record_id, "constraint": d.constraint_id, "model": d.model, "judge": d.judge_model,
             "rubric": f"{d.rubric_name} v{d.rubric_version}", "human": d.human_label, "reviewer": d.reviewer,
-            "causes": "; ".join(dict.fromkeys(d.error_causes))} for d in failed[:500]]), hide_index=True,
-            width="stretch")
+            "causes": "; ".join(dict.fromkeys(c))} for d, c in zip(failed[:500], listed.failed_causes)]),
+            hide_index=True, width="stretch")
     else:
         st.caption("No labelled pair lacks a judge label because of errors.")
 

@@ -139,17 +139,23 @@ def profile_after_label(path: Path, reviewer: str, out: Path) -> None:
     """A cProfile of what the page computes after one more label, called directly: AppTest runs the script in
     another thread, which a profiler enabled here does not see. The parts the report keeps per verdicts version are
     warm (the page ran in this process); the page's st.cache_data would miss for the report and disagreement list."""
-    from judgecal.annotations.reports import calibration_report, disagreements, filter_options
+    from judgecal.annotations.reports import (DisagreementFilter, calibration_report, disagreement_page,
+                                              failing_page, filter_options, shown_disagreements)
     add_labels_as(path, "bench-other", 1)
     profiler = cProfile.Profile()
     times = {}
     with ann.unit_of_work(path) as db:
+        # what the page calls, in its order (its st.cache_data would miss for the report)
+        listed = []
         for name, fn in (("calibration_version", lambda: ann.calibration_version(db)),
+                         ("report_version", lambda: ann.report_version(db)),
                          ("filter_options", lambda: filter_options(db)),
                          ("calibration_report", lambda: calibration_report(db)),
-                         ("disagreements", lambda: disagreements(db)),
                          ("awaiting_blind_label", lambda: ann.awaiting_blind_label(db, reviewer)),
-                         ("failing_pairs", lambda: ann.failing_pairs(db))):
+                         ("disagreement_page", lambda: listed.append(disagreement_page(db, reviewer))),
+                         ("shown_disagreements", lambda: shown_disagreements(
+                             db, listed[0], DisagreementFilter(), limit=50, key=(reviewer, None, None, None))),
+                         ("failing_page", lambda: failing_page(db, reviewer, limit=50))):
             profiler.enable()
             times[name] = timed_cpu(fn)
             profiler.disable()

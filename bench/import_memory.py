@@ -7,10 +7,11 @@ import that collects the file grows with it.
 Prints the peak RSS of each import and the growth ratio peak(4N) / peak(N) (target: about 1.0). `promptfoo` is
 promptfoo's JSONL output, `promptfoo-json` its one-document `-o out.json`; `deepeval` is a test run written with
 `identifier` and `hyperparameters` after the test cases, as DeepEval writes them. Both one-document kinds stream
-through ijson since issue 16.1's third round. `inspect` (read with read_eval_log: docs/importers.md "Memory") is read
-whole: it is measured to show that it grows; it needs the [inspect] extra; its log is written with inspect_ai from
-the fixture's samples, replicated (slow: use a small --n, e.g. 400). `--python` runs the imports with another
-interpreter (a virtual environment of the code before a change), for a before/after on the same files.
+through ijson since issue 16.1's third round. `inspect` (a .eval log, streamed a sample at a time since wave 6:
+docs/importers.md "Memory") needs the [inspect] extra; its log is written with inspect_ai from the fixture's
+samples, replicated (slow: use a small --n, e.g. 400). `--python` runs the imports with another interpreter (a
+virtual environment of the code before a change), for a before/after on the same files. Each line also gives the
+CPU seconds (user + system) of the import itself.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parents[1]
 SHA = "b" * 64
@@ -28,9 +30,12 @@ SHA = "b" * 64
 CHILD = """
 import resource, sys
 from judgecal.cli import main
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+before, started = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, cpu()
 code = main(["--db", sys.argv[1], "import", sys.argv[2], sys.argv[3]])
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, code)
+print(cpu() - started, before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, code)
 """
 
 
@@ -174,12 +179,18 @@ def _cli(db: Path, argv: list[str]) -> None:
                    capture_output=True)
 
 
-def peak(db: Path, kind: str, file: Path) -> tuple[int, int]:
+class Peak(NamedTuple):
+    start: int  # MiB before the import: the interpreter and libraries
+    top: int  # MiB, the process's peak
+    cpu: float  # CPU seconds (user + system) of the import itself
+
+
+def peak(db: Path, kind: str, file: Path) -> Peak:
     kind = {"promptfoo-json": "promptfoo"}.get(kind, kind)  # the bench's name -> the import kind
     out = subprocess.run([PYTHON[0], "-c", CHILD, str(db), kind, str(file)], cwd=db.parent, check=True,
                          capture_output=True, text=True).stdout.split()
     assert out[-1] == "0", out
-    return int(out[-3]) // 1024, int(out[-2]) // 1024  # MiB (ru_maxrss is KiB on Linux)
+    return Peak(int(out[-3]) // 1024, int(out[-2]) // 1024, float(out[-4]))  # MiB (ru_maxrss is KiB on Linux)
 
 
 def main() -> None:
@@ -203,7 +214,7 @@ def main() -> None:
         parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        results: dict[int, dict[str, tuple[int, int]]] = {}
+        results: dict[int, dict[str, Peak]] = {}
         for n in (args.n, 4 * args.n):
             results[n] = {}
             base = None
@@ -224,13 +235,13 @@ def main() -> None:
                 for step, path in setup:
                     _cli(db, ["import", step, str(path)])
                 results[n][kind] = peak(db, kind, file)
-            for kind, (start, top) in results[n].items():
+            for kind, (start, top, seconds) in results[n].items():
                 rows = n // 6 * 6 if kind == "verdicts" else n
-                print(f"import {kind:9} {rows:>9,} rows: peak RSS {top:>5} MiB (interpreter + libraries {start} MiB)",
-                      flush=True)
+                print(f"import {kind:9} {rows:>9,} rows: peak RSS {top:>5} MiB (interpreter + libraries {start} MiB), "
+                      f"{seconds:.2f} s CPU", flush=True)
         for kind in results[args.n]:
             print(f"{kind}: peak({4 * args.n:,}) / peak({args.n:,}) = "
-                  f"{results[4 * args.n][kind][1] / results[args.n][kind][1]:.2f}  (bounded by the chunk: about 1.0)")
+                  f"{results[4 * args.n][kind].top / results[args.n][kind].top:.2f}  (bounded by the chunk: about 1.0)")
 
 
 if __name__ == "__main__":

@@ -2,47 +2,10 @@
 
 from judgecal import lazy_exports
 
-from judgecal.evalsets._models import (
-    LABEL_DEFINITIONS,
-    LABEL_SETS,
-    label_definitions,
-    PASS_FAIL,
-    Check,
-    Constraint,
-    EvalItem,
-    RunRecord,
-    Step,
-    ToolCall,
-    canonical_json,
-    check_transcript,
-    evalset_sha256,
-    item_sha256,
-    VerdictRow,
-)
-from judgecal.evalsets._registry import (
-    BUILTIN_SOURCE,
-    BUNDLED_PLUGINS,
-    ENTRY_POINT_GROUP,
-    CheckerRegistry,
-    CheckResult,
-    CheckerSpec,
-    LoadedPlugin,
-    PluginProblem,
-    checker,
-    checkers,
-    default_registry,
-    get_checker,
-    check_record,
-    run_check,
-    validate_check,
-)
-from judgecal.evalsets._io import (BATCH_ROWS, InputError, gc_paused, Parsed, Problem, ProblemLog, SeenKeys, chunks, jsonl_lines, load_json, parse_rows,
-                                   read_evalset, read_rows, read_runs, stream_evalset, stream_rows, stream_runs, write_jsonl)
-from judgecal.evalsets._text import UNSTORABLE_NOTE, printable, storable, storable_record, storable_value
-
-# The built-in checkers are collected here, so a duplicate or malformed built-in fails at import. Plugins (IFEval's
-# checkers among them) load on first use.
-default_registry()
+# Every name loads its module on first use (judgecal.lazy_exports; issue 16.2). `judgecal gate` reads label sets and
+# `gc_paused`, and needs neither pydantic (the models) nor the checker registry: they load with the first file parsed
+# or the first check run. The registry collects the built-in checkers when it loads (`_registry`'s last line), so a
+# duplicate or malformed built-in still fails on first use of any checker.
 
 
 __all__ = [
@@ -65,6 +28,16 @@ __all__ = [
 # Loaded on first use (judgecal.lazy_exports; issue 16.2): `judgecal gate` needs the models, the registry and the
 # file I/O above, not the metrics, the ReAct parser, the IFEval files, the evidence renderer or the harness readers.
 __getattr__, __dir__ = lazy_exports(__name__, {
+    "._plain": ("LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "VerdictRow"),
+    "._models": ("Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall", "canonical_json",
+                 "check_transcript", "evalset_sha256", "item_sha256"),
+    "._registry": ("BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "CheckResult",
+                   "CheckerSpec", "LoadedPlugin", "PluginProblem", "checker", "checkers", "default_registry",
+                   "get_checker", "check_record", "run_check", "validate_check"),
+    "._io": ("BATCH_ROWS", "InputError", "gc_paused", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks",
+             "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "stream_evalset",
+             "stream_rows", "stream_runs", "write_jsonl"),
+    "._text": ("UNSTORABLE_NOTE", "printable", "storable", "storable_record", "storable_value"),
     "._metrics": ("CheckMetrics", "compute_metrics", "format_metrics"),
     "._react": ("ReactError", "ReactLog", "parse_react", "react_chunk", "react_runs"),
     "._ifeval_files": ("IFEVAL_IDS", "IFEvalRow", "IFEvalSummary", "evaluate_ifeval", "ifeval_to_evalset",

@@ -14,14 +14,18 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Iterable, Iterator, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Iterable, Iterator, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
-from judgecal.evalsets._models import EvalItem, RunRecord
 from judgecal.evalsets._text import storable
 
-M = TypeVar("M", bound=BaseModel)
+# pydantic and the models load with the first file parsed, not with this module: `gc_paused`, the problem types and
+# `chunks` are used by commands that parse nothing (`judgecal gate`; issue 16.2, start-up).
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+    from judgecal.evalsets._models import EvalItem, RunRecord
+
+M = TypeVar("M", bound="BaseModel")
 
 # Nesting deeper than this is refused (pydantic's JSON parser, which reads every JSONL row, stops at about the same
 # depth): Python's json module would raise RecursionError near 1,000 levels, and deep values break hashing and export.
@@ -253,6 +257,7 @@ def jsonl_lines(text: str) -> list[str]:
 
 
 def _jsonl_chunks(lines: Iterable[str], model: type[M], file: str, batch: int) -> Iterator[Parsed[M]]:
+    from pydantic import ValidationError  # noqa: PLC0415 (see the module's imports)
     # The hot path of every import, one plain loop: pydantic parses and validates each line in one pass
     # (json.loads + model_validate costs twice as much; a generator per row costs ~10% more on 100k rows).
     validate = model.__pydantic_validator__.validate_json
@@ -301,6 +306,7 @@ def _csv_chunks(lines: Iterable[str], model: type[M], file: str, batch: int) -> 
 def _csv_rows(lines: Iterable[str], file: str, model: type[M]) -> Iterator[Any]:
     """CSV: one row per record; empty cells are absent; cells of list/object fields hold JSON. Yields (line, row)
     or a Problem."""
+    from pydantic import ValidationError  # noqa: PLC0415 (see the module's imports)
     # Set, not restored: every CSV read sets the same value, so concurrent imports agree (the limit is per process).
     csv.field_size_limit(CSV_CELL_LIMIT)
     reader = csv.DictReader(lines)
@@ -487,18 +493,26 @@ def chunks(source: Parsed[M] | Iterable[Parsed[M]]) -> Iterator[Parsed[M]]:
 
 
 def read_evalset(path: str | Path) -> Parsed[EvalItem]:
+    from judgecal.evalsets._models import EvalItem  # noqa: PLC0415
+
     return read_rows(path, EvalItem)
 
 
 def read_runs(path: str | Path) -> Parsed[RunRecord]:
+    from judgecal.evalsets._models import RunRecord  # noqa: PLC0415
+
     return read_rows(path, RunRecord)
 
 
 def stream_evalset(path: str | Path) -> Iterator[Parsed[EvalItem]]:
+    from judgecal.evalsets._models import EvalItem  # noqa: PLC0415
+
     return stream_rows(path, EvalItem)
 
 
 def stream_runs(path: str | Path) -> Iterator[Parsed[RunRecord]]:
+    from judgecal.evalsets._models import RunRecord  # noqa: PLC0415
+
     return stream_rows(path, RunRecord)
 
 

@@ -346,3 +346,9 @@ def _as_result(value: CheckResult | bool) -> CheckResult:
     if isinstance(value, bool):
         return CheckResult(value)
     raise TypeError(f"a checker must return bool or CheckResult, not {type(value).__name__}")
+
+
+# The built-in checkers are collected when this module loads (it loads on the first checker name used, through the
+# package's lazy exports), so a duplicate or malformed built-in fails there, before any check runs. Plugins (IFEval's
+# checkers among them) load on first use.
+default_registry()

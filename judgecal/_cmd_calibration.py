@@ -11,8 +11,7 @@ from judgecal import annotations as ann
 from judgecal.annotations.reports import calibration_report
 from judgecal.annotations.reports import DEFAULT_MIN_N, GATE_ON, format_gate, run_gate, run_pass_gate
 from judgecal.annotations.reports import DEFAULT_TUNE_SHARE, compare_rubrics
-from judgecal.annotations.reports import GateResult, PROBE_LIMITS, format_probes, probe_gate_checks, probe_results
-from judgecal.annotations.reports import verdict_position_bias
+from judgecal.annotations.reports import GateResult, PROBE_LIMITS
 from judgecal.evalsets._io import read_text_file  # house: private
 from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, say
 
@@ -51,6 +50,10 @@ def cmd_report(args: argparse.Namespace) -> str:
     fmt = "json" if args.json else args.format
     if args.run_id is not None and args.compare:
         raise CommandError("report: --compare compares rubric versions on the whole project; drop --run-id")
+    # the probes module (with the pairwise store and the eval set's models) loads here and for a gate with a probe
+    # limit, not for a plain `gate` (issue 16.2, start-up)
+    from judgecal.annotations.reports import format_probes, probe_results, verdict_position_bias  # noqa: PLC0415
+
     try:
         with ann.unit_of_work(args.db, readonly=True) as db:
             report = calibration_report(db, rubric=args.rubric, model=args.model, constraint=args.constraint or None,
@@ -104,6 +107,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 def _with_probe_limits(db, args: argparse.Namespace, result: GateResult) -> GateResult:
     """The judge gate's checks plus one per `--max-...` probe limit (issue 15.3)."""
+    if all(getattr(args, flag) is None for flag in PROBE_LIMITS):
+        return result
+    from judgecal.annotations.reports import probe_gate_checks  # noqa: PLC0415 (see cmd_report)
+
     checks = probe_gate_checks(db, {flag: getattr(args, flag) for flag in PROBE_LIMITS}, rubric=args.rubric,
                                model=args.model)
     return GateResult(result.checks + tuple(checks)) if checks else result

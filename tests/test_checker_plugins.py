@@ -286,7 +286,7 @@ def test_importing_evalsets_has_no_global_side_effect_on_langdetect() -> None:
         import sys
         import langdetect, langdetect.detector_factory as f
         before = f.DetectorFactory.seed
-        import evalsets
+        from judgecal import evalsets  # the installed name: the checkout folder `evalsets` is not a package of its own
         assert evalsets.BUNDLED_PLUGINS["ifeval"] not in sys.modules, "IFEval's checkers load on first use"
         r = evalsets.run_check("language:response_language", {"language": "en"},
                                text="This is plainly an English sentence about the weather today.")

@@ -55,12 +55,15 @@ def test_the_facade_hands_out_the_rooms_objects():
 
 def test_a_name_is_the_defining_modules_after_its_import_time_work(tmp_path: Path):
     # MIGRATIONS is built over the whole of _schema.py (blocks appended by later issues): the facade's value is the
-    # module's final tuple, not a half-built one; evalsets' registry is filled at import, before any name is used.
+    # module's final tuple, not a half-built one; evalsets' registry is filled when the registry module loads, before
+    # any of its names is handed out (not when the package loads: `judgecal gate` runs no checker).
     code = ("from judgecal import annotations as ann\n"
             "from judgecal.annotations.store import _schema  # house: private\n"
             "assert ann.MIGRATIONS is _schema.MIGRATIONS and len(ann.MIGRATIONS) > 10\n"
             "import judgecal.evalsets as e, sys\n"
-            "assert 'judgecal.evalsets._checks_text' in sys.modules  # the built-in checkers, at import\n"
+            "assert 'judgecal.evalsets._checks_text' not in sys.modules\n"
+            "assert e.get_checker('text:exact_match').id == 'text:exact_match'\n"
+            "assert 'judgecal.evalsets._checks_text' in sys.modules  # the built-in checkers, with the registry\n"
             "assert 'judgecal.evalsets._harness_doctor' not in sys.modules\n"
             "assert e.HARNESSES and 'judgecal.evalsets._harness_doctor' in sys.modules\n"
             "print('ok')")

@@ -177,7 +177,13 @@ NOT_FOR_GATE = ("judgecal.annotations.reports._text", "judgecal.annotations.repo
                 "judgecal.annotations.stats._bootstrap", "judgecal.annotations.stats._drift",
                 "judgecal.evalsets._harness", "judgecal.evalsets._harness_doctor", "judgecal.evalsets._harness_promptfoo",
                 "judgecal.evalsets._ifeval_files", "judgecal.evalsets._metrics", "judgecal.evalsets._react",
-                "judgecal.evalsets._evidence")
+                "judgecal.evalsets._evidence",
+                # fourth round: the models and the registry load with the first file parsed or check run, the run
+                # comparison with `--run`/`--run-id`, the probes with a probe limit; so pydantic never loads
+                "pydantic", "judgecal.evalsets._models", "judgecal.evalsets._registry",
+                "judgecal.annotations.reports._runs", "judgecal.annotations.reports._probes",
+                "judgecal.annotations.reports._pairwise", "judgecal.annotations.store._label_rows",
+                "judgecal.annotations.review._sample_rows")
 
 
 def test_gate_loads_only_the_modules_it_uses(tmp_path: Path):
@@ -191,3 +197,6 @@ def test_gate_loads_only_the_modules_it_uses(tmp_path: Path):
     # and `report` (text) still finds its formatting, which gate no longer loads
     assert "judgecal.annotations.reports._text" in _loaded_after(_main(["--db", db, "report"]), tmp_path,
                                                                  NOT_FOR_GATE)
+    # and a gate with a probe limit still loads the probes (the limit fails: nothing was probed, no pairwise verdict)
+    assert "judgecal.annotations.reports._probes" in _loaded_after(
+        _main(["--db", db, "gate", "--min-kappa", "0.4", "--max-injection-flip", "0.1"]), tmp_path, NOT_FOR_GATE)

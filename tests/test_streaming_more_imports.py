@@ -262,7 +262,7 @@ def test_deepeval_bad_case_after_the_first_chunk_changes_nothing(db: Path, tmp_p
 @pytest.mark.skipif(__import__("importlib").util.find_spec("inspect_ai") is None,
                     reason="inspect_ai is not installed (pip install 'judgecal-calibrate[inspect]')")
 def test_inspect_rows_go_to_the_store_in_chunks(db: Path, tmp_path: Path, monkeypatch, capsys):
-    """Inspect logs are read whole (read_eval_log: docs/importers.md), yet their rows are handed on in chunks."""
+    """Inspect logs are streamed a sample at a time (docs/importers.md, "Memory"); their rows go on in chunks."""
     from judgecal.evalsets import _harness  # house: private
 
     fixture = Path(__file__).resolve().parent / "fixtures" / "harnesses" / "inspect_capitals.eval"

@@ -12,7 +12,7 @@ _OWNERS = {
     "._browse": (
         "BatchRow", "PairSource", "batches", "calibration_version", "check_results_of_run", "data_version",
         "errors_by_cause", "imported_verdicts", "item_ids", "labelled_pair_ids", "pair_source",
-        "project_counts", "run_ids_of_item", "runs_with_boundary_cases",
+        "project_counts", "report_version", "run_ids_of_item", "runs_with_boundary_cases", "tables_version",
     ),
     "._judge_error": (
         "JudgeError", "RecordCovariates", "judge_error", "record_covariates",
@@ -26,7 +26,7 @@ _OWNERS = {
         "format_comparison", "confusion_rows", "format_report", "kappa_rows", "slice_table",
     ),
     "._gate": (
-        "DEFAULT_MIN_N", "GATE_ON", "GateCheck", "GateResult", "format_gate", "run_gate", "run_pass_gate",
+        "DEFAULT_MIN_N", "GATE_ON", "PROBE_LIMITS", "GateCheck", "GateResult", "format_gate", "run_gate", "run_pass_gate",
         "transferred_pass_rate",
     ),
     "._rubrics": (
@@ -35,6 +35,9 @@ _OWNERS = {
     "._disagreements": (
         "DECISIONS", "KINDS", "NO_DECISION", "Disagreement", "DisagreementFilter", "FailingPair", "SentItem",
         "adjudicate", "disagreements", "failing_pairs", "filter_disagreements", "send_to_evalset",
+        "DisagreementKey", "DisagreementPage", "FailingCount", "FailingPage", "ShownDisagreements",
+        "disagreement_card", "disagreement_keys", "disagreement_page", "failing_count", "failing_page",
+        "shown_disagreements",
     ),
     "._runs": (
         "BUCKETS", "THRESHOLD_KEYS", "Comparison", "Decision", "ItemOutcome", "PairLabels", "Reason",
@@ -52,7 +55,7 @@ _OWNERS = {
         "pairwise_report", "review_order", "store_pairs",
     ),
     "._probes": (
-        "PROBE_LIMITS", "PROBES", "PositionBias", "ProbeResult", "ProbeTarget", "VerdictPosition",
+        "PROBES", "PositionBias", "ProbeResult", "ProbeTarget", "VerdictPosition",
         "binomial_p", "format_probes", "position_bias", "probe_gate_checks", "probe_targets", "probe_results",
         "verdict_position_bias",
     ),

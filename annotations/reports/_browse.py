@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import sqlite_utils
 
-from judgecal.annotations.store import has_verdict_pairs
+from judgecal.annotations.store import has_verdict_pairs, table_marks
 
 
 class BatchRow(NamedTuple):
@@ -156,23 +156,40 @@ def pair_source(db: sqlite_utils.Database, run_record_id: str, constraint_id: st
     return PairSource(record, item, constraint)
 
 
+CALIBRATION_TABLES = ("verdicts", "human_labels", "samples", "rubrics", "run_records", "constraints", "adjudications",
+                      "evalset_feedback")
+
+
 def calibration_version(db: sqlite_utils.Database) -> tuple:
     """Changes whenever anything the calibration report or the disagreement list reads changes (verdicts, labels,
-    samples, rubrics, constraints, adjudications, eval-set feedback): a cache key for them. Per table the row count,
-    the max rowid and the last rows themselves (index-only reads): SQLite reuses the rowids of deleted rows, so a
-    verdict deleted or replaced at the top and stored again keeps max and count, but not its content (a new
-    `created_at`). File stamps cannot serve: every connection's close resets the WAL file."""
-    tail = lambda table, columns: _tail(db, table, columns)  # noqa: E731
-    return (
-        tail("verdicts", _VERDICT_TAIL),
-        tail("human_labels", "json_array(run_record_id, constraint_id, reviewer, event, label, created_at)"),
-        samples_version(db),
-        tail("rubrics", "sha256"),
-        tail("run_records", "id"),
-        tail("constraints", "json_array(item_id, id, labels)"),
-        tail("adjudications", "json_array(run_record_id, constraint_id, decision, created_at)"),
-        tail("evalset_feedback", "item_id"),
-    )
+    samples, rubrics, constraints, adjudications, eval-set feedback): a cache key for them.
+
+    With migrations 015, 016 and 020 each table's part is its largest rowid and its rewrite counter (`table_marks`:
+    an insert moves the one, a delete or an update bumps the other), so the key costs a few index look-ups at any
+    size. A project opened read-only before those migrations falls back to the old key: per table the row count, the
+    max rowid and the last rows themselves (index-only reads): SQLite reuses the rowids of deleted rows, so a verdict
+    deleted or replaced at the top and stored again keeps max and count, but not its content (a new `created_at`).
+    File stamps cannot serve: every connection's close resets the WAL file."""
+    return tables_version(db, CALIBRATION_TABLES)
+
+
+REPORT_TABLES = ("verdicts", "human_labels", "samples", "rubrics", "run_records", "constraints")
+
+
+def report_version(db: sqlite_utils.Database) -> tuple:
+    """`calibration_version` without adjudications and eval-set feedback, which `calibration_report` does not read:
+    the key the Calibration page keeps the report under, so a decision saved on a disagreement does not recompute
+    it."""
+    return tables_version(db, REPORT_TABLES)
+
+
+def tables_version(db: sqlite_utils.Database, tables: tuple[str, ...]) -> tuple:
+    """A key of exactly `tables` (any of CALIBRATION_TABLES and `check_results`): what a cache of something computed
+    from those tables alone is kept under, so a change elsewhere (a new label, for the filter options) keeps it."""
+    marks = table_marks(db, tables)
+    if marks is not None:
+        return ("marks", *marks)
+    return tuple(_TAILS[t](db) for t in tables)
 
 
 _VERDICT_TAIL = "json_array(run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, error, created_at)"
@@ -192,7 +209,10 @@ def verdicts_version(db: sqlite_utils.Database) -> tuple:
     With migration 015 the verdicts' part costs two look-ups, not a count: an insert always moves the largest rowid
     (a row gets largest + 1; only a delete lets a later insert reuse one), and every delete, update and insert under
     an explicit row id below the largest bumps table_rewrites('verdicts') in the writer's transaction. The pairs' table is in the key too, so a project that
-    gains it is read afresh."""
+    gains it is read afresh. With migration 020 the run records', constraints' and rubrics' parts are O(1) too."""
+    marks = table_marks(db, ("verdicts", "run_records", "constraints", "rubrics"))
+    if marks is not None:
+        return ("marks", *marks)
     if has_verdict_pairs(db):
         verdicts = db.execute(
             "SELECT (SELECT coalesce(max(rowid), 0) FROM verdicts),"
@@ -205,5 +225,24 @@ def verdicts_version(db: sqlite_utils.Database) -> tuple:
 
 def samples_version(db: sqlite_utils.Database) -> tuple:
     """The part of `calibration_version` the sample rows are read from: the key, beside `verdicts_version`, of the
-    sample rules `calibration_report` keeps."""
+    sample rules `calibration_report` keeps. Two look-ups with migration 016 (`table_marks`)."""
+    marks = table_marks(db, ("samples",))
+    return ("marks", *marks) if marks is not None else _samples_tail(db)
+
+
+def _samples_tail(db: sqlite_utils.Database) -> tuple:
     return _tail(db, "samples", "json_array(run_record_id, constraint_id, rule, drawn_at)")
+
+
+_TAILS = {
+    "verdicts": lambda db: _tail(db, "verdicts", _VERDICT_TAIL),
+    "human_labels": lambda db: _tail(
+        db, "human_labels", "json_array(run_record_id, constraint_id, reviewer, event, label, created_at)"),
+    "samples": _samples_tail,
+    "rubrics": lambda db: _tail(db, "rubrics", "sha256"),
+    "run_records": lambda db: _tail(db, "run_records", "id"),
+    "constraints": lambda db: _tail(db, "constraints", "json_array(item_id, id, labels)"),
+    "adjudications": lambda db: _tail(db, "adjudications", "json_array(run_record_id, constraint_id, decision, created_at)"),
+    "evalset_feedback": lambda db: _tail(db, "evalset_feedback", "item_id"),
+    "check_results": lambda db: data_version(db)[1:],
+}

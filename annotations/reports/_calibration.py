@@ -67,7 +67,6 @@ from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
-from judgecal.annotations.reports._runs import require_run
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import has_verdict_pairs
 
@@ -1015,6 +1014,9 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     info = _pair_info_kept(db, version)
     stratum_of = _kept(db, "strata", (), lambda: _strata_of(info), version)
     if run_id is not None:
+        # the run comparison module loads only for `--run-id` (issue 16.2, start-up)
+        from judgecal.annotations.reports._runs import require_run  # noqa: PLC0415
+
         records = require_run(db, run_id)
         info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
     # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
@@ -1306,13 +1308,32 @@ class FilterOptions(NamedTuple):
 
 
 def filter_options(db: sqlite_utils.Database) -> FilterOptions:
-    """What the report can be filtered by: rubric versions, judge models and constraint ids that have verdicts."""
+    """What the report can be filtered by: rubric versions, judge models and constraint ids that have verdicts.
+    Kept under the verdicts' and rubrics' versions (a scan of every verdict: seconds at 1M run records), so a new
+    label or a rerun does not read them again."""
+    from judgecal.annotations.store import kept_for_tables  # here, not at the top: the rest of the file is other work
+
+    return kept_for_tables(db, "filter_options", (), ("verdicts", "rubrics"), lambda: _filter_options(db))
+
+
+def _filter_options(db: sqlite_utils.Database) -> FilterOptions:
+    # Each distinct value is found by a seek, not a scan of 5M verdicts: the rubrics and, per rubric, the next
+    # constraint id through the verdicts' (rubric, constraint, run record) index (migration 014); the judge models
+    # from the one row per judged pair (migration 015), a third of the rows, when the project has it.
+    shas = [r[0] for r in db.execute("SELECT DISTINCT rubric_sha256 FROM verdicts")]
     rubrics = tuple(f"{n}@{v}" for n, v in db.execute(
-        "SELECT name, version FROM rubrics WHERE sha256 IN (SELECT DISTINCT rubric_sha256 FROM verdicts)"
-        " ORDER BY name, version"))
-    models = tuple(r[0] for r in db.execute("SELECT DISTINCT judge_model FROM verdicts ORDER BY 1"))
-    constraints = tuple(r[0] for r in db.execute("SELECT DISTINCT constraint_id FROM verdicts ORDER BY 1"))
-    return FilterOptions(rubrics, models, constraints)
+        "SELECT name, version FROM rubrics WHERE sha256 IN (SELECT value FROM json_each(?)) ORDER BY name, version",
+        [json.dumps(shas)]))
+    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"
+    models = tuple(r[0] for r in db.execute(f"SELECT DISTINCT judge_model FROM {judged} ORDER BY 1"))
+    constraints: set[str] = set()
+    for sha in shas:
+        cid = db.execute("SELECT min(constraint_id) FROM verdicts WHERE rubric_sha256 = ?", [sha]).fetchone()[0]
+        while cid is not None:
+            constraints.add(cid)
+            cid = db.execute("SELECT min(constraint_id) FROM verdicts WHERE rubric_sha256 = ? AND constraint_id > ?",
+                             [sha, cid]).fetchone()[0]
+    return FilterOptions(rubrics, models, tuple(sorted(constraints)))
 
 
 def _human_human(labels_by_pair: dict[Pair, list[dict[str, Any]]], rules: dict[Pair, set[str]],

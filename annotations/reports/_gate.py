@@ -32,13 +32,16 @@ from judgecal.annotations.reports._calibration import (
     CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, common_repeats, counted_rules,
     human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
 )
-from judgecal.annotations.reports._runs import constraint_passed, require_run
-from judgecal.annotations.store import iter_runs, load_items
+# The run gate's helpers (the run comparison module, the run records and items with their models) load when a run is
+# gated (`gate --run`), not for the calibration gate, the common CI call (issue 16.2, start-up).
 
 #: Compared pairs a gated slice needs (`judgecal gate --min-n`). Below 30 the shown interval is labelled approximate
 #: (annotations.stats.MIN_N_INTERVAL) and its coverage depends on the table's shape.
 DEFAULT_MIN_N = 30
 GATE_ON = ("lower", "point")
+#: gate flag -> probe kind (here, not in _probes: `gate` without a probe limit does not load the probes module)
+PROBE_LIMITS = {"max_position_bias": "position", "max_verbosity_flip": "verbosity",
+                "max_injection_flip": "injection", "max_inconsistency": "consistency"}
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,8 @@ class TransferredRate(NamedTuple):
 
 
 def _mechanical(records: list[Any], items: dict[str, Any]) -> Rate:
+    from judgecal.annotations.reports._runs import constraint_passed  # noqa: PLC0415 (see the module's imports)
+
     """Passed / run mechanical checks of the records (a failed record fails them all, as in `compare`)."""
     outcomes = [bool(constraint_passed(rec, c, None)) for rec in records for c in items[rec.item_id].constraints
                 if c.check is not None]
@@ -271,6 +276,8 @@ def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str
     run) + post-stratified mean(human - judge on the verification pairs). This transfers the judge's error rates
     from the verification pairs to the run, which is the assumption that lets a CI gate run without new labels; the
     judge gate (`judgecal gate`) is what says those error rates are known well enough."""
+    from judgecal.annotations.store import iter_runs, load_items  # noqa: PLC0415 (see the module's imports)
+
     records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
     if not records:
         raise ValueError(f"no run records with run_id {run_id!r}")
@@ -351,6 +358,9 @@ def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: floa
         raise ValueError(f"on must be one of {', '.join(GATE_ON)}, got {on!r}")
     if min_pass_rate is None and min_check_pass_rate is None and max_error_rate is None:
         raise ValueError("the run gate needs a limit: --min-pass-rate, --min-check-pass-rate or --max-error-rate")
+    from judgecal.annotations.reports._runs import require_run  # noqa: PLC0415 (see the module's imports)
+    from judgecal.annotations.store import iter_runs, load_items  # noqa: PLC0415
+
     require_run(db, run_id)
     records = list(iter_runs(db, where="run_id = ?", params=[run_id]))
     where = f"run {run_id}"
@@ -392,6 +402,6 @@ def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: floa
 
 
 __all__ = [
-    "DEFAULT_MIN_N", "GATE_ON", "RUN_GATE_KEYS", "GateCheck", "GateResult", "TransferredRate", "format_gate",
+    "DEFAULT_MIN_N", "GATE_ON", "PROBE_LIMITS", "RUN_GATE_KEYS", "GateCheck", "GateResult", "TransferredRate", "format_gate",
     "latest_groups", "run_gate", "run_pass_gate", "transferred_pass_rate",
 ]

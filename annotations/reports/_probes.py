@@ -28,7 +28,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 import sqlite_utils
 
 from judgecal.annotations.reports._calibration import match_rubrics
-from judgecal.annotations.reports._gate import GateCheck
+from judgecal.annotations.reports._gate import PROBE_LIMITS, GateCheck
 from judgecal.annotations.reports._pairwise import PAIR_SWAP, Proportion, clopper_pearson
 from judgecal.annotations.review import counted_pairs, run_output
 from judgecal.annotations.store import ProbeVerdict, current_labels, probe_verdicts, semantic_pairs
@@ -37,9 +37,6 @@ from judgecal.evalsets import Constraint, EvalItem, RunRecord
 PROBES = ("position", "verbosity", "injection", "consistency")
 BASELINE = "baseline"  # judge/_probes.py BASELINE (annotations cannot import judge)
 PASS = "pass"
-#: gate flag -> probe kind
-PROBE_LIMITS = {"max_position_bias": "position", "max_verbosity_flip": "verbosity",
-                "max_injection_flip": "injection", "max_inconsistency": "consistency"}
 
 
 def binomial_p(k: int, n: int) -> float | None:
@@ -455,5 +452,5 @@ def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None]
     return checks
 
 
-__all__ = ["PROBES", "PROBE_LIMITS", "PositionBias", "ProbeResult", "ProbeTarget", "probe_targets", "VerdictPosition", "binomial_p", "format_probes",
+__all__ = ["PROBES", "PositionBias", "ProbeResult", "ProbeTarget", "probe_targets", "VerdictPosition", "binomial_p", "format_probes",
            "position_bias", "probe_gate_checks", "probe_results", "verdict_position_bias"]

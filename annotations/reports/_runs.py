@@ -32,7 +32,7 @@ from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, Ra
 from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, VarianceParts, clustered_difference,
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
-from judgecal.annotations.store import get_price, majority_label
+from judgecal.annotations.store import get_price, has_verdict_pairs, majority_label
 from judgecal.annotations.store import blind_first_labels, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
@@ -80,6 +80,9 @@ class PairLabels(NamedTuple):
     ppi_source: tuple[str, str] | None = None  # (rubric sha256, judge model)
     # the first reviewer's blind first label: what the judge-corrected pass rate compares the judge with
     human_blind: dict[tuple[str, str], str] = {}
+    # the first reviewer's failure-mode tag (`untagged` when none) of each pair whose standing label is `fail`, in
+    # event order (`_failure_modes`); None: not read (then each run reads its own)
+    fail_modes: dict[tuple[str, str], str] | None = None
 
     def settled(self) -> dict[tuple[str, str], Settled]:
         out = {p: Settled(label, "judge") for p, label in self.judge.items()}
@@ -97,18 +100,28 @@ _VOTES_SQL = """
 """
 
 
-def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
-                judge_model: str | None = None) -> PairLabels:
-    """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
-    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs."""
-    where, params = _run_ids_clause(run_ids)
-    where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
-    if rubric_sha256 is not None:
-        where += " AND v.rubric_sha256 = ?"
-        params.append(rubric_sha256)
-    if judge_model is not None:
-        where += " AND v.judge_model = ?"
-        params.append(judge_model)
+class _Votes(NamedTuple):
+    """The judge's side of `PairLabels`: each pair's settling majority, the corrected rate's one version and its
+    predictions."""
+
+    judge: dict[tuple[str, str], str]
+    ppi_judge: dict[tuple[str, str], Any]
+    source: tuple[str, str] | None
+
+
+def _ppi_of(by_label: dict[tuple[str, str], str | None]) -> dict[tuple[str, str], Any]:
+    """The chosen version's majorities turned into `ppi_prediction`s in place (a tie or no valid label: none, so
+    it is asked once per label; values only, the dict is not resized), one dict less."""
+    out: dict[tuple[str, str], Any] = by_label
+    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(out.values())}
+    for pair, label in out.items():
+        out[pair] = predictions[label]
+    return out
+
+
+def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _Votes:
+    """`_Votes` from every verdict row of the runs, grouped by SQLite per (pair, judge version): a project without
+    migration 015's `verdict_pairs`, and the cases the stored patterns cannot settle alone (`_stored_votes`)."""
     # (error rows are read too: the corrected pass rate keeps a pair whose repeats all failed, see below)
     # One pass over SQLite's rows, no object per group (a million run records make ~900k groups). The rows come
     # grouped by pair (the GROUP BY's order, asked for), so a pair's latest labelled version is settled when its
@@ -153,29 +166,119 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     if best is not None:
         judge[pair] = best  # type: ignore[index]
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
-    # the version's majority is all `ppi_prediction` reads of its repeats (a tie or no valid label: none), so it is
-    # asked once per label
-    ppi_judge: dict[tuple[str, str], Any] = by_version.get(source, {}) if source is not None else {}
-    del by_version
-    predictions = {label: ppi_prediction(() if label is None else (label,)) for label in set(ppi_judge.values())}
-    for pair, label in ppi_judge.items():  # in place (values only: the dict is not resized), one dict less
-        ppi_judge[pair] = predictions[label]
+    return _Votes(judge, _ppi_of(by_version.get(source, {}) if source is not None else {}), source)
+
+
+# migration 015's pattern text of a pair's repeats (`_schema._PATTERN_TEXT`): `repeat \x1f =label` or
+# `repeat \x1f \x1e` (an error row), joined by \x1d
+_PART, _ERROR_ROW, _PARTS = "\x1f", "\x1e", "\x1d"
+
+
+def _pattern_majority(pattern: str) -> tuple[int, str | None] | None:
+    """(its repeats, the majority of their labels) of a stored pattern; None when the text cannot be read back
+    unambiguously (a label holding a separator: the caller reads the verdict rows instead)."""
+    parts = [part.split(_PART) for part in pattern.split(_PARTS)]
+    if any(len(x) != 2 or not (x[0].isascii() and x[0].isdigit()) or not (x[1] == _ERROR_ROW or x[1][:1] == "=")
+           for x in parts):
+        return None
+    if len({int(x[0]) for x in parts}) != len(parts):
+        return None
+    return len(parts), majority_label(x[1][1:] for x in parts if x[1] != _ERROR_ROW)
+
+
+def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _Votes | None:
+    """`_Votes` from migration 015's `verdict_pairs` (one row per pair and judge version, its repeats as a pattern
+    text; a project has a few dozen distinct patterns, each read once), without grouping the runs' verdict rows.
+    The rule needs verdict ids only to choose between versions: the latest labelled version of a pair judged by two,
+    the corrected rate's version when two reach as many pairs. The stored row keeps no such id, so either case
+    (and a pattern a label's separator makes ambiguous) returns None: the caller groups the verdict rows."""
+    # Most projects' pairs share one judge version: the rows name theirs only when it is not the project's latest
+    # (NULL otherwise), so a million rows do not bring two million copies of the same two strings into Python.
+    latest = db.execute("SELECT rubric_sha256, judge_model FROM verdict_pairs ORDER BY id DESC LIMIT 1").fetchone()
+    if latest is None:
+        return _Votes({}, {}, None)
+    other = "v.rubric_sha256 != ? OR v.judge_model != ?"
+    sql = f"""SELECT v.run_record_id, v.constraint_id, v.n, v.pattern,
+                     CASE WHEN {other} THEN v.rubric_sha256 END, CASE WHEN {other} THEN v.judge_model END
+              FROM verdict_pairs v WHERE {where}
+              ORDER BY v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model"""
+    judge: dict[tuple[str, str], str] = {}
+    latest_pairs: dict[tuple[str, str], str | None] = {}
+    by_version = {tuple(latest): latest_pairs}  # version -> pair -> majority
+    read: dict[str, tuple[int, str | None]] = {}  # pattern -> (repeats, majority)
+    constraint_ids: dict[str, str] = {}  # one str per constraint id, one per record id (see `_grouped_votes`)
+    last_rid = last_cid = ""
+    for rid, cid, n, pattern, sha, model in db.execute(sql, [*latest, *latest, *params]):
+        if rid == last_rid:
+            if cid == last_cid:
+                return None  # a pair judged by two versions: the latest labelled one is chosen by verdict id
+            rid = last_rid
+        last_rid, last_cid = rid, cid
+        got = read.get(pattern)
+        if got is None:
+            got = _pattern_majority(pattern)
+            if got is None:
+                return None
+            read[pattern] = got
+        repeats, label = got
+        if repeats != n:
+            return None  # a label holding a separator split the text into more parts than repeats
+        pair = (rid, constraint_ids.setdefault(cid, cid))
+        if label is not None:
+            judge[pair] = label
+        if sha is None:
+            latest_pairs[pair] = label
+        else:
+            by_version.setdefault((sha, model), {})[pair] = label
+    by_version = {version: pairs for version, pairs in by_version.items() if pairs}
+    if not by_version:
+        return _Votes(judge, {}, None)
+    most = max(len(p) for p in by_version.values())
+    top = [version for version, pairs in by_version.items() if len(pairs) == most]
+    if len(top) > 1:
+        return None  # two versions reach as many pairs: the latest verdict id decides
+    return _Votes(judge, _ppi_of(by_version[top[0]]), top[0])
+
+
+def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
+                judge_model: str | None = None, record_ids: set[str] | None = None) -> PairLabels:
+    """Judge majority (per pair, over the repeats of the latest rubric version and judge model that labelled it,
+    unless given) and human majority (over reviewers' standing labels) of every semantic pair of the runs.
+    `record_ids`: the runs' record ids, when the caller has read them."""
     where, params = _run_ids_clause(run_ids)
-    human_sql = f"""
-        WITH h AS ({standing_labels_sql()})
-        SELECT h.run_record_id, h.constraint_id, h.label FROM h
-        JOIN run_records r ON r.id = h.run_record_id WHERE {where}
-    """
+    where = f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where})"
+    if rubric_sha256 is not None:
+        where += " AND v.rubric_sha256 = ?"
+        params.append(rubric_sha256)
+    if judge_model is not None:
+        where += " AND v.judge_model = ?"
+        params.append(judge_model)
+    votes = _stored_votes(db, where, params) if has_verdict_pairs(db) else None
+    if votes is None:
+        votes = _grouped_votes(db, where, params)
+    judge, ppi_judge, source = votes
+    where, params = _run_ids_clause(run_ids)
+    runs = record_ids if record_ids is not None else {
+        r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
+    # the standing labels read once, in event order, for the human majorities and the failure-mode tags (kept to
+    # the runs' records here, not by a join per label with run_records)
     humans: dict[tuple[str, str], list[str]] = {}
-    for rid, cid, label in db.execute(human_sql, params):
-        humans.setdefault((rid, cid), []).append(label)
+    fail_modes: dict[tuple[str, str], str] = {}
+    for rid, cid, label, mode in db.execute(f"""
+            WITH h AS ({standing_labels_sql()})
+            SELECT h.run_record_id, h.constraint_id, h.label, h.failure_mode FROM h ORDER BY h.id"""):
+        if rid in runs:
+            humans.setdefault((rid, cid), []).append(label)
+            if label == "fail":  # the first reviewer's tag wins
+                fail_modes.setdefault((rid, cid), mode or "untagged")
     human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
-    runs = {r[0] for r in db.execute(f"SELECT r.id FROM run_records r WHERE {where}", params)}
-    sample = {p for p in counted_pairs(db).pairs if p[0] in runs}
+    blind_rows = blind_first_labels(db)  # read once: the counted pairs end where these labels end
+    sample = {p for p in counted_pairs(db, blind=blind_rows).pairs if p[0] in runs}
     blind: dict[tuple[str, str], str] = {}
-    for row in blind_first_labels(db):  # in event order: the first reviewer's label wins
+    for row in blind_rows:  # in event order: the first reviewer's label wins
         blind.setdefault((row["run_record_id"], row["constraint_id"]), row["label"])
-    return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs})
+    return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs},
+                      fail_modes)
 
 
 def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -514,14 +617,15 @@ class _Extras:
             t[1] += settled
         return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
-    def fields(self, db: sqlite_utils.Database, run_id: str, records: list[_RecordRow], cost: float | None
-               ) -> dict[str, Any]:
+    def fields(self, db: sqlite_utils.Database, run_id: str, records: list[_RecordRow], cost: float | None,
+               fail_modes: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
         per_task = [sum(r.outcomes) / len(r.outcomes) for r in self.records if r.outcomes]
         latencies = [r.latency_ms for r in records if r.latency_ms is not None]
         tokens = {r.id: (r.input_tokens or 0) + (r.output_tokens or 0) for r in records}
         outliers: tuple[str, ...] = ()
         if len(tokens) >= 4:
-            q1, q3 = _percentile(list(tokens.values()), 0.25), _percentile(list(tokens.values()), 0.75)
+            ordered = sorted(tokens.values())  # sorted once: `_percentile` sorts again, in one pass when sorted
+            q1, q3 = _percentile(ordered, 0.25), _percentile(ordered, 0.75)
             assert q1 is not None and q3 is not None
             fence = q3 + OUTLIER_IQR * (q3 - q1)
             # filtered, then sorted (stable: the same order as filtering the sorted list)
@@ -531,13 +635,14 @@ class _Extras:
         for r in self.records:
             by_item.setdefault(r.record.item_id, []).append(r)
         repeats = min((len(v) for v in by_item.values()), default=0)
-        flipping = tuple(i for i, rs in by_item.items() if len({r.passed for r in rs if r.passed is not None}) > 1)
+        flipping = tuple(i for i, rs in by_item.items()
+                         if len(rs) > 1 and len({r.passed for r in rs if r.passed is not None}) > 1)
         return {
             "per_task_pass_rate": sum(per_task) / len(per_task) if per_task else None,
             "by_type": self.table(0),
             "by_source": self.table(1),
             "by_scenario": self.table(2),
-            "failure_modes": _failure_modes(db, run_id),
+            "failure_modes": _failure_modes(db, run_id, fail_modes, records),
             "mean_latency_ms": sum(latencies) / len(latencies) if latencies else None,
             "mean_tokens_per_task": sum(tokens.values()) / len(tokens) if tokens else None,
             "cost_per_task": None if cost is None or not records else cost / len(records),
@@ -577,9 +682,14 @@ def _repeat_spread(by_item: dict[str, list[_RecordOutcome]], repeats: int) -> di
     return {name: _mean_sd(xs) for name, xs in metrics.items() if len(xs) == repeats}
 
 
-def _failure_modes(db: sqlite_utils.Database, run_id: str) -> dict[str, int]:
+def _failure_modes(db: sqlite_utils.Database, run_id: str, fail_modes: dict[tuple[str, str], str] | None = None,
+                   records: list[_RecordRow] | None = None) -> dict[str, int]:
     """Reviewers' failure-mode tags on the run's pairs whose standing label is `fail`: one count per pair, the first
-    reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s."""
+    reviewer's tag (`untagged` when they gave none). Not the checks' modes: those are `judgecal check`'s.
+    `fail_modes` (`PairLabels.fail_modes`, read for these runs) and the run's `records`: counted from them."""
+    if fail_modes is not None and records is not None:
+        ids = {r.id for r in records}
+        return dict(Counter(mode for pair, mode in fail_modes.items() if pair[0] in ids).most_common())
     sql = f"""
         WITH h AS ({standing_labels_sql()})
         SELECT h.run_record_id, h.constraint_id, h.failure_mode FROM h
@@ -621,10 +731,13 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     failing, live = checks
     # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
     get_human, get_judge, get_ppi, get_tally = humans.get, judge.get, ppi.get, tally.get
+    # the records that carry a human or a blind label (a few in a hundred): only their pairs are looked up there
+    with_human, with_blind = {p[0] for p in humans}, {p[0] for p in blind}
     for rec in records:
         item = items[rec.item_id]
         scenario = item.scenario or "(none)"
         failed = rec.failed
+        has_human, has_blind = rec.id in with_human, rec.id in with_blind
         outcomes: list[bool] = []
         must_known = must_failed = False
         for c in item.constraints:
@@ -643,20 +756,21 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                     s_checked += 1
                     s_passed += outcome
                 source = "mechanical"
-                human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
+                if has_human:
+                    human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
                 if c.pass_fail and (j := get_ppi(pair)) is not None:
                     judge_all.append(j)
                     strata_all.append(c.id)
                     items_all.append(rec.item_id)
-                    if pair in blind and pair in sample:
+                    if has_blind and pair in blind and pair in sample:
                         judge_lab.append(j)
                         human_lab.append(int(blind[pair] == "pass"))
                         strata_lab.append(c.id)
                         items_lab.append(rec.item_id)
                 if c.passing is None:
                     continue  # not a pass/fail set: neither settled nor unjudged
-                label = get_human(pair)  # a human label wins
+                label = get_human(pair) if has_human else None  # a human label wins
                 source = "human" if label is not None else "judge"
                 if label is None:
                     label = get_judge(pair)
@@ -686,7 +800,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         this = (not must_failed) if must_known else None
         extras.records.append(_RecordOutcome(rec, item.scenario, tuple(outcomes), this))
         item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
-    latencies = [r.latency_ms for r in records if r.latency_ms is not None]
+    latencies = sorted(r.latency_ms for r in records if r.latency_ms is not None)  # (only its percentiles)
     rounds = [r.rounds for r in records if r.rounds is not None]
     completed = sum(1 for r in records if r.error is None)
     errors = Counter(error_cause(r.error) for r in records if r.error is not None)
@@ -725,7 +839,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         judge_corrected_clusters=None if corrected is None else corrected.design_effect.clusters,
         judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
         judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
-        **extras.fields(db, run_id, records, cost),
+        **extras.fields(db, run_id, records, cost, labels.fail_modes),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
                     (mech_passed, mech_checked), len(judge_all))
@@ -756,6 +870,7 @@ def list_runs(db: sqlite_utils.Database) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- the comparison
 
 BUCKETS = ("both_fail", "only_a", "only_b", "both_pass", "not_comparable")
+_BUCKET_OF = {(False, False): "both_fail", (True, False): "only_a", (False, True): "only_b", (True, True): "both_pass"}
 
 
 class ItemOutcome(NamedTuple):
@@ -788,13 +903,23 @@ class Comparison:
     def bucket(self, name: str) -> list[ItemOutcome]:
         return [i for i in self.items if i.bucket == name]
 
+    def _buckets(self) -> dict[str, list[ItemOutcome]]:
+        """Every bucket's items in one pass (`items` is in BUCKETS order, import order within a bucket)."""
+        out: dict[str, list[ItemOutcome]] = {name: [] for name in BUCKETS}
+        for i in self.items:
+            out[i.bucket].append(i)
+        return out
+
     def as_dict(self) -> dict[str, Any]:
+        return self._as_dict({name: [i._asdict() for i in items] for name, items in self._buckets().items()})
+
+    def _as_dict(self, items: dict[str, Any]) -> dict[str, Any]:
         def stats(s: RunStats) -> dict[str, Any]:
             return asdict(s) | {"error_rates": s.error_rates, "tool_parse_failure_rate": s.tool_parse_failure_rate}
 
         return {
             "a": stats(self.a), "b": stats(self.b),
-            "items": {name: [i._asdict() for i in self.bucket(name)] for name in BUCKETS},
+            "items": items,
             "decision": None if self.decision is None else {
                 "switch": self.decision.switch, "status": self.decision.status,
                 "reasons": [r._asdict() for r in self.decision.reasons]},
@@ -808,14 +933,13 @@ class Comparison:
         """`json.dumps(self.as_dict(), ensure_ascii=False, indent=2)`, byte for byte. The item lists (one entry per
         item: 285k at a million run records) are written from a template; `indent` makes `json` fall back to its
         pure-Python encoder, which cost more than the comparison itself at that size."""
-        d = self.as_dict()
         marks = {name: f"judgecal-items-{name}-{os.urandom(16).hex()}" for name in BUCKETS}  # (not uuid: start-up)
-        d["items"] = dict(marks)
-        rest = json.dumps(d, ensure_ascii=False, indent=2)  # small: the lists are marks
+        rest = json.dumps(self._as_dict(dict(marks)), ensure_ascii=False, indent=2)  # small: the lists are marks
+        buckets = self._buckets()
         pieces = []
         for name, mark in marks.items():
             head, _, rest = rest.partition(f'"{mark}"')
-            pieces += [head, _items_json(self.bucket(name))]
+            pieces += [head, _items_json(buckets[name])]
         return "".join(pieces + [rest])  # one copy of the whole text (63 MB at a million run records)
 
 
@@ -854,21 +978,21 @@ def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshol
                   rubric_sha256: str | None, judge_model: str | None, allow_prompt_change: bool) -> Comparison:
     records = {run: _run_records(db, run) for run in (run_a, run_b)}
     items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
-    labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model)
+    labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model,
+                         record_ids={r.id for rs in records.values() for r in rs})
     da, dbb = (_run_data(db, run_a, items, labels, records[run_a]), _run_data(db, run_b, items, labels, records[run_b]))
-    outcomes = []
+    # each bucket's items in import order, the buckets in BUCKETS order
+    by_bucket: dict[str, list[ItemOutcome]] = {name: [] for name in BUCKETS}
+    pass_a, pass_b, failed_a, failed_b = da.item_pass, dbb.item_pass, da.item_failed, dbb.item_failed
     for item_id in items:
-        if item_id not in da.item_pass and item_id not in dbb.item_pass:
+        if item_id not in pass_a and item_id not in pass_b:
             continue
-        pa, pb = da.item_pass.get(item_id), dbb.item_pass.get(item_id)
-        if pa is None or pb is None:
-            bucket = "not_comparable"
-        else:
-            bucket = {(False, False): "both_fail", (True, False): "only_a", (False, True): "only_b",
-                      (True, True): "both_pass"}[(pa, pb)]
-        outcomes.append(ItemOutcome(item_id, bucket, pa, pb, da.item_failed.get(item_id, ()),
-                                    dbb.item_failed.get(item_id, ())))
-    outcomes.sort(key=lambda o: BUCKETS.index(o.bucket))  # stable: import order within a bucket
+        pa, pb = pass_a.get(item_id), pass_b.get(item_id)
+        bucket = "not_comparable" if pa is None or pb is None else _BUCKET_OF[(pa, pb)]
+        by_bucket[bucket].append(ItemOutcome(item_id, bucket, pa, pb, failed_a.get(item_id, ()),
+                                             failed_b.get(item_id, ())))
+    outcomes = [o for name in BUCKETS for o in by_bucket[name]]
+    del by_bucket
     warnings = tuple(comparability(da.stats, dbb.stats, allow_prompt_change=allow_prompt_change))
     paired, drop, parts, note = paired_comparison(db, run_a, run_b, items, labels, da, dbb)
     if drop is not None:

@@ -11,13 +11,16 @@ from judgecal import lazy_exports
 _OWNERS = {
     "._sampling": (
         "DEFAULT_OVERLAP", "DEFAULT_RATE", "PAIRED", "CountedPairs", "PairedDraw", "PairedSample",
-        "PairedUnit", "DrawSettings", "Pair", "ReviewProgress", "SampleRow", "SampleSummary",
+        "PairedUnit", "DrawSettings", "Pair", "ReviewProgress", "SampleSummary",
         "StratumCoverage", "StratumKey", "committed_seeds", "counted_pairs", "coverage", "draw_orders",
         "draw_rank", "draw_paired", "draw_run_sample", "draw_sample", "import_samples", "paired_counted",
         "paired_drawn",
         "paired_key", "paired_order", "labelled_pairs", "last_draw", "population_pairs", "population_sizes",
         "quota", "quota_progress", "review_progress", "sample_export_rows", "sample_is_stale", "sample_rules",
         "strata_members", "stratum_key", "targeted_pairs", "top_up_sample",
+    ),
+    "._sample_rows": (
+        "SampleRow",
     ),
     "._queue": (
         "FAILURE_MODES", "JudgeView", "Reveal", "ReviewCard", "ReviewError", "ReviewQueue", "SavedLabel",

@@ -29,13 +29,14 @@ from typing import Any, NamedTuple
 import sqlite_utils
 
 from judgecal.evalsets import Constraint, Step, ToolCall
-from judgecal.evalsets._models import FailureMode  # house: private
+from judgecal.evalsets._plain import FailureMode  # house: private
 from judgecal.annotations.review._assign import assigned_reviewers, assignments_version, may_label
 from judgecal.annotations.review._guidelines import DEFAULT_GUIDELINES, GuidelineSet, guidelines_for  # noqa: F401 (re-exported)
 from judgecal.annotations.review._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401
 from judgecal.annotations.store import load_items, load_run
 from judgecal.annotations.review._reasons import ReasonLine, reason_lines
-from judgecal.annotations.store import current_labels
+from judgecal.annotations.store import (PAIRS_IN_JSON, current_labels, kept_for_tables, pairs_labelled_since,
+                                        standing_labels_sql)
 from judgecal.annotations.review._sampling import (Pair, StratumCoverage, counted_pairs, draw_orders, paired_order,
                                                    population_key, quota_progress, sample_rules)
 from judgecal.annotations.review._version import review_version
@@ -420,19 +421,44 @@ def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
     return Reveal(_saved(standing[reviewer]), tuple(views), others)
 
 
-def awaiting_blind_label(db: sqlite_utils.Database, reviewer: str | None) -> set[Pair]:
+def awaiting_blind_label(db: sqlite_utils.Database, reviewer: str | None) -> frozenset[Pair]:
     """Sampled pairs still waiting for a blind label from `reviewer` (any reviewer when None): the judge's verdict
     and other reviewers' labels on them must stay out of view (the Calibration page hides them), or the label that
-    follows is not blind. One pass over the sample and the standing labels."""
+    follows is not blind. Counted in SQL (per sampled pair: its standing reviewers, and whether `reviewer` is one) and
+    kept under the samples' and labels' versions, so a rerun with neither changed reads nothing, and new labels are
+    applied to their own pairs only."""
     name = (reviewer or "").strip() or None
-    standing: dict[Pair, set[str]] = {}
-    for row in current_labels(db):
-        standing.setdefault(Pair(row["run_record_id"], row["constraint_id"]), set()).add(row["reviewer"])
-    out = set()
-    for pair, rules in sample_rules(db).items():
-        who = standing.get(pair, set())
-        if name is not None and name in who:
-            continue
-        if len(who) < (2 if "overlap" in rules else 1):
-            out.add(pair)
-    return out
+
+    def update(kept: frozenset[Pair], since: int) -> frozenset[Pair] | None:
+        touched = pairs_labelled_since(db, since)
+        if touched is None:
+            return None
+        return frozenset(kept.difference(Pair(*p) for p in touched) | _awaiting_blind_label(db, name, touched))
+
+    def compute() -> frozenset[Pair]:
+        if name is None:
+            return _awaiting_blind_label(db, None)
+        # the pairs waiting for anyone, less those `name` has labelled: the same pairs as the SQL with `name`, sharing
+        # the kept pairs of every reviewer (at 1M run records a set of 257k pairs is ~58 MB)
+        mine = db.execute(f"SELECT run_record_id, constraint_id FROM ({standing_labels_sql('reviewer = ?')})", [name])
+        return awaiting_blind_label(db, None).difference(tuple(r) for r in mine)
+
+    return kept_for_tables(db, "awaiting_blind_label", (name,), ("samples", "human_labels"), compute,
+                           appended=("human_labels", update))
+
+
+def _awaiting_blind_label(db: sqlite_utils.Database, name: str | None,
+                          pairs: list[tuple[str, str]] | None = None) -> frozenset[Pair]:
+    """The one definition of "waiting": an overlap pair waits for two reviewers, any other sampled pair for one, and
+    never for a reviewer who has labelled it. Over every sampled pair, or over `pairs` only."""
+    where = PAIRS_IN_JSON if pairs is not None else ""
+    params = [json.dumps(pairs)] * 2 if pairs is not None else []
+    sql = f"""
+        SELECT s.run_record_id, s.constraint_id FROM
+            (SELECT run_record_id, constraint_id, max(rule = 'overlap') AS overlap FROM samples
+             {"WHERE " + where if where else ""} GROUP BY 1, 2) s
+        LEFT JOIN (SELECT run_record_id, constraint_id, count(*) AS n, max(reviewer IS ?) AS mine
+                   FROM ({standing_labels_sql(where)}) GROUP BY 1, 2) t
+          ON t.run_record_id = s.run_record_id AND t.constraint_id = s.constraint_id
+        WHERE NOT coalesce(t.mine, 0) AND coalesce(t.n, 0) < 1 + s.overlap"""
+    return frozenset(Pair(r, c) for r, c in db.execute(sql, [*params[:1], name, *params[1:]]))

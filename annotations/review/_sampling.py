@@ -52,16 +52,20 @@ import json
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Iterator, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
-from pydantic import BaseModel, ConfigDict, Field
 
 from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks
 
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.store import has_verdict_pairs
+
+# The sample file's row model (pydantic) loads with the first sample export or import, not with the draw the report
+# and `judgecal gate` read (issue 16.2, start-up).
+if TYPE_CHECKING:
+    from judgecal.annotations.review._sample_rows import SampleRow
 
 DEFAULT_RATE = 0.10
 DEFAULT_OVERLAP = 0.20
@@ -1444,23 +1448,10 @@ def quota_progress(db: sqlite_utils.Database, version: tuple | None = None) -> l
 # --------------------------------------------------------------------------- export / import of the sample
 
 
-class SampleRow(BaseModel):
-    """One row of the review sample as exported and imported (`judgecal export samples` / `import samples`):
-    the rule, the stratum it was drawn in, and the seed that fixes its population's draw order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    run_record_id: str = Field(min_length=1)
-    constraint_id: str = Field(min_length=1)
-    rule: Literal["random", "targeted", "overlap", "paired"]
-    stratum: str = Field(min_length=1)
-    reason: str | None = None
-    seed: int | None = None
-    drawn_at: str = Field(min_length=1)
-
-
 def sample_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
     """Every sample row in the order it was drawn, in the import format."""
+    from judgecal.annotations.review._sample_rows import SampleRow  # noqa: PLC0415 (pydantic loads with the export)
+
     for row in db.query("SELECT run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at FROM samples"
                         " ORDER BY rowid"):
         yield SampleRow.model_validate(row).model_dump(mode="json", exclude_none=True)

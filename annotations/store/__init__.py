@@ -11,7 +11,7 @@ from judgecal import lazy_exports
 _OWNERS = {
     "._schema": (
         "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError",
-        "connect", "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso",
+        "connect", "default_db_path", "discard_if_empty", "has_verdict_pairs", "migrate", "now_iso", "table_marks",
         "table_counts", "unit_of_work", "write",
     ),
     "._interface": (
@@ -28,10 +28,13 @@ _OWNERS = {
     "._checks": (
         "check_export_rows", "check_rows", "run_checks",
     ),
+    "._label_rows": (
+        "HumanLabelRow",
+    ),
     "._labels": (
-        "HumanLabelRow", "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
+        "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
         "import_labels", "label_export_rows", "pair_label_sets", "reviewer_names", "standing_labels_sql",
-        "validate_label_rows",
+        "validate_label_rows", "INCREMENTAL_PAIRS", "PAIRS_IN_JSON", "pairs_labelled_since",
     ),
     "judgecal.annotations.stats": (
         "majority_label",
@@ -60,6 +63,9 @@ _OWNERS = {
     ),
     "._probes": (
         "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
+    ),
+    "._memo": (
+        "kept_for_tables",
     ),
 }
 

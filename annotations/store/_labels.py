@@ -11,37 +11,19 @@ Two readings of the history, each defined once here:
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
-from typing import Any, Iterable, Iterator, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
-from pydantic import BaseModel, ConfigDict, Field
 
 from judgecal.evalsets import InputError, Parsed, Problem, ProblemLog, chunks, printable
-from judgecal.evalsets._models import FailureMode  # house: private
 from judgecal.annotations.store._schema import now_iso, write
 
+# The import row's model (pydantic) loads with the first label file read or export written, not with the label
+# readings the report and `judgecal gate` use (issue 16.2, start-up).
+if TYPE_CHECKING:
+    from judgecal.annotations.store._label_rows import HumanLabelRow
+
 LabelEvent = Literal["label", "change", "undo"]
-
-
-class HumanLabelRow(BaseModel):
-    """A human label as imported and exported (`judgecal import labels` / `export labels`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    run_record_id: str = Field(min_length=1)
-    constraint_id: str = Field(min_length=1)
-    reviewer: str = Field(min_length=1)
-    label: str | None = None
-    event: LabelEvent = "label"
-    note: str | None = None
-    failure_mode: FailureMode | None = None
-    seconds_spent: float | None = Field(default=None, ge=0, allow_inf_nan=False)
-    rubric_version_seen: str | None = None
-    blind: bool = True
-    created_at: datetime | None = None
-    # the guideline versions on screen when the label was given ("project v2 + grounded v1"); None before issue 12
-    guideline_version: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 def pair_label_sets(db: sqlite_utils.Database, pairs: Iterable[tuple[str, str]] | None = None) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -153,6 +135,8 @@ def _stored_events(conn: Any, run_record_ids: list[str], last_before: int) -> li
 
 def label_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
     """Every label event in the order it happened, in the import format."""
+    from judgecal.annotations.store._label_rows import HumanLabelRow  # noqa: PLC0415 (see the module's imports)
+
     for row in db.query("SELECT * FROM human_labels ORDER BY id"):
         out = HumanLabelRow.model_validate(
             {k: row[k] for k in HumanLabelRow.model_fields if k != "blind"} | {"blind": bool(row["blind"])}
@@ -243,3 +227,22 @@ def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
         if stored.casefold() == name.casefold():
             return ReviewerName(stored, ())
     return ReviewerName(name, tuple(difflib.get_close_matches(name, known, n=3, cutoff=0.75)))
+
+
+# Beyond this many pairs with new label events, reading every label once is cheaper than a look-up per pair.
+INCREMENTAL_PAIRS = 2000
+
+# A `where` for human_labels (or samples) rows of the pairs in a JSON array of [run record id, constraint id]:
+# the pair index serves it.
+PAIRS_IN_JSON = ("(run_record_id, constraint_id) IN"
+                 " (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))")
+
+
+def pairs_labelled_since(db: sqlite_utils.Database, rowid: int) -> list[tuple[str, str]] | None:
+    """The pairs with a label event stored after `rowid` (a change, an undo, a new label), or None when there are
+    more than INCREMENTAL_PAIRS of them: what a value kept under the labels' version recomputes when labels were
+    only added (`kept_for_tables`' `appended`)."""
+    rows = [tuple(r) for r in db.execute(
+        "SELECT DISTINCT run_record_id, constraint_id FROM human_labels WHERE id > ? LIMIT ?",
+        [rowid, INCREMENTAL_PAIRS + 1])]
+    return rows if len(rows) <= INCREMENTAL_PAIRS else None

@@ -13,7 +13,7 @@ import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 import sqlite_utils
 
@@ -940,3 +940,52 @@ def _m017_draw_fronts(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("017_draw_fronts", _m017_draw_fronts),)
+
+
+# Tables whose changes the Calibration page keys its caches by (issue 16.3), beside `verdicts` (015) and `samples`
+# (016): each gets migration 016's rule, so its version is two look-ups instead of a count and a tail.
+REWRITE_MARKED = ("human_labels", "run_records", "constraints", "rubrics", "adjudications", "evalset_feedback",
+                  "check_results")
+_GAP_MARKED = ("human_labels", "adjudications")  # INTEGER PRIMARY KEY: a row can be stored under an explicit id
+
+
+def _m020_rewrite_marks(db: sqlite_utils.Database) -> None:
+    # Issue 16.3: the Calibration page at a million run records. An insert gives a row rowid = largest + 1, so the
+    # largest rowid moves on every insert (INSERT OR REPLACE too: the new row's id is taken before the old row goes);
+    # a delete or an update changes rows without moving it, so both bump table_rewrites(table), as 015 and 016 do.
+    # Inserts pay nothing: no insert trigger, except on the two tables whose rows carry their own id (an import could
+    # store one in a gap a delete left), where an insert below the largest id bumps too; both are written a row at a
+    # time (a click, a decision), so the one b-tree step per insert does not show.
+    def bump(table: str) -> str:
+        return (f"INSERT INTO table_rewrites (name, n) VALUES ('{table}', 1)"
+                f" ON CONFLICT (name) DO UPDATE SET n = n + 1;")
+
+    script = ["CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);"]
+    for table in REWRITE_MARKED:
+        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump(table)} END;",
+                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump(table)} END;"]
+    for table in _GAP_MARKED:
+        script.append(f"CREATE TRIGGER {table}_gap_insert AFTER INSERT ON {table}"
+                      f" WHEN NEW.rowid < (SELECT max(rowid) FROM {table}) BEGIN {bump(table)} END;")
+    _execute_script(db, "\n".join(script))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("020_rewrite_marks", _m020_rewrite_marks),)
+
+
+def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | None:
+    """(largest rowid, rewrite count) of each table in one statement: a version that changes with every insert,
+    delete and update of its rows and costs two index look-ups a table (migrations 015, 016 and 020 keep the
+    counters). None when the project lacks a table's counter (opened read-only before its migration): the caller
+    then reads its slower version."""
+    marked = {"verdicts": "verdict_pairs_delete", "samples": "samples_rewrite_delete",
+              **{t: f"{t}_rewrite_delete" for t in REWRITE_MARKED}}
+    triggers = [marked[t] for t in tables]
+    found = {r[0] for r in db.execute(
+        f"SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ({','.join('?' * len(triggers))})",
+        triggers)}
+    if len(found) < len(set(triggers)):
+        return None
+    parts = ", ".join(f"(SELECT coalesce(max(rowid), 0) FROM {t}), (SELECT coalesce(max(n), 0) FROM table_rewrites"
+                      f" WHERE name = '{t}')" for t in tables)
+    return tuple(db.execute(f"SELECT {parts}").fetchone())

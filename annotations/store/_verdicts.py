@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from judgecal.evalsets import (UNSTORABLE_NOTE, InputError, Parsed, Problem, ProblemLog, SeenKeys, VerdictRow, chunks,
                                storable)
-from judgecal.evalsets._models import SQLITE_INT_MAX  # house: private
+from judgecal.evalsets._plain import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
 from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows

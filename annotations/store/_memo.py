@@ -1,0 +1,74 @@
+"""Values the app recomputes from a few tables, kept in the process under those tables' version (issue 16.3).
+
+A page rerun asks again for what it showed before (the filter options, the pairs hidden from a reviewer, the
+disagreement list); at a million run records each took seconds. `kept_for_tables` returns the value computed the
+last time, as long as `table_marks` of exactly the tables it was computed from is unchanged: that version moves on
+every insert, delete and update of those rows (migrations 015, 016, 020), and reading it is two index look-ups a
+table, so a hit costs a few hundred microseconds and a miss is never served stale. Values are shared, not copied:
+callers must not mutate them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any, Callable, Sequence, TypeVar
+
+import sqlite_utils
+
+from judgecal.annotations.store._schema import table_marks
+
+T = TypeVar("T")
+
+_KEPT: OrderedDict[tuple, Any] = OrderedDict()
+_SIZE = 64  # names × filters × reviewers; the large values (the disagreement rows) are one per report filter, the
+# many small ones (a shown page of cards per filter clicked) must not push them out: recomputing those costs seconds
+_LOCK = threading.Lock()  # the app serves sessions from threads
+
+
+def _db_file(db: sqlite_utils.Database) -> str:
+    return next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "") or ""
+
+
+def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: Sequence[str],
+                    compute: Callable[[], T], *, appended: tuple[str, Callable[[T, int], T | None]] | None = None) -> T:
+    """`compute()` kept under (database file, name, args, `table_marks(db, tables)`): `tables` must be every table
+    `compute` reads. Not kept for an in-memory database, nor for a project without the counters (opened read-only
+    before its migrations), where the version would cost what the value does.
+
+    `appended` = (table, update): when the only change since the kept value is rows added to `table` (its largest
+    rowid grew, its rewrite counter and every other table's mark did not move), `update(kept value, the old largest
+    rowid)` gives the new value from the old one and the new rows, or None to have it computed afresh (e.g. too many
+    new rows). So a new label updates what a label changes for its own pair instead of reading every label again."""
+    marks = table_marks(db, tables)
+    path = _db_file(db) if marks is not None else ""
+    if not path:
+        return compute()
+    key = (path, name, args, marks)
+    with _LOCK:
+        if key in _KEPT:
+            _KEPT.move_to_end(key)
+            return _KEPT[key]
+        older = next(((k, v) for k, v in _KEPT.items() if k[:3] == key[:3]), None)
+    value = None
+    if appended is not None and older is not None:
+        since = _appended_since(tables, appended[0], older[0][3], marks)
+        if since is not None:
+            value = appended[1](older[1], since)
+    if value is None:
+        value = compute()
+    with _LOCK:
+        for old in [k for k in _KEPT if k[:3] == key[:3]]:  # an older version is never asked for again
+            del _KEPT[old]
+        _KEPT[key] = value
+        while len(_KEPT) > _SIZE:
+            _KEPT.popitem(last=False)
+    return value
+
+
+def _appended_since(tables: Sequence[str], table: str, old: tuple, new: tuple) -> int | None:
+    """The old largest rowid of `table` when `new` differs from `old` only by a larger one (marks are (largest
+    rowid, rewrites) per table, in `tables` order), else None."""
+    at = 2 * list(tables).index(table)
+    same_elsewhere = old[:at] == new[:at] and old[at + 1:] == new[at + 1:]
+    return old[at] if same_elsewhere and new[at] > old[at] else None
