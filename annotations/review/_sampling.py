@@ -1386,35 +1386,34 @@ def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool
         yield (rid, cid), key
 
 
-def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:
-    """Each random-sample pair -> the strata it belongs to now (one per rubric version that judged it, or unjudged)."""
-    return _memo(db, "random_pair_strata", version, lambda: _random_pair_strata_uncached(db))
+def _random_pair_versions(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str | None, ...]]:
+    """Each random-sample pair -> the rubric versions that judged it ((None,) when none has: its stratum is its
+    population's unjudged one)."""
+    return _memo(db, "random_pair_versions", version, lambda: _random_pair_versions_uncached(db))
 
 
-def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str, ...]]:
-    # one row per judge model under a version (migration 015), not per repeat; a pair's versions are told apart
-    # below, not by a DISTINCT over every row
+def _random_pair_versions_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str | None, ...]]:
+    # One row per judge model under a version (migration 015), not per repeat; a pair's versions are told apart
+    # below, not by a DISTINCT over every row. No run record is joined (issue 16.2): the model is the population's,
+    # known to the caller from the draw orders.
     judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"
     sql = f"""
-        SELECT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
+        SELECT s.run_record_id, s.constraint_id, v.rubric_sha256
         FROM samples s
-        JOIN run_records r ON r.id = s.run_record_id
         LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
     # Keyed by plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up; one
-    # stratum name per (constraint, model, rubric), not one per row (issue 16.2: 530k rows at 1M run records).
-    names: dict[tuple[str, str, str | None], str] = {}
-    out: dict[tuple[str, str], tuple[str, ...]] = {}
-    for rid, cid, model, sha in db.execute(sql):
-        name = names.get((cid, model, sha))
-        if name is None:
-            name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
+    # object per rubric version, not one per row (issue 16.2: 530k rows at 1M run records).
+    names: dict[str | None, str | None] = {}
+    out: dict[tuple[str, str], tuple[str | None, ...]] = {}
+    for rid, cid, sha in db.execute(sql):
+        sha = names.setdefault(sha, sha)
         got = out.get((rid, cid))
         if got is None:
-            out[(rid, cid)] = (name,)
-        elif name not in got:
-            out[(rid, cid)] = (*got, name)
+            out[(rid, cid)] = (sha,)
+        elif sha not in got:
+            out[(rid, cid)] = (*got, sha)
     return out
 
 
@@ -1429,12 +1428,17 @@ def quota_progress(db: sqlite_utils.Database, version: tuple | None = None) -> l
     """
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
     version = _data_version(db) if version is None else version
-    counted = counted_pairs(db, version).pairs
+    counted = counted_pairs(db, version)
     labelled: Counter[str] = Counter()
-    pair_strata = _random_pair_strata(db, version)
-    for pair in counted:
-        for stratum in pair_strata.get(pair, ()):
-            labelled[stratum] += 1
+    versions = _random_pair_versions(db, version)
+    names: dict[tuple[str, str, str | None], str] = {}
+    for (cid, model), order in counted.order.items():  # a pair's strata: its population's, per rubric version
+        for pair in order[:counted.prefix[(cid, model)]]:
+            for sha in versions.get(pair, ()):
+                name = names.get((cid, model, sha))
+                if name is None:
+                    name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
+                labelled[name] += 1
     rows = []
     for s in strata:
         size = max(s["judged"], s["population"] or 0)
