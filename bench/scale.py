@@ -19,7 +19,11 @@ job re-running `judgecal sample` pays); the first draw's time is printed when a 
 `sample` writes (it tops the sample up and stores the quotas), so it never runs on the cached project: each size gets
 a copy in the temp dir, drawn once untimed (printed as `sample (full draw)`: on a project whose last draw did not
 record what it read, such as one cached by an older judgecal, that is a whole draw), then the timed reps are a top-up
-with nothing new since (which writes nothing). Then `sample (after N new run records)`: each rep first adds about 1%
+with nothing new since (which writes nothing). `sample (another rate)`: `--rate 0.12`, then `--rate 0.1` again, each
+timed (a changed rate starts from the last draw when the data only grew). `sample (whole draw)`: each rep first deletes the last draw's settings
+row, so the draw cannot start from it (as after a changed rate, overlap or seed, a delete or an edit) and reads the
+whole project; it adds nothing. `sample (first draw)`: each rep first deletes the sample, its quotas and stored
+fronts, so the draw writes every row again. Then `sample (after N new run records)`: each rep first adds about 1%
 of the project as further copies of the demo (run records, their items, constraints and verdicts, `add_copies`),
 then times the draw that follows, which starts from what the last draw stored (issue 16.2). The copy is removed
 afterwards.
@@ -160,7 +164,7 @@ def build(path: Path, n_runs: int) -> None:
           f"{n['human_labels']} labels; first sample draw {first_draw:.1f} s", flush=True)
 
 
-def one(path: Path, command: str) -> dict:
+def one(path: Path, command: str, extra: list[str] = ()) -> dict:
     """Run one command in this (fresh) process: baseline first, then the command; seconds and peak RSS."""
     from judgecal import annotations as ann
     from judgecal.cli import main
@@ -178,7 +182,7 @@ def one(path: Path, command: str) -> dict:
     cpu0 = before.ru_utime + before.ru_stime
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(out):
-        rc = main(["--db", str(path), *COMMANDS[command]])
+        rc = main(["--db", str(path), *COMMANDS[command], *extra])
     seconds = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"baseline": baseline, "seconds": seconds, "rc": rc, "cpu": usage.ru_utime + usage.ru_stime - cpu0,
@@ -191,10 +195,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--commands", nargs="+", default=list(COMMANDS), choices=list(COMMANDS))
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()))
-    parser.add_argument("--one", nargs=2, metavar=("DB", "COMMAND"), help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=3, metavar=("DB", "COMMAND", "EXTRA"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(Path(args.one[0]), args.one[1])))
+        print(json.dumps(one(Path(args.one[0]), args.one[1], json.loads(args.one[2]))))
         return
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     print(f"{'runs':>9} {'command':<8} {'seconds':>8} {'cpu s':>7} {'baseline':>9} {'ratio':>7} {'peak MB':>8}   "
@@ -214,6 +218,17 @@ def main() -> None:
                             shutil.copyfile(f"{path}{suffix}", f"{target}{suffix}")
                     _row(n, f"{command} (full draw)", [_one(env, target, command)])
                 _row(n, command, [_one(env, target, command) for _ in range(args.reps)])
+                if command == "sample":  # another rate (from the last draw), then the whole draw and a first draw
+                    results = []
+                    for rate in ["0.12", "0.1"] * args.reps:  # each rep a change of rate, and back
+                        results.append(_one(env, target, command, "--rate", rate))
+                    _row(n, f"{command} (another rate)", results)
+                    for case, reset in (("whole draw", _forget_last_draw), ("first draw", _empty_sample)):
+                        results = []
+                        for _ in range(args.reps):
+                            reset(target)
+                            results.append(_one(env, target, command))
+                        _row(n, f"{command} ({case})", results)
                 if command == "sample":  # each rep after its own new data (~1% of the project)
                     results = []
                     for rep in range(args.reps):
@@ -222,9 +237,30 @@ def main() -> None:
                     _row(n, f"{command} (after {added} new run records)", results)
 
 
-def _one(env: dict, path: Path, command: str) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--one", str(path), command], env=env, capture_output=True,
-                          text=True)
+def _forget_last_draw(path: Path) -> None:
+    """The draw's settings row deleted: the next draw cannot start from the last one and is whole, as after a
+    changed rate, overlap or seed, a deleted row or an edit. The sample stays, so it adds nothing and stores the
+    same rows (a re-draw of the same project)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as c, c:
+        c.execute("DELETE FROM settings WHERE key = 'last_sample_draw'")
+
+
+def _empty_sample(path: Path) -> None:
+    """No sample at all (its rows, quotas, stored fronts and settings row deleted): the next draw is a first draw,
+    which also writes every sample row and reads every targeted pair's verdicts."""
+    import sqlite3
+
+    _forget_last_draw(path)
+    with contextlib.closing(sqlite3.connect(path)) as c, c:
+        for table in ("samples", "sample_strata", "draw_fronts"):
+            c.execute(f"DELETE FROM {table}")
+
+
+def _one(env: dict, path: Path, command: str, *extra: str) -> dict:
+    proc = subprocess.run([sys.executable, __file__, "--one", str(path), command, json.dumps(extra)], env=env,
+                          capture_output=True, text=True)
     if proc.returncode:
         sys.exit(f"{command} on {path} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

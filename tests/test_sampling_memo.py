@@ -103,7 +103,7 @@ def test_a_rerun_with_nothing_changed_recomputes_nothing(tmp_path, monkeypatch):
     with ann.unit_of_work(_demo(tmp_path)) as db:
         ann.quota_progress(db)
         calls = []
-        for name in ("_draw_orders", "_random_pair_strata_uncached"):
+        for name in ("_draw_orders", "_random_pair_versions_uncached"):
             real = getattr(_sampling, name)
             monkeypatch.setattr(_sampling, name, lambda db, real=real, name=name: calls.append(name) or real(db))
         ann.quota_progress(db)

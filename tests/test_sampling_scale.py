@@ -313,5 +313,5 @@ def test_draw_orders_rank_each_pair_by_draw_rank(tmp_path):
         assert any(len(o) > 5 for o in orders.values())
         for (cid, model), order in orders.items():
             assert list(order) == sorted(order, key=lambda p: draw_rank(seeds[(cid, model)], cid, model, p))
-        strata = _sampling._random_pair_strata_uncached(db)
-        assert all(strata[ann.Pair(*p)] for p in strata)
+        versions = _sampling._random_pair_versions_uncached(db)
+        assert versions and all(versions[ann.Pair(*p)] for p in versions)

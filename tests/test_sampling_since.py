@@ -303,7 +303,7 @@ def test_a_new_constraint_on_existing_items(twins):
 
 @pytest.mark.parametrize("attack", ["delete the top verdict, add two", "delete a middle verdict, add one",
                                     "replace the top run record", "delete a sample row", "edit a stored front",
-                                    "a rate change", "an overlap change", "a seed change"])
+                                    "--judged-only"])
 def test_what_is_not_only_new_rows_takes_the_whole_draw(twins, attack):
     """Counts and largest row ids that look append-only, a changed sample, a hand-edited front, other arguments:
     the whole draw runs (and writes the reference rows)."""
@@ -330,8 +330,7 @@ def test_what_is_not_only_new_rows_takes_the_whole_draw(twins, attack):
                 db.execute("DELETE FROM draw_fronts WHERE rank = (SELECT min(rank) FROM draw_fronts)")
         _new_records(db, "after-edit", 12)
 
-    kw = {"a rate change": {**KW, "rate": 0.35}, "an overlap change": {**KW, "overlap": 0.5},
-          "a seed change": {**KW, "seed": 8}}.get(attack, KW)
+    kw = {"--judged-only": {**KW, "include_unjudged": False}}.get(attack, KW)
     _step(twins, lambda db: _new_records(db, "before-edit", 6), "since")  # unjudged run records at the top
 
     def victim(db):  # a failed run record on top: no pair of it is a member, none is sampled
@@ -401,3 +400,32 @@ def test_a_promoted_first_row_that_moves_a_committed_seed(twins):
     twins.change(lambda db: _new_records(db, "demo-agent-f", 5))
     twins.draw(**kw)
     assert twins.paths.taken[-2:] == ["refused", "whole"], twins.paths.taken
+
+
+@pytest.mark.parametrize("kw, expect", [
+    ({**KW, "rate": 0.35}, "since"),  # the stored fronts (twice the quota) reach the new quota
+    ({**KW, "rate": 0.1}, "since"),  # a lower rate: nothing drawn but new members within the shorter front
+    ({**KW, "overlap": 0.5}, "since"),
+    ({**KW, "overlap": 0.1}, "since"),
+    ({**KW, "seed": 8}, "since"),  # every population has a committed seed
+    ({**KW, "rate": 0.9}, "past"),  # past the stored fronts (with no spare; the demo's are stored whole with it)
+    ({**KW, "overlap": 0.0}, "whole"),  # overlap fronts are kept only while overlap is drawn: on or off is whole
+], ids=["rate up", "rate down", "overlap up", "overlap down", "seed", "rate past the fronts", "overlap off"])
+def test_another_rate_overlap_or_seed_starts_from_the_last_draw(twins, kw, expect):
+    """Issue 16.2: a changed rate, overlap or seed is no longer a whole draw when the data only grew: every
+    population's quota is recomputed from the stored counts and fronts (the rows and quotas are the reference's,
+    the stored counts a whole draw's), with new run records and verdicts arriving at the same time. Then back to
+    the first arguments."""
+    if expect == "past":
+        expect = "whole" if _sampling._SPARE == 0 else "since"
+    _step(twins, lambda db: _new_records(db, "with-the-change", 10), expect, kw)
+    _step(twins, _judge(None, V4, "judge-k", step=5, label=lambda k, rep: "fail" if k % 4 else "pass"),
+          "since" if kw.get("overlap") != 0.0 else "whole", KW)
+
+
+def test_another_seed_with_a_population_never_drawn_draws_whole(twins):
+    """--judged-only leaves an unjudged population undrawn: its stored fronts are ranked under the last draw's seed,
+    which no row commits, so another seed must rank it again (the whole draw)."""
+    _step(twins, lambda db: _new_records(db, "never-judged", 15), "whole", {**KW, "include_unjudged": False})
+    _step(twins, lambda db: _new_records(db, "more", 3), "whole", {**KW, "include_unjudged": False, "seed": 99})
+    _step(twins, lambda db: _new_records(db, "and-more", 3), "since", {**KW, "include_unjudged": False, "seed": 99})

@@ -211,7 +211,9 @@ def strata_members(db: sqlite_utils.Database, *, include_unjudged: bool = True) 
 
 
 def _pairs_with_rule(db: sqlite_utils.Database, rule: str) -> set[Pair]:
-    return {Pair(*row) for row in db.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [rule])}
+    """Plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up: for membership
+    (issue 16.2: no Python object built per row, 500k rows at a million run records)."""
+    return set(db.conn.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [rule]))
 
 
 def labelled_pairs(db: sqlite_utils.Database) -> set[Pair]:
@@ -294,15 +296,21 @@ def _run_records(db: sqlite_utils.Database, run_id: str) -> set[str]:
 def _draw_orders(db: sqlite_utils.Database, scope: str | None = None) -> dict[tuple[str, str], tuple[Pair, ...]]:
     """Random-sample pairs in draw order. `scope`: "*" every random row; None the population draw only (rows not
     drawn for one run); a run id: every random row of that run's records (the restricted order's sampled pairs)."""
-    seeds = committed_seeds(db)
     members: dict[tuple[str, str], list[Pair]] = defaultdict(list)
-    sql = ("SELECT s.run_record_id, s.constraint_id, r.model, s.reason, r.run_id FROM samples s"
+    # `committed_seeds` from the same rows (issue 16.2: its own query joined every random row again): the seed of
+    # each population's first random row, whatever its scope
+    first: dict[tuple[str, str], tuple[int, int]] = {}
+    sql = ("SELECT s.rowid, s.seed, s.run_record_id, s.constraint_id, r.model, s.reason, r.run_id FROM samples s"
            " JOIN run_records r ON r.id = s.run_record_id WHERE s.rule = 'random'")
-    for rid, cid, model, reason, run in db.execute(sql):
+    new = tuple.__new__  # a Pair without its Python-level constructor
+    for rowid, seed, rid, cid, model, reason, run in db.execute(sql):
+        key = (cid, model)
+        if key not in first or rowid < first[key][0]:
+            first[key] = (rowid, int(seed or 0))
         scoped = reason is not None and reason.startswith(RUN_REASON)
         if scope == "*" or (scope is None and not scoped) or (scope is not None and run == scope):
-            members[(cid, model)].append(Pair(rid, cid))
-    return {key: _in_draw_order(ps, _rank_prefix(seeds.get(key, 0), population_key(*key)))
+            members[key].append(new(Pair, (rid, cid)))
+    return {key: _in_draw_order(ps, _rank_prefix(first[key][1], population_key(*key)))
             for key, ps in members.items()}
 
 
@@ -322,7 +330,8 @@ def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
     `run_id`: the counted pairs of one run, the same rule on the draw order restricted to its records (see the module
     docstring). Without it, pairs drawn for one run only never count. `blind`: `blind_first_labels(db)` when the
     caller has read it (the report reads it once, not once per use)."""
-    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
+    # plain (run record, constraint) tuples, equal to and hashed as the Pairs of the orders
+    blind = {(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
     version = version or _data_version(db)
     orders = dict(_memo(db, ("counted_orders", run_id), version,
                         lambda: _draw_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
@@ -401,6 +410,26 @@ def _targeted(db: sqlite_utils.Database, within: str | None) -> dict[Pair, tuple
     return out
 
 
+def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair], candidates: set[tuple[str, str]] | None
+                  ) -> dict[Pair, tuple[str, str]]:
+    """`targeted_pairs` less the pairs in `targeted_set`, in the same order with the same reasons: a pair's reason
+    and place come from its own groups only, so leaving pairs out moves nothing else. `candidates`: pairs with a
+    group that may be targeted (`_may_be_targeted`, from migration 015's patterns; None: every pair): only those
+    not targeted already have their verdicts read (issue 16.2: the whole draw grouped every verdict, 10 s of it at
+    a million run records)."""
+    if candidates is None:
+        return {p: v for p, v in _targeted(db, None).items() if p not in targeted_set}
+    fresh = [pair for pair in candidates if pair not in targeted_set]
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _targeting (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
+               " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
+    db.execute("DELETE FROM temp._targeting")
+    db.conn.executemany("INSERT INTO temp._targeting VALUES (?, ?)", sorted(fresh))
+    try:
+        return _targeted(db, "temp._targeting")
+    finally:
+        db.execute("DELETE FROM temp._targeting")
+
+
 def _run_scoped(db: sqlite_utils.Database) -> set[Pair]:
     return {Pair(*row) for row in db.execute(
         "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random' AND reason LIKE ?", [RUN_REASON + "%"])}
@@ -457,12 +486,15 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         same_arguments = last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments
         if same_arguments and last["state"] == state:
             return _sample_summary(db, Counter())
-        drawn = (_draw_since(db, last, state, rate, overlap, seed, include_unjudged, stamp) if same_arguments
+        # another rate, overlap or seed starts from the last draw too; another --judged-only draws whole
+        resumable = last.get("state") is not None and last.get("include_unjudged") == include_unjudged
+        drawn = (_draw_since(db, last, state, rate, overlap, seed, include_unjudged, stamp) if resumable
                  else None)
         if drawn is None:
             drawn = _draw(db, rate, overlap, seed, include_unjudged, stamp)
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
-            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db), "since": drawn.since})))
+            **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db, state[:_APPENDED]),
+            "since": drawn.since})))
     return _sample_summary(db, drawn.added)
 
 
@@ -490,16 +522,19 @@ def _tail(db: sqlite_utils.Database, table: str, columns: str, top: int) -> str 
                       " ORDER BY rowid DESC LIMIT 20)", [top]).fetchone()[0]
 
 
-def _draw_state(db: sqlite_utils.Database) -> list:
+def _draw_state(db: sqlite_utils.Database, appended: list | None = None) -> list:
     """What a draw reads, as a comparable value: per table the row count, the largest row id and the last rows
     themselves (SQLite reuses the row ids of deleted rows, so a row deleted at the top and another stored in its
     place keeps count and largest id, not its content). Verdicts, run records and constraints are only ever added
     (a verdict's error row may be replaced by a retry's answer: such a pair was already targeted and its strata do
     not move); the sample rows and quotas are the draw's own output, so any other writer's change (`sample
     --run-id`, `--paired`, an import, a deleted row) makes the next draw a full one. Then sums over the sample
-    rows, the samples' delete-or-update counter (migration 016) and the size of the stored fronts (migration 017)."""
-    state = []
-    for table, columns in _STATE_TABLES:
+    rows, the samples' delete-or-update counter (migration 016) and the size of the stored fronts (migration 017).
+
+    `appended`: the first `_APPENDED` parts as read before the draw, in the same write transaction (a draw writes
+    none of those tables): the state stored after the draw reads only the draw's own output again."""
+    state = list(appended or [])
+    for table, columns in _STATE_TABLES[len(state):]:
         # two statements: count(*) alone is SQLite's b-tree count, beside max() it is a scan of the table
         count = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         top = db.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
@@ -512,17 +547,108 @@ def _draw_state(db: sqlite_utils.Database) -> list:
 
 
 class _Candidate(NamedTuple):
-    """A pair of a population in the bounded heap of its draw: the negated rank keeps the largest rank on top."""
+    """A member of a population kept by `_draw_pass` as one of its first by draw rank."""
 
-    neg_rank: int
+    rank: bytes  # `draw_rank`: 32 bytes, compared as bytes
     run_record_id: str
     rubrics: str | None  # the rubric versions that judged the pair, comma-separated (None: unjudged)
 
 
-# Every pair a population's draw is over: semantic pairs with output, and judged semantic pairs without (a verdict
-# on a failed run still puts the pair in a stratum). `rubrics`: the rubric versions that judged the pair (an
-# index-only look-up per pair), so the judged strata are counted from this one pass, not from a second one over
-# every verdict.
+# Ranks compare as 32-byte strings: this one is behind every rank (nothing was let go yet).
+_NO_THRESHOLD = b"\xff" * 33
+
+
+class _PassState:
+    """One population while `_draw_pass` reads its members: counts, and its members ranked before `threshold`
+    (every one of them: a member is let go only when it ranks at or behind a threshold)."""
+
+    __slots__ = ("prefix", "kept", "limit", "threshold", "size", "with_output", "unjudged", "rubrics", "drawn",
+                 "fixed")
+
+    def __init__(self, prefix: str, rate: float, fixed: int | None):
+        self.prefix, self.fixed = prefix, fixed
+        self.kept: list[_Candidate] = []
+        self.limit = 2 * (fixed if fixed is not None else _capacity(rate, 256))  # when to cut `kept` down again
+        self.threshold = _NO_THRESHOLD
+        self.size = self.with_output = self.unjudged = 0
+        self.rubrics: Counter[str] = Counter()  # rubric versions of a judged member (comma-separated) -> members
+        self.drawn: dict[Pair, str | None] = {}  # members with a random row of the population draw -> rubrics
+
+    def cut(self, rate: float) -> None:
+        """Keep the first `_capacity` of the members read so far (or the fixed bound); the last kept rank becomes
+        the threshold, so every member ranked at or before it stays kept."""
+        cap = self.fixed if self.fixed is not None else _capacity(rate, self.size)
+        if len(self.kept) > cap:
+            self.kept.sort()
+            del self.kept[cap:]
+            self.threshold = self.kept[-1].rank
+        self.limit = 2 * cap
+
+
+def _capacity(rate: float, n: int) -> int:
+    """How many members `_draw_pass` keeps for a population of which it has read `n` so far: the stored front of
+    `n` members and a quarter more (the population only grows as it is read, its front with it)."""
+    front = _front_size(quota(rate, n))
+    return front + front // 4 + _SPARE
+
+
+class _Judged(NamedTuple):
+    """What `_draw_pass` reads of the judged pairs: run record id -> (constraint id, its rubric versions
+    comma-separated, constraint id, ...), and the pairs with a group that may be targeted (`_may_be_targeted`;
+    None: not known, without migration 015)."""
+
+    rubrics: dict[str, tuple]
+    candidates: set[tuple[str, str]] | None
+
+
+def _may_be_targeted(pattern: str, n: int) -> bool:
+    """Whether a `verdict_pairs` group (its repeats as one text, `_schema._PART_TEXT`) may be targeted: an error
+    among its repeats, or labels that are not all the same. A superset of `_targeted`'s test: a label holding a
+    separator makes the text split into more than `n` parts (or shows \x1e), and the group is read as a
+    candidate; otherwise each part is `repeat` \x1f `=label`, and the labels are compared exactly."""
+    if "\x1e" in pattern:
+        return True
+    if n <= 1:
+        return False
+    parts = pattern.split("\x1d")
+    return len(parts) != n or len({part.partition("\x1f")[2] for part in parts}) > 1
+
+
+def _judged_pairs(db: sqlite_utils.Database) -> _Judged:
+    """The judged pairs and their rubric versions, in one scan of migration 015's `verdict_pairs` (one row per
+    judged pair and judge model: a third of the verdict rows), which also finds the targeted candidates; without
+    015 the verdicts' unique index."""
+    judged: dict[str, tuple] = {}
+    names: dict[str, str] = {}  # one object per constraint id, rubric sha and rubric list, not one per row
+    vp = has_verdict_pairs(db)
+    candidates: set[tuple[str, str]] | None = set() if vp else None
+    flags: dict[tuple[str, int], bool] = {}  # few distinct pattern texts: each is read once
+    sql = ("SELECT run_record_id, constraint_id, rubric_sha256, n, pattern FROM verdict_pairs" if vp else
+           "SELECT DISTINCT run_record_id, constraint_id, rubric_sha256, 1, '' FROM verdicts")
+    for rid, cid, sha, n, pattern in db.execute(sql):
+        if vp:
+            flag = flags.get((pattern, n))
+            if flag is None:
+                flag = flags[(pattern, n)] = _may_be_targeted(pattern, n)
+            if flag:
+                candidates.add((rid, cid))
+        entry = judged.get(rid)
+        if entry is None:
+            judged[rid] = (names.setdefault(cid, cid), names.setdefault(sha, sha))
+            continue
+        for k in range(0, len(entry), 2):
+            if entry[k] == cid:
+                if sha not in entry[k + 1].split(","):  # another judge model under a version already read
+                    both = ",".join(sorted([*entry[k + 1].split(","), sha]))
+                    judged[rid] = (*entry[:k + 1], names.setdefault(both, both), *entry[k + 2:])
+                break
+        else:
+            judged[rid] = (*entry, names.setdefault(cid, cid), names.setdefault(sha, sha))
+    return _Judged(judged, candidates)
+
+
+# The members as one query: what `_draw_pass` computes from three scans (tests compare against it; a join per pair
+# here, so it is no longer what the draw runs). `rubrics`: the rubric versions that judged the pair.
 _DRAW_PAIRS = """
     SELECT c.id, r.model, r.id, (r.output IS NOT NULL OR r.trajectory IS NOT NULL) AS has_output,
            (SELECT group_concat(DISTINCT v.rubric_sha256) FROM verdicts v
@@ -541,6 +667,77 @@ _DRAW_SIZES = """
 """
 
 
+def _front_sizes(db: sqlite_utils.Database, rate: float) -> dict[tuple[str, str], int]:
+    """Each population's stored front size, min(N, `_front_size`(ceil(rate × N))), N counted in SQL."""
+    return {(cid, model): min(n, _front_size(quota(rate, n))) for cid, model, n in db.execute(_DRAW_SIZES)}
+
+
+def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float, seed: int,
+               seeds: dict[tuple[str, str], int], random_set: set[Pair], fixed: dict[tuple[str, str], int] | None = None
+               ) -> dict[tuple[str, str], _PassState] | None:
+    """Every member of every population once (issue 16.2): counts, the random pairs already drawn, and each
+    population's first members by draw rank. Read as three scans joined in Python (semantic constraints by item,
+    judged pairs by run record, run records in storage order), not a join per pair: at a million run records the
+    per-pair look-ups in SQLite were most of a whole draw.
+
+    Population sizes are only known at the end, so a population keeps the members ranked before its threshold;
+    when they are twice `_capacity` of the members read so far, only that many stay and the last one's rank
+    becomes the threshold (`_PassState.cut`). No member ranked at or before the threshold is ever let go, so when
+    at least the stored front (`_front_size` of the final quota) is kept, that front is exact. When it is not (a
+    chance event: members kept for fewer than the final population), None: the caller reads again with the sizes
+    known (`fixed`: each population's stored front size)."""
+    by_item: dict[str, list[str]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for item, cid in db.execute("SELECT item_id, id FROM constraints WHERE check_json IS NULL"):
+        by_item[item].append(names.setdefault(cid, cid))
+    states: dict[tuple[str, str], _PassState] = {}
+    # tuple.__new__ builds a named tuple without its Python-level constructor (most of its cost, per member here)
+    sha256, new = hashlib.sha256, tuple.__new__
+    for rid, item, model, has_output in db.execute(
+            "SELECT id, item_id, model, output IS NOT NULL OR trajectory IS NOT NULL FROM run_records"):
+        cids = by_item.get(item)
+        if cids is None:
+            continue
+        found = judged.get(rid)
+        for cid in cids:
+            rubrics = None
+            if found is not None:
+                if found[0] == cid:
+                    rubrics = found[1]
+                else:
+                    for k in range(2, len(found), 2):
+                        if found[k] == cid:
+                            rubrics = found[k + 1]
+                            break
+            if rubrics is None and not has_output:
+                continue  # a failed run's pair that no verdict covers: not reviewed
+            pop = (cid, model)
+            st = states.get(pop)
+            if st is None:
+                st = states[pop] = _PassState(_rank_prefix(seeds.get(pop, seed), population_key(*pop)), rate,
+                                              None if fixed is None else fixed[pop])
+            st.size += 1
+            st.with_output += has_output
+            if rubrics is None:
+                st.unjudged += 1
+            else:
+                st.rubrics[rubrics] += 1
+            if (rid, cid) in random_set:
+                st.drawn[new(Pair, (rid, cid))] = rubrics
+            rank = sha256(f"{st.prefix}{rid}\x1f{cid}".encode()).digest()  # `draw_rank`
+            if rank < st.threshold:
+                st.kept.append(new(_Candidate, (rank, rid, rubrics)))
+                if len(st.kept) > st.limit:
+                    st.cut(rate)
+    for st in states.values():
+        st.kept.sort()  # rank ascending
+        keep = min(st.size, _front_size(quota(rate, st.size)))
+        if len(st.kept) < keep:
+            return None
+        del st.kept[keep:]
+    return states
+
+
 def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
           stamp: str) -> _Drawn:
     """The draw itself (issue 16.2: one pass over the pairs, each hashed once into a bounded heap of its
@@ -557,40 +754,27 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     # of it, judged or not: with --judged-only too (it limits which populations are drawn, never which of their
     # pairs; drawn from the judged pairs alone, judging only chosen pairs first made them the random sample,
     # tests/test_attacks_calibration.py). The random sample is the first ceil(rate × N) pairs of the order.
-    sizes = {(cid, model): n for cid, model, n in db.execute(_DRAW_SIZES)}
+    judged = _judged_pairs(db)
+    states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set)
+    if states is None:  # a heap let go of a member its front needed: read again, each heap bounded by its front
+        states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set, _front_sizes(db, rate))
+    sizes = {pop: st.size for pop, st in states.items()}
     pop_seed = {pop: seeds.get(pop, seed) for pop in sizes}  # the first draw commits the population's order
-    prefix = {pop: _rank_prefix(pop_seed[pop], population_key(*pop)) for pop in sizes}  # `draw_rank`'s text
     want = {pop: quota(rate, n) for pop, n in sizes.items()}
-    keep = {pop: min(n, _front_size(want[pop])) for pop, n in sizes.items()}  # the heap holds the stored front
-    heaps: dict[tuple[str, str], list[_Candidate]] = {pop: [] for pop in sizes}
-    with_output: Counter[tuple[str, str]] = Counter()  # `population_sizes`
     judged_counts: Counter[tuple[str, str, str]] = Counter()  # (constraint, model, rubric) -> judged pairs
-    unjudged: Counter[tuple[str, str]] = Counter()
     unjudged_sampled: Counter[tuple[str, str]] = Counter()
-    drawn_before: dict[tuple[str, str], dict[Pair, str | None]] = defaultdict(dict)  # random pairs already drawn
-    sha256, from_bytes, push, replace = hashlib.sha256, int.from_bytes, heapq.heappush, heapq.heapreplace
-    for cid, model, rid, has_output, rubrics in db.execute(_DRAW_PAIRS):
-        pop = (cid, model)
-        heap = heaps[pop]  # the same pairs as the count above: one write transaction
-        with_output[pop] += has_output
-        if rubrics is None:
-            unjudged[pop] += 1
-        else:
+    drawn_before: dict[tuple[str, str], dict[Pair, str | None]] = {}  # random pairs already drawn
+    for pop, st in states.items():
+        for rubrics, n in st.rubrics.items():
             for sha in rubrics.split(","):
-                judged_counts[(cid, model, sha)] += 1
-        pair = Pair(rid, cid)
-        if pair in random_set:
-            drawn_before[pop][pair] = rubrics
-            unjudged_sampled[pop] += rubrics is None
-        neg = -from_bytes(sha256(f"{prefix[pop]}{rid}\x1f{cid}".encode()).digest(), "big")
-        if len(heap) < keep[pop]:
-            push(heap, _Candidate(neg, rid, rubrics))
-        elif heap and neg > heap[0].neg_rank:
-            replace(heap, _Candidate(neg, rid, rubrics))
+                judged_counts[(*pop, sha)] += n
+        drawn_before[pop] = st.drawn
+        unjudged_sampled[pop] = sum(r is None for r in st.drawn.values())
     judged_pops = {(cid, model) for cid, model, _sha in judged_counts}
     pops = sorted(p for p in sizes if include_unjudged or p in judged_pops)
-    orders = {pop: sorted(heap, reverse=True) for pop, heap in heaps.items()}  # rank ascending
-    populations = {pop: _Population(pop_seed[pop], n, with_output[pop], unjudged[pop]) for pop, n in sizes.items()}
+    orders = {pop: st.kept for pop, st in states.items()}  # rank ascending
+    populations = {pop: _Population(pop_seed[pop], st.size, st.with_output, st.unjudged)
+                   for pop, st in states.items()}
 
     new_rows: list[tuple] = []
     promoted: list[Pair] = []
@@ -625,11 +809,10 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
                 new_rows.append((p[0], p[1], "overlap", _stratum_of(p, model, drawn[p]), "second reviewer",
                                  pop_seed[pop], stamp))
                 added["overlap"] += 1
-    for pair, (stratum, reason) in targeted_pairs(db).items():
-        if pair not in targeted_set:
-            targeted_set.add(pair)
-            new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
-            added["targeted"] += 1
+    for pair, (stratum, reason) in _new_targeted(db, targeted_set, judged.candidates).items():
+        targeted_set.add(pair)
+        new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
+        added["targeted"] += 1
     # Deleted and inserted again rather than updated: the memoised orders key on the samples' row ids.
     db.conn.executemany("DELETE FROM samples WHERE run_record_id = ? AND constraint_id = ? AND rule = 'random'",
                         promoted)
@@ -689,7 +872,7 @@ def _stratum_of(pair: Pair, model: str, rubrics: str | None) -> str:
 
 
 def _rank_of(c: _Candidate) -> bytes:
-    return (-c.neg_rank).to_bytes(32, "big")
+    return c.rank
 
 
 def _store_quotas(db: sqlite_utils.Database, rate: float, stamp: str, include_unjudged: bool,
@@ -727,7 +910,7 @@ def _front_size(want: int) -> int:
 @dataclass
 class _Population:
     """What a draw leaves of one constraint × model population for the next (`_draw_since`). Counts are over its
-    members: semantic pairs with output, and judged pairs without (what `_DRAW_PAIRS` reads)."""
+    members: semantic pairs with output, and judged pairs without (what `_draw_pass` reads)."""
 
     seed: int
     size: int = 0
@@ -860,6 +1043,10 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if state[k][0] - count != new or _tail(db, table, columns, top) != tail:
             return None  # a row below the old top was deleted or replaced: not only new rows
     marks = {"v0": before[0][1], "r0": before[1][1], "c0": before[2][1]}
+    # Another rate, overlap or seed than the last draw's: every population's quotas move, not only the touched ones'
+    changed = any(last.get(k) != v for k, v in (("rate", rate), ("overlap", overlap), ("seed", seed)))
+    if (last.get("overlap") == 0) != (overlap == 0):
+        return None  # overlap fronts are kept only while overlap is drawn: none to start from, or none kept since
     try:
         populations = {(row[0], row[1]): _Population.from_json(row[2:]) for row in since["populations"]}
         counts = (Counter({tuple(row[:3]): row[3] for row in since["judged"]}),
@@ -867,6 +1054,8 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         unsized = {(row[0], row[1]): row[2] for row in since["unsized"]}
     except (KeyError, TypeError, ValueError, IndexError):
         return None  # not what this judgecal stores (another version's draw, a hand edit): draw whole
+    if last.get("seed") != seed and any(st.through is None for st in populations.values()):
+        return None  # a population never drawn has its fronts ranked under the last seed, no row committing it
     db.execute("CREATE TEMP TABLE IF NOT EXISTS _touched (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
                " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
     db.execute("DELETE FROM temp._touched")
@@ -922,7 +1111,7 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
     added: Counter = Counter()
     drawn_pops = sorted(p for p, st in populations.items() if st.size and (include_unjudged or st.size > st.unjudged))
     for pop in drawn_pops:
-        if pop not in touched_pops:
+        if pop not in touched_pops and not changed:
             continue
         cid, model = pop
         st = populations[pop]
@@ -933,9 +1122,9 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
         if st.through is None:  # drawn for the first time
             front = list(itertools.islice(heapq.merge(_front(db, "random", pop, b"", want), mine), want))
             candidates = front
-        elif want < st.drawn_count:
-            return None
-        elif mine and mine[0][0] <= st.through:  # new members within the drawn front push pairs out of it
+        elif want < st.drawn_count or (mine and mine[0][0] <= st.through):
+            # a lower rate (the front ends inside the drawn one: nothing to add but the new members ranked within
+            # it), or new members within the drawn front pushing pairs out of it
             low = [(rank, None, 0) for (rank,) in db.execute(
                 "SELECT rank FROM draw_fronts WHERE kind = 'random' AND constraint_id = ? AND model = ? AND rank <= ?"
                 " ORDER BY rank", [*pop, st.through])]
@@ -1197,29 +1386,35 @@ def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool
         yield (rid, cid), key
 
 
-def _random_pair_strata(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str, ...]]:
-    """Each random-sample pair -> the strata it belongs to now (one per rubric version that judged it, or unjudged)."""
-    return _memo(db, "random_pair_strata", version, lambda: _random_pair_strata_uncached(db))
+def _random_pair_versions(db: sqlite_utils.Database, version: tuple) -> dict[Pair, tuple[str | None, ...]]:
+    """Each random-sample pair -> the rubric versions that judged it ((None,) when none has: its stratum is its
+    population's unjudged one)."""
+    return _memo(db, "random_pair_versions", version, lambda: _random_pair_versions_uncached(db))
 
 
-def _random_pair_strata_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str, ...]]:
-    sql = """
-        SELECT DISTINCT s.run_record_id, s.constraint_id, r.model, v.rubric_sha256
+def _random_pair_versions_uncached(db: sqlite_utils.Database) -> dict[Pair, tuple[str | None, ...]]:
+    # One row per judge model under a version (migration 015), not per repeat; a pair's versions are told apart
+    # below, not by a DISTINCT over every row. No run record is joined (issue 16.2): the model is the population's,
+    # known to the caller from the draw orders.
+    judged = "verdict_pairs" if has_verdict_pairs(db) else "verdicts"
+    sql = f"""
+        SELECT s.run_record_id, s.constraint_id, v.rubric_sha256
         FROM samples s
-        JOIN run_records r ON r.id = s.run_record_id
-        LEFT JOIN verdicts v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+        LEFT JOIN {judged} v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
     # Keyed by plain (run record, constraint) tuples, equal to and hashed as the Pair that looks them up; one
-    # stratum name per (constraint, model, rubric), not one per row (issue 16.2: 530k rows at 1M run records).
-    names: dict[tuple[str, str, str | None], str] = {}
-    out: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for rid, cid, model, sha in db.execute(sql):
-        name = names.get((cid, model, sha))
-        if name is None:
-            name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
-        out[(rid, cid)].append(name)
-    return {p: tuple(v) for p, v in out.items()}
+    # object per rubric version, not one per row (issue 16.2: 530k rows at 1M run records).
+    names: dict[str | None, str | None] = {}
+    out: dict[tuple[str, str], tuple[str | None, ...]] = {}
+    for rid, cid, sha in db.execute(sql):
+        sha = names.setdefault(sha, sha)
+        got = out.get((rid, cid))
+        if got is None:
+            out[(rid, cid)] = (sha,)
+        elif sha not in got:
+            out[(rid, cid)] = (*got, sha)
+    return out
 
 
 def quota_progress(db: sqlite_utils.Database, version: tuple | None = None) -> list[StratumCoverage]:
@@ -1233,12 +1428,17 @@ def quota_progress(db: sqlite_utils.Database, version: tuple | None = None) -> l
     """
     strata = list(db.query("SELECT * FROM sample_strata ORDER BY stratum"))
     version = _data_version(db) if version is None else version
-    counted = counted_pairs(db, version).pairs
+    counted = counted_pairs(db, version)
     labelled: Counter[str] = Counter()
-    pair_strata = _random_pair_strata(db, version)
-    for pair in counted:
-        for stratum in pair_strata.get(pair, ()):
-            labelled[stratum] += 1
+    versions = _random_pair_versions(db, version)
+    names: dict[tuple[str, str, str | None], str] = {}
+    for (cid, model), order in counted.order.items():  # a pair's strata: its population's, per rubric version
+        for pair in order[:counted.prefix[(cid, model)]]:
+            for sha in versions.get(pair, ()):
+                name = names.get((cid, model, sha))
+                if name is None:
+                    name = names[(cid, model, sha)] = stratum_key(cid, model, sha)
+                labelled[name] += 1
     rows = []
     for s in strata:
         size = max(s["judged"], s["population"] or 0)
@@ -1281,7 +1481,8 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
         seed = first_line = None
         wanted: set[Pair] = set()
         # Rows drawn for one run (`sample --run-id`) are the front of the order restricted to that run's records;
-        # the population draw's rows are the front of the whole order.
+        # the population draw's rows are the front of the whole order. `wanted` holds the population draw's rows
+        # only: a pair has one random row (the samples' key), so no row is in both.
         scoped: dict[str, set[Pair]] = defaultdict(set)
         for _, _, rid, reason, row_seed, line, _ in group:
             if seed is None:
@@ -1301,7 +1502,6 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
                               f"the rows drawn for run {run!r} of {cid} × {mod} are not the first {len(drawn)} of its "
                               f"draw order restricted to that run: a sample is drawn, not chosen; draw it with "
                               "`judgecal sample --run-id`")
-        wanted -= {p for drawn in scoped.values() for p in drawn}
         if not wanted:
             continue
         front = set(draw_front(len(wanted), members, seed, cid, mod))
