@@ -69,7 +69,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
-from judgecal.annotations.store import has_verdict_pairs
+from judgecal.annotations.store import has_verdict_pairs, pair_indexes
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -1326,17 +1326,6 @@ def _verdict_filters(shas: set[str] | None, model: str | None, constraints: set[
     return where, params
 
 
-def _pair_indexes(db: sqlite_utils.Database) -> tuple[str, str]:
-    """The INDEXED BY clauses of a join from a pair to its run record and constraint: migration 018's covering
-    indexes make each look-up one seek instead of a key seek and a table read (SQLite picks the unique key
-    otherwise); none on a project without them."""
-    found = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-                       " AND name IN ('run_records_pair', 'constraints_pair')").fetchone()[0]
-    if found == 2:
-        return " INDEXED BY run_records_pair", " INDEXED BY constraints_pair"
-    return "", ""
-
-
 def _parse_pattern(text: str, n: int) -> dict[int, str | None] | None:
     """A stored pattern text (`verdict_pairs.pattern`) as repeat -> label in repeat order, as `_load_patterns` reads
     it; None when a label holds a separator (the count of parts does not match `n`)."""
@@ -1372,7 +1361,7 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     # LEFT JOINs keep verdict_pairs the outer loop (rowid order, no sort) and keep a group whose pairs all lie
     # outside the semantic pairs (or the run): it is reported with no pair, as the per-pair path does.
-    r_index, c_index = _pair_indexes(db)
+    r_index, c_index = pair_indexes(db)
     # A row's class as one text (one Python string a row, hashed once, not eight): whether the pair is outside the
     # semantic pairs (no constraint found), judge model, rubric, constraint, model under test, type, label set,
     # pattern and repeat count, joined by \x1c (a field holding it splits into too many parts: the per-pair path).
@@ -1543,7 +1532,7 @@ def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: s
 
 def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair]) -> dict[Pair, PairInfo]:
     """`pair_info(db)` restricted to `pairs` (the labelled ones), read through the run record and constraint keys."""
-    r_index, c_index = _pair_indexes(db)
+    r_index, c_index = pair_indexes(db)
     sql = f"""SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
               FROM json_each(?) AS wanted
               CROSS JOIN run_records r{r_index} ON r.id = json_extract(wanted.value, '$[0]')

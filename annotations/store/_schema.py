@@ -948,7 +948,7 @@ def _m018_pair_covering_indexes(db: sqlite_utils.Database) -> None:
     # and another in the table, whose rows are large (a run record carries its output): two thirds of the pass at a
     # million run records. These two indexes hold what those joins read, so each is one seek. Read with INDEXED BY
     # where a query needs them (SQLite prefers the unique key otherwise), when a project has them
-    # (`_calibration._pair_indexes`: one opened read-only without this migration has not). They cost a run record or
+    # (`pair_indexes`: one opened read-only without this migration has not). They cost a run record or
     # constraint insert one more index entry; verdict writes are unaffected.
     _execute_script(db,
         """
@@ -959,6 +959,17 @@ def _m018_pair_covering_indexes(db: sqlite_utils.Database) -> None:
 
 
 MIGRATIONS = MIGRATIONS + (Migration("018_pair_covering_indexes", _m018_pair_covering_indexes),)
+
+
+def pair_indexes(db: sqlite_utils.Database) -> tuple[str, str]:
+    """The INDEXED BY clauses of a join from a pair to its run record and constraint: migration 018's covering
+    indexes make each look-up one seek instead of a key seek and a table read (SQLite picks the unique key
+    otherwise); none on a project without them."""
+    found = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                       " AND name IN ('run_records_pair', 'constraints_pair')").fetchone()[0]
+    if found == 2:
+        return " INDEXED BY run_records_pair", " INDEXED BY constraints_pair"
+    return "", ""
 
 
 # Tables whose changes the Calibration page keys its caches by (issue 16.3), beside `verdicts` (015) and `samples`
