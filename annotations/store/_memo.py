@@ -68,7 +68,10 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
 
 def _appended_since(tables: Sequence[str], table: str, old: tuple, new: tuple) -> int | None:
     """The old largest rowid of `table` when `new` differs from `old` only by a larger one (marks are (largest
-    rowid, rewrites) per table, in `tables` order), else None."""
-    at = 2 * list(tables).index(table)
-    same_elsewhere = old[:at] == new[:at] and old[at + 1:] == new[at + 1:]
+    rowid, rewrites) per table, in `tables` order, then each table's last-row digest: `table`'s own digest moves
+    with its appended rows), else None."""
+    i, n = list(tables).index(table), len(tables)
+    at, digest = 2 * i, 2 * n + i
+    same_elsewhere = (old[:at] == new[:at] and old[at + 1:digest] == new[at + 1:digest]
+                      and old[digest + 1:] == new[digest + 1:])
     return old[at] if same_elsewhere and new[at] > old[at] else None

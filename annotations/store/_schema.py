@@ -8,6 +8,8 @@ nothing and two writers never deadlock on a lock upgrade.
 
 from __future__ import annotations
 
+import hashlib
+
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -1018,4 +1020,15 @@ def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | Non
         return None
     parts = ", ".join(f"(SELECT coalesce(max(rowid), 0) FROM {t}), (SELECT coalesce(max(n), 0) FROM table_rewrites"
                       f" WHERE name = '{t}')" for t in tables)
-    return tuple(db.execute(f"SELECT {parts}").fetchone())
+    marks = tuple(db.execute(f"SELECT {parts}").fetchone())
+    # And a digest of each table's last row (one more seek a table): a row replaced under the largest rowid by a
+    # connection with recursive_triggers off (the sqlite3 CLI's `INSERT OR REPLACE`, whose implicit delete fires no
+    # trigger), or a backup copied over the project followed by a different row under the same id, leaves the two
+    # counts above where they were but not the row (a review found both serving stale page values).
+    last = tuple(_row_digest(db.execute(f"SELECT * FROM {t} WHERE rowid = ?", [marks[2 * i]]).fetchone())
+                 for i, t in enumerate(tables))
+    return marks + last
+
+
+def _row_digest(row: tuple | None) -> str:
+    return hashlib.blake2b(repr(row).encode("utf-8", "backslashreplace"), digest_size=8).hexdigest()
