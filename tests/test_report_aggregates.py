@@ -118,7 +118,7 @@ def test_the_hostile_project_reaches_what_the_sql_path_must_reproduce(tmp_path, 
                                               ["judge-z"])]
     shares = set()
     for text, n in texts:
-        valid = [l for l in _calibration._parse_pattern(text, n).values() if l is not None]
+        valid = [l for l in ann.parse_pattern(text, n).values() if l is not None]
         if len(valid) >= 2:
             shares.add(1 - max(valid.count(l) for l in valid) / len(valid))
     assert len(shares - {0.0}) >= 2

@@ -69,7 +69,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
-from judgecal.annotations.store import has_verdict_pairs, pair_indexes
+from judgecal.annotations.store import PATTERN_SQL, has_verdict_pairs, pair_indexes, parse_pattern
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -510,9 +510,6 @@ def load_verdicts(db: sqlite_utils.Database, *, rubrics: set[str] | None = None,
     return out
 
 
-_SEP, _ITEM, _ERROR = "\x1d", "\x1f", "\x1e"  # separators no label holds (checked: a mismatch reads row by row)
-
-
 def _load_patterns(db: sqlite_utils.Database, where: list[str], params: list[Any]
                    ) -> dict[tuple[str, str], dict[Pair, _Verdicts]] | None:
     """`load_verdicts(reasons=False)` from one row per judged pair: SQLite groups each pair's repeats into a string,
@@ -524,7 +521,7 @@ def _load_patterns(db: sqlite_utils.Database, where: list[str], params: list[Any
                + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id")
     else:  # a read-only project without migration 015: SQLite groups every verdict row
         sql = (f"SELECT judge_model, rubric_sha256, run_record_id, constraint_id, min(id) AS first, count(*), "
-               f"group_concat(repeat || '{_ITEM}' || ifnull('=' || label, '{_ERROR}'), '{_SEP}') FROM verdicts"
+               f"{PATTERN_SQL} FROM verdicts"
                + (" WHERE " + " AND ".join(where) if where else "")
                + " GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model ORDER BY first")
     shared: dict[str, _Verdicts] = {}
@@ -533,12 +530,9 @@ def _load_patterns(db: sqlite_utils.Database, where: list[str], params: list[Any
     for jm, sha, rid, cid, _first, n, text in db.execute(sql, params):
         v = shared.get(text)
         if v is None:
-            parts = [part.split(_ITEM) for part in text.split(_SEP)]
-            if len(parts) != n or any(len(x) != 2 or not (x[1] == _ERROR or x[1][:1] == "=") for x in parts):
-                return None
             # repeats in repeat order, whatever order SQLite concatenated them in: one pattern per set of repeats
-            labels = {int(r): (None if lab == _ERROR else lab[1:]) for r, lab in sorted(parts, key=lambda x: int(x[0]))}
-            if len(labels) != n:
+            labels = parse_pattern(text, n)
+            if labels is None:
                 return None
             v = shared[text] = _Verdicts(labels, {})
         if (jm, sha) != group_key:
@@ -1326,16 +1320,6 @@ def _verdict_filters(shas: set[str] | None, model: str | None, constraints: set[
     return where, params
 
 
-def _parse_pattern(text: str, n: int) -> dict[int, str | None] | None:
-    """A stored pattern text (`verdict_pairs.pattern`) as repeat -> label in repeat order, as `_load_patterns` reads
-    it; None when a label holds a separator (the count of parts does not match `n`)."""
-    parts = [part.split(_ITEM) for part in text.split(_SEP)]
-    if len(parts) != n or any(len(x) != 2 or not (x[1] == _ERROR or x[1][:1] == "=") for x in parts):
-        return None
-    labels = {int(r): (None if lab == _ERROR else lab[1:]) for r, lab in sorted(parts, key=lambda x: int(x[0]))}
-    return labels if len(labels) == n else None
-
-
 _CHUNK = 1 << 16
 
 
@@ -1400,7 +1384,7 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
             continue
         labels = parsed.get((text, n))
         if labels is None:
-            labels = parsed[(text, n)] = _parse_pattern(text, n)
+            labels = parsed[(text, n)] = parse_pattern(text, n)
             if labels is None:
                 return None
         if ls not in label_sets:
@@ -1525,7 +1509,7 @@ def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: s
     for jm, sha, rid, cid, n, text in db.execute(sql, [json.dumps(sorted({tuple(p) for p in pairs}))] + params):
         labels = parsed.get((text, n))
         if labels is None:
-            labels = parsed[(text, n)] = _parse_pattern(text, n)
+            labels = parsed[(text, n)] = parse_pattern(text, n)
         out[(jm, sha)].append(((rid, cid), labels))
     return out
 

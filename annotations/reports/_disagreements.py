@@ -38,7 +38,7 @@ from judgecal.annotations.reports._calibration import _as_set, kept_sample_rules
 from judgecal.annotations.review import Pair, awaiting_blind_label, sample_rules
 from judgecal.annotations.store import (PAIRS_IN_JSON, has_verdict_pairs, import_items, kept_for_tables, load_items,
                                         load_run, pairs_labelled_since, standing_labels_sql)
-from judgecal.annotations.store import now_iso, write
+from judgecal.annotations.store import PATTERN_SQL, now_iso, parse_pattern, write
 from judgecal.annotations.reports._rubrics import label_split
 
 DECISIONS = ("judge_wrong", "human_wrong", "rubric_ambiguous", "constraint_ambiguous")
@@ -141,17 +141,6 @@ def _judged(repeat_labels: tuple[str | None, ...]) -> _Judged:
     return _Judged(repeat_labels, maj, flip, _kind_index(maj, repeat_labels))
 
 
-def _pattern_labels(text: str, n: int) -> tuple[str | None, ...] | None:
-    """The labels by repeat of a stored `verdict_pairs` pattern (migration 015's `_PATTERN_TEXT`: `repeat \x1f =label`
-    or `repeat \x1f \x1e` for an error row, joined by \x1d). None when it does not parse into `n` distinct repeats (a
-    label holding a separator): the caller reads the pair's rows."""
-    parts = [part.split("\x1f") for part in text.split("\x1d")]
-    if len(parts) != n or any(len(x) != 2 or not (x[1] == "\x1e" or x[1][:1] == "=") for x in parts):
-        return None
-    by_repeat = {int(r): (None if lab == "\x1e" else lab[1:]) for r, lab in parts}
-    return tuple(by_repeat[r] for r in sorted(by_repeat)) if len(by_repeat) == n else None
-
-
 def _pair_repeats(db: sqlite_utils.Database, jm: str, sha: str, rid: str, cid: str) -> list[tuple]:
     """(repeat, label, reason, error) of one judged pair, in repeat order (the verdicts' unique index)."""
     return list(db.execute(
@@ -160,7 +149,7 @@ def _pair_repeats(db: sqlite_utils.Database, jm: str, sha: str, rid: str, cid: s
 
 
 _PAIRS_GROUPED = f"""(SELECT judge_model, rubric_sha256, run_record_id, constraint_id, count(*) AS n,
-    group_concat(repeat || char(31) || ifnull('=' || label, char(30)), char(29)) AS pattern
+    {PATTERN_SQL} AS pattern
     FROM verdicts GROUP BY run_record_id, constraint_id, rubric_sha256, judge_model)"""
 
 
@@ -217,11 +206,11 @@ def _disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None, model: 
     for jm, sha, rid, cid, n, text, reviewer, label, note, failure_mode, run_model in db.execute(sql, params):
         j = judged.get(text)
         if j is None:
-            labels = _pattern_labels(text, n)
+            labels = parse_pattern(text, n)
             if labels is None:
                 j = _judged(tuple(row[1] for row in _pair_repeats(db, jm, sha, rid, cid)))
             else:
-                j = judged[text] = _judged(labels)
+                j = judged[text] = _judged(tuple(labels.values()))
         if j.judge_label is not None and label == j.judge_label:
             continue
         name, version = rubric_rows[sha]

@@ -32,7 +32,7 @@ from judgecal.annotations.reports._decision import (THRESHOLD_KEYS, Decision, Ra
 from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, VarianceParts, clustered_difference,
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
-from judgecal.annotations.store import get_price, has_verdict_pairs, majority_label
+from judgecal.annotations.store import get_price, has_verdict_pairs, majority_label, parse_pattern
 from judgecal.annotations.store import blind_first_labels, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
@@ -169,23 +169,6 @@ def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> 
     return _Votes(judge, _ppi_of(by_version.get(source, {}) if source is not None else {}), source)
 
 
-# migration 015's pattern text of a pair's repeats (`_schema._PATTERN_TEXT`): `repeat \x1f =label` or
-# `repeat \x1f \x1e` (an error row), joined by \x1d
-_PART, _ERROR_ROW, _PARTS = "\x1f", "\x1e", "\x1d"
-
-
-def _pattern_majority(pattern: str) -> tuple[int, str | None] | None:
-    """(its repeats, the majority of their labels) of a stored pattern; None when the text cannot be read back
-    unambiguously (a label holding a separator: the caller reads the verdict rows instead)."""
-    parts = [part.split(_PART) for part in pattern.split(_PARTS)]
-    if any(len(x) != 2 or not (x[0].isascii() and x[0].isdigit()) or not (x[1] == _ERROR_ROW or x[1][:1] == "=")
-           for x in parts):
-        return None
-    if len({int(x[0]) for x in parts}) != len(parts):
-        return None
-    return len(parts), majority_label(x[1][1:] for x in parts if x[1] != _ERROR_ROW)
-
-
 def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _Votes | None:
     """`_Votes` from migration 015's `verdict_pairs` (one row per pair and judge version, its repeats as a pattern
     text; a project has a few dozen distinct patterns, each read once), without grouping the runs' verdict rows.
@@ -216,13 +199,13 @@ def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _
         last_rid, last_cid = rid, cid
         got = read.get(pattern)
         if got is None:
-            got = _pattern_majority(pattern)
-            if got is None:
-                return None
-            read[pattern] = got
+            labels = parse_pattern(pattern, n)
+            if labels is None:
+                return None  # a label holding a separator, a repeat stored as text: the verdict rows decide
+            got = read[pattern] = (n, majority_label(lab for lab in labels.values() if lab is not None))
         repeats, label = got
         if repeats != n:
-            return None  # a label holding a separator split the text into more parts than repeats
+            return None  # the same text under another repeat count
         pair = (rid, constraint_ids.setdefault(cid, cid))
         if label is not None:
             judge[pair] = label

@@ -834,6 +834,13 @@ def _m016_sample_rewrites(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("016_sample_rewrites", _m016_sample_rewrites),)
 
 
+def _bump_rewrites(table: str) -> str:
+    """The trigger statement that counts a delete or an update of `table`'s rows in table_rewrites (migrations 015 and
+    020; 016 spelled it as an INSERT OR REPLACE before them)."""
+    return (f"INSERT INTO table_rewrites (name, n) VALUES ('{table}', 1)"
+            f" ON CONFLICT (name) DO UPDATE SET n = n + 1;")
+
+
 def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
     # Issue 16.2: the report at a million run records. verdict_pairs holds one row per judged pair (judge model,
     # rubric, run record, constraint) with its repeats as one pattern text, so the report reads 1.7M short rows in
@@ -870,9 +877,7 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
                     {_PART_TEXT.format(v="NEW.")})
             ON CONFLICT (run_record_id, constraint_id, rubric_sha256, judge_model)
             DO UPDATE SET n = n + 1, pattern = pattern || char(29) || excluded.pattern;"""
-    bump = """
-            INSERT INTO table_rewrites (name, n) VALUES ('verdicts', 1)
-            ON CONFLICT (name) DO UPDATE SET n = n + 1;"""
+    bump = _bump_rewrites("verdicts")
     _execute_script(db,
         f"""
         CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
@@ -910,6 +915,21 @@ def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
 # separator is read row by row).
 _PART_TEXT = "{v}repeat || char(31) || ifnull('=' || {v}label, char(30))"
 _PATTERN_TEXT = f"group_concat({_PART_TEXT.format(v='')}, char(29))"
+PATTERN_SQL = _PATTERN_TEXT  # a GROUP BY of verdict rows into the same text (projects read without 015)
+
+
+def parse_pattern(text: str, n: int) -> dict[int, str | None] | None:
+    """A pair's pattern text (`verdict_pairs.pattern`, or `PATTERN_SQL` grouped from its verdict rows) as repeat ->
+    label (None: an error row) in repeat order, whatever order the parts were concatenated in. None when the text
+    does not read back into `n` distinct repeats: a label holding a separator, a repeat stored as text. The caller
+    then reads the pair's verdict rows. The one reader of the format (the report, the disagreement list and
+    compare)."""
+    parts = [part.split("\x1f") for part in text.split("\x1d")]
+    if len(parts) != n or any(len(x) != 2 or not (x[0].isascii() and x[0].isdigit())
+                              or not (x[1] == "\x1e" or x[1][:1] == "=") for x in parts):
+        return None
+    labels = {int(r): (None if lab == "\x1e" else lab[1:]) for r, lab in parts}
+    return {r: labels[r] for r in sorted(labels)} if len(labels) == n else None
 
 MIGRATIONS = MIGRATIONS + (Migration("015_verdict_pairs", _m015_verdict_pairs),)
 
@@ -988,17 +1008,14 @@ def _m020_rewrite_marks(db: sqlite_utils.Database) -> None:
     # Inserts pay nothing: no insert trigger, except on the two tables whose rows carry their own id (an import could
     # store one in a gap a delete left), where an insert below the largest id bumps too; both are written a row at a
     # time (a click, a decision), so the one b-tree step per insert does not show.
-    def bump(table: str) -> str:
-        return (f"INSERT INTO table_rewrites (name, n) VALUES ('{table}', 1)"
-                f" ON CONFLICT (name) DO UPDATE SET n = n + 1;")
-
     script = ["CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);"]
     for table in REWRITE_MARKED:
-        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump(table)} END;",
-                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump(table)} END;"]
+        bump = _bump_rewrites(table)
+        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump} END;",
+                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump} END;"]
     for table in _GAP_MARKED:
         script.append(f"CREATE TRIGGER {table}_gap_insert AFTER INSERT ON {table}"
-                      f" WHEN NEW.rowid < (SELECT max(rowid) FROM {table}) BEGIN {bump(table)} END;")
+                      f" WHEN NEW.rowid < (SELECT max(rowid) FROM {table}) BEGIN {_bump_rewrites(table)} END;")
     _execute_script(db, "\n".join(script))
 
 
@@ -1006,9 +1023,9 @@ MIGRATIONS = MIGRATIONS + (Migration("020_rewrite_marks", _m020_rewrite_marks),)
 
 
 def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | None:
-    """(largest rowid, rewrite count) of each table in one statement: a version that changes with every insert,
-    delete and update of its rows and costs two index look-ups a table (migrations 015, 016 and 020 keep the
-    counters). None when the project lacks a table's counter (opened read-only before its migration): the caller
+    """(largest rowid, rewrite count) of each table in one statement, then a digest of each table's last row: a
+    version that changes with every insert, delete and update judgecal makes, and costs three index look-ups a table
+    (migrations 015, 016 and 020 keep the counters; docs/decisions.md lists the hand edits it does not see). None when the project lacks a table's counter (opened read-only before its migration): the caller
     then reads its slower version."""
     marked = {"verdicts": "verdict_pairs_delete", "samples": "samples_rewrite_delete",
               **{t: f"{t}_rewrite_delete" for t in REWRITE_MARKED}}
