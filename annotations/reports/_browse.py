@@ -226,8 +226,7 @@ def verdicts_version(db: sqlite_utils.Database) -> tuple:
 def samples_version(db: sqlite_utils.Database) -> tuple:
     """The part of `calibration_version` the sample rows are read from: the key, beside `verdicts_version`, of the
     sample rules `calibration_report` keeps. Two look-ups with migration 016 (`table_marks`)."""
-    marks = table_marks(db, ("samples",))
-    return ("marks", *marks) if marks is not None else _samples_tail(db)
+    return tables_version(db, ("samples",))
 
 
 def _samples_tail(db: sqlite_utils.Database) -> tuple:

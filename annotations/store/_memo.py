@@ -3,8 +3,9 @@
 A page rerun asks again for what it showed before (the filter options, the pairs hidden from a reviewer, the
 disagreement list); at a million run records each took seconds. `kept_for_tables` returns the value computed the
 last time, as long as `table_marks` of exactly the tables it was computed from is unchanged: that version moves on
-every insert, delete and update of those rows (migrations 015, 016, 020), and reading it is two index look-ups a
-table, so a hit costs a few hundred microseconds and a miss is never served stale. Values are shared, not copied:
+every insert, delete and update judgecal makes to those rows (migrations 015, 016, 020; the hand edits it does not
+see are listed in docs/decisions.md), and reading it is three index look-ups a table, so a hit costs a few hundred
+microseconds. Values are shared, not copied:
 callers must not mutate them.
 """
 
