@@ -58,7 +58,7 @@ import sqlite_utils
 from judgecal.evalsets import gc_paused
 from judgecal.annotations import stats as agr
 from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE_MIN_N, LabelShare, PassRate,
-                                        PassRateClustering, RatePlan, ac1_batch, cluster_codes, clustered_pass_rate, design_effect,
+                                        PassRateClustering, RatePlan, ac1_batch, ClusterCodes, cluster_codes, clustered_pass_rate, design_effect,
                                         design_weights, JudgedUnits, judged_units, kappa_from_table, label_prediction,
                                         label_predictions,
                                         label_shares, ppi_pass_rate, ppi_prediction, rate_plan, RoganGladen,
@@ -714,6 +714,202 @@ def _slice_stats(name: str, pairs: list[Pair], verdicts: dict[Pair, _Verdicts], 
                       verdict_rows=base.verdict_rows, verdict_errors=base.verdict_errors)
 
 
+# --------------------------------------------------------------------------- the labelled pairs as columns (16.3)
+
+
+class _LabelledColumns(NamedTuple):
+    """A group's labelled pairs as columns, one entry per pair in pair order (issue 16.3): what `_slice_stats` reads
+    of a pair, read once per group instead of once per slice it falls in (overall, constraint, type, label set). A
+    slice is then an index array over them (`slice_index`), its confusion tables counted with `np.bincount`. Labels
+    are numbered (`vocab`: code -> label, ABSTAIN among them)."""
+
+    pairs: list[Pair]
+    vocab: list[Any]
+    abstain: int  # the code of ABSTAIN
+    human: np.ndarray  # the blind first human label's code
+    judge: np.ndarray  # the judge majority's code, ABSTAIN's for a tie or no valid repeat
+    has_majority: np.ndarray  # bool: the repeats have a majority label
+    no_valid: np.ndarray  # bool: no repeat gave a label
+    single: np.ndarray  # the code of the one label every repeat gave (no error row), -1 otherwise
+    repeat: dict[int, np.ndarray]  # repeat -> its label's code, ABSTAIN's for an error row or a missing repeat
+    random: np.ndarray  # bool: "random" among the pair's (counted) rules
+    targeted: np.ndarray  # bool: targeted and not random
+    post_reveal: np.ndarray  # bool: the first reviewer changed or withdrew the label later
+    item: np.ndarray  # the item's number (group-wide)
+    stratum: np.ndarray  # the design stratum's number, `strata` its keys
+    strata: list[tuple[str, str]]
+    kinds: dict[str, tuple[np.ndarray, dict[str, int]]]  # slice kind -> (each pair's value number, value -> number)
+
+    def slice_index(self, name: str) -> np.ndarray:
+        """The positions of a slice's pairs ("overall", "constraint:<id>", "type:<t>", "labels:<set>"), in order."""
+        kind, _, value = name.partition(":")
+        if kind == "overall":
+            return np.arange(len(self.human), dtype=np.intp)
+        codes, numbers = self.kinds[kind]
+        k = numbers.get(value)
+        return np.zeros(0, dtype=np.intp) if k is None else np.flatnonzero(codes == k)
+
+
+def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
+                      rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
+                      post_reveal: set[Pair], stratum_of: dict[Pair, tuple[str, str]]) -> _LabelledColumns:
+    """The columns of a group's labelled pairs (in pair order): one pass over the pairs, the rest per distinct
+    verdict pattern, rule set, item or stratum."""
+    n = len(labelled)
+    vocab = _Numbering()
+    abstain = vocab[ABSTAIN]
+
+    def numbered(values: Iterable[Any], numbering: dict) -> np.ndarray:
+        return np.fromiter(map(numbering.__getitem__, values), dtype=np.intp, count=n)
+
+    patterns = _Numbering()
+    pat = numbered((verdicts[p].pattern for p in labelled), patterns)
+    human = numbered(map(humans.__getitem__, labelled), vocab)
+    judge, has_majority, no_valid, single = [], [], [], []
+    per_repeat: dict[int, list[int]] = {r: [] for r in repeats}
+    for pattern in patterns:  # in code order
+        m, valid, every = _majority_of(pattern)
+        judge.append(vocab[ABSTAIN if m is None else m])
+        has_majority.append(m is not None)
+        no_valid.append(not valid)
+        single.append(vocab[next(iter(valid))] if valid and every and len(valid) == 1 else -1)
+        labels = dict(pattern)
+        for r in repeats:
+            # an error row (or a repeat that never ran on the pair) is this repeat's abstention
+            per_repeat[r].append(vocab[labels.get(r) or ABSTAIN])
+    take = lambda column, dtype=np.intp: np.asarray(column, dtype=dtype)[pat]  # noqa: E731
+    rule_sets = _Numbering()
+    rule = numbered(map(lambda p: rules.get(p, ()), labelled), rule_sets)
+    is_random = np.array(["random" in r for r in rule_sets], dtype=bool)
+    is_targeted = np.array(["targeted" in r and "random" not in r for r in rule_sets], dtype=bool)
+    strata = _Numbering()
+    stratum = numbered(map(stratum_of.__getitem__, labelled), strata)
+    items, constraint_ids, types, sets = _Numbering(), _Numbering(), _Numbering(), _Numbering()
+    joined: dict[tuple[str, ...], str] = {}
+    pair_infos = list(map(info.__getitem__, labelled))
+
+    def set_name(ls: tuple[str, ...]) -> str:
+        found = joined.get(ls)
+        if found is None:
+            found = joined[ls] = "/".join(ls)
+        return found
+
+    return _LabelledColumns(
+        labelled, list(vocab), abstain, human, take(judge), take(has_majority, bool), take(no_valid, bool), take(single),
+        {r: take(codes) for r, codes in per_repeat.items()},
+        is_random[rule], is_targeted[rule],
+        np.fromiter(map(post_reveal.__contains__, labelled), dtype=bool, count=n),
+        numbered((i.item_id for i in pair_infos), items), stratum, list(strata),
+        {"constraint": (numbered((p[1] for p in labelled), constraint_ids), constraint_ids),
+         "type": (numbered((i.type for i in pair_infos), types), types),
+         "labels": (numbered((set_name(i.labels) for i in pair_infos), sets), sets)})
+
+
+def _first_appearance(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of `codes` in order of first appearance, and `codes` renumbered 0.. in that order."""
+    if not len(codes):
+        return codes, codes
+    uniq, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(uniq), dtype=np.intp)
+    rank[order] = np.arange(len(uniq), dtype=np.intp)
+    return uniq[order], rank[inverse.reshape(-1)]
+
+
+def _agreement_codes(a: np.ndarray, b: np.ndarray, vocab: list[Any], abstain: int, label_order: Sequence[str],
+                     weights: np.ndarray | None = None, clusters: ClusterCodes | None = None) -> Agreement | None:
+    """`agreement([vocab[x] for x in a], [vocab[y] for y in b], label_order, weights, clusters)` from label codes:
+    the same numbers, bit for bit (tests/test_report_columns.py). The weighted cells are summed in pair order
+    (`np.cumsum`, sequential, as the per-pair dict additions), Kish's sums are Python sums of the same floats, the
+    dominant label's tie is broken by first occurrence in `a`, then in `b`, as `Counter(a) + Counter(b)` does."""
+    n = len(a)
+    if not n:
+        return None
+    v = len(vocab)
+    cell = a * v + b
+    if weights is None and clusters is None:
+        distinct, _ = _first_appearance(cell)
+        counts = np.bincount(cell, minlength=v * v)
+        return agreement_from_counts({(vocab[c // v], vocab[c % v]): int(counts[c]) for c in distinct.tolist()},
+                                     label_order)
+    used = np.union1d(a, b).tolist()
+    labels = _order([vocab[c] for c in used], label_order)
+    index = {lab: i for i, lab in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    counts = np.bincount(cell, minlength=v * v)
+    present = np.flatnonzero(counts).tolist()
+    if weights is None:
+        for c in present:
+            table[index[vocab[c // v]], index[vocab[c % v]]] = int(counts[c])
+        n_eff = float(n) ** 2 / float(n)
+    else:
+        for c in present:  # each cell's weights added in pair order, one after the other
+            table[index[vocab[c // v]], index[vocab[c % v]]] = float(np.cumsum(weights[cell == c])[-1])
+        w = weights.tolist()
+        n_eff = sum(w) ** 2 / sum(x * x for x in w)
+    same = a == b
+    deff = design_effect(same.astype(float), clusters) if clusters is not None else NO_CLUSTERING
+    if weights is None:
+        confusion = tuple(tuple(int(round(x)) for x in row) for row in table)
+    else:
+        confusion = tuple(tuple(round(float(x), 6) for x in row) for row in table)
+    total = np.bincount(a, minlength=v) + np.bincount(b, minlength=v)
+    in_a, _ = _first_appearance(a)
+    seen = set(in_a.tolist())
+    in_b, _ = _first_appearance(b)
+    first_order = in_a.tolist() + [c for c in in_b.tolist() if c not in seen]
+    dominant = max(first_order, key=total.__getitem__)  # the first of the largest, as most_common(1)
+    return _table_agreement(table, labels, n=n, agree=int(same.sum()), dominant=vocab[dominant],
+                            count=int(total[dominant]), abstain=int((a == abstain).sum()), confusion=confusion,
+                            n_eff=deff.effective(n_eff), weighted=weights is not None, deff=deff,
+                            clustered=clusters is not None)
+
+
+def _slice_stats_columns(name: str, cols: _LabelledColumns, idx: np.ndarray, base: _SliceBase, n_pairs: int,
+                         repeats: list[int]) -> SliceStats:
+    """`_slice_stats` of a slice whose labelled pairs are `idx` (positions in `cols`, in pair order): the same
+    SliceStats, number for number and bit for bit (tests/test_report_columns.py)."""
+    order = base.order
+    r = idx[cols.random[idx]]
+    t = idx[cols.targeted[idx]]
+    no_valid_r = cols.no_valid[r]
+    no_valid = int(no_valid_r.sum())
+    tie = int((~no_valid_r & ~cols.has_majority[r]).sum())
+    maj_j, maj_h = cols.judge[r], cols.human[r]
+    all_correct = int((cols.single[r] == maj_h).sum())
+    changed = int(cols.post_reveal[r].sum())
+    tt = t[cols.has_majority[t]]
+    # the clusters of the intervals (issue 15.5): the slice's items numbered in order of first appearance
+    distinct_items, local = _first_appearance(cols.item[r])
+    items = ClusterCodes(local, len(distinct_items))
+    vocab, abstain = cols.vocab, cols.abstain
+    per_repeat = tuple(RepeatAgreement(rep, _agreement_codes(cols.repeat[rep][r], maj_h, vocab, abstain, order,
+                                                             clusters=items)) for rep in repeats)
+    weights = _design_weights_codes(cols, r, base.stratum_sizes)
+    return SliceStats(name, n_pairs, len(r), tie, no_valid,
+                      _agreement_codes(maj_j, maj_h, vocab, abstain, order, clusters=items),
+                      per_repeat, all_correct, len(t),
+                      _agreement_codes(cols.judge[tt], cols.human[tt], vocab, abstain, order),
+                      base.repeat_vs_repeat, base.consistency, changed,
+                      majority_weighted=_agreement_codes(maj_j, maj_h, vocab, abstain, order, weights=weights,
+                                                         clusters=items),
+                      verdict_rows=base.verdict_rows, verdict_errors=base.verdict_errors)
+
+
+def _design_weights_codes(cols: _LabelledColumns, r: np.ndarray, sizes: Counter) -> np.ndarray:
+    """`design_weights` of the pairs at `r` (N_s / n_s, one division per stratum) as an array; a stratum without
+    population pairs raises as `design_weights` does."""
+    got = np.bincount(cols.stratum[r], minlength=len(cols.strata)).tolist()
+    weight = np.zeros(len(cols.strata))
+    for s, k in enumerate(got):
+        if k:
+            if not sizes[cols.strata[s]]:
+                p = cols.pairs[int(r[np.flatnonzero(cols.stratum[r] == s)[0]])]
+                raise ValueError(f"sampled pair {p} lies outside the population's strata")
+            weight[s] = sizes[cols.strata[s]] / k
+    return weight[cols.stratum[r]]
+
+
 class _Majority(NamedTuple):
     label: str | None  # `majority_label` of the valid repeats (None: a tie or no valid repeat)
     valid: frozenset[str]  # the labels the valid repeats gave
@@ -1105,27 +1301,40 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         columns = _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled})
         by_kind = _labelled_by_base(labelled, info)
         pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
-        # each slice's labelled pairs, sorted out in one pass (in pair order)
-        of_slice: dict[tuple[str, str], list[Pair]] = defaultdict(list)
-        joined: dict[tuple[str, ...], str] = {}
-        for p in labelled:
-            i = info[p]
-            ls = joined.get(i.labels)
-            if ls is None:
-                ls = joined[i.labels] = "/".join(i.labels)
-            of_slice[("constraint", p[1])].append(p)
-            of_slice[("type", i.type)].append(p)
-            of_slice[("labels", ls)].append(p)
+        # the labelled pairs as columns, read once for every slice they fall in (issue 16.3); off: per pair
+        cols = (_labelled_columns(labelled, verdicts, humans, rules, info, repeats, post_reveal, stratum_of)
+                if _COLUMNS else None)
+        of_slice: dict[tuple[str, str], list[Pair]] | None = None
 
         def labelled_of(name: str) -> list[Pair]:
+            nonlocal of_slice
             kind, _, value = name.partition(":")
-            return labelled if kind == "overall" else of_slice.get((kind, value), [])
+            if kind == "overall":
+                return labelled
+            if cols is not None:
+                return [cols.pairs[k] for k in cols.slice_index(name).tolist()]
+            if of_slice is None:
+                # each slice's labelled pairs, sorted out in one pass (in pair order)
+                of_slice = defaultdict(list)
+                joined: dict[tuple[str, ...], str] = {}
+                for p in labelled:
+                    i = info[p]
+                    ls = joined.get(i.labels)
+                    if ls is None:
+                        ls = joined[i.labels] = "/".join(i.labels)
+                    of_slice[("constraint", p[1])].append(p)
+                    of_slice[("type", i.type)].append(p)
+                    of_slice[("labels", ls)].append(p)
+            return of_slice.get((kind, value), [])
 
         def stats(name: str, ps: list[Pair] | None = None) -> SliceStats:
             # `ps` given: a verification slice, computed on those (labelled) pairs alone
             if ps is not None:
                 return _slice_stats(name, ps, verdicts, humans, rules, info, repeats, post_reveal, stratum_of,
                                     columns)
+            if cols is not None:
+                return _slice_stats_columns(name, cols, cols.slice_index(name), base.slices[name], base.sizes[name],
+                                            repeats)
             return _slice_stats(name, [], verdicts, humans, rules, info, repeats, post_reveal, stratum_of, columns,
                                 base.slices[name], labelled_of(name), base.sizes[name])
 
@@ -1195,6 +1404,9 @@ _KEPT: dict[tuple, Any] = {}
 # The SQL aggregates (`_sql_group_bases`) when the project has `verdict_pairs`; tests turn it off to compare them
 # with the per-pair path on the same project.
 _AGGREGATE_IN_SQL = True
+# The label-dependent numbers from the labelled pairs' columns (`_labelled_columns`, issue 16.3); tests turn it off to
+# compare them with the per-pair computation (`_slice_stats` and the rest) on the same project.
+_COLUMNS = True
 _KEPT_SIZE = 12
 _KEPT_LOCK = threading.Lock()
 

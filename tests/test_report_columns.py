@@ -1,0 +1,100 @@
+"""Issue 16.3: the report's label-dependent numbers from the labelled pairs' columns (`_labelled_columns`: a slice is
+an index array over them, its confusion tables counted with np.bincount) equal the per-pair computation
+(`_slice_stats` and the rest, `_COLUMNS = False`), number for number and bit for bit: on the hostile project of
+tests/test_report_aggregates.py (ties, error rows, a pair whose every repeat failed, extra repeats on labelled pairs
+only, repeats stored out of order, labels outside the label set, several label sets and judge models, post-reveal
+changes, targeted-only and unsampled labels, items shared by several pairs, a revision verified on fresh labels)
+under every filter combination there, on both label-free paths; and `_agreement_codes` against `agreement` on random
+label lists with ties for the dominant label, weights of several values (their pair-order sums) and clusters."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judgecal import annotations as ann
+from judgecal.annotations.reports import _calibration  # house: private (the two paths compared)
+from judgecal.annotations.reports._calibration import ABSTAIN, agreement, calibration_report  # house: private
+from judgecal.annotations.stats import cluster_codes
+from test_report_aggregates import CALLS, _hostile
+
+
+def _both(db_path: Path, monkeypatch: pytest.MonkeyPatch, in_sql: bool, **kwargs) -> tuple[str, str]:
+    out = []
+    monkeypatch.setattr(_calibration, "_AGGREGATE_IN_SQL", in_sql)
+    for columns in (True, False):
+        monkeypatch.setattr(_calibration, "_COLUMNS", columns)
+        _calibration._KEPT.clear()
+        with ann.unit_of_work(db_path) as db:
+            out.append(calibration_report(db, **kwargs).to_json())
+    _calibration._KEPT.clear()
+    return out[0], out[1]
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> Path:
+    db_path = _hostile(tmp_path_factory.mktemp("columns"))
+    rng = random.Random(163)
+    with ann.unit_of_work(db_path) as db:
+        # more post-reveal changes and a label outside the pair's label set, on random labelled pairs
+        rows = list(db.query("SELECT * FROM human_labels ORDER BY id LIMIT 40"))
+        with ann.write(db):
+            for k, row in enumerate(rows):
+                new = {c: v for c, v in row.items() if c != "id"}
+                new.update(blind=0, label="not-in-the-set" if k % 3 == 0 else rng.choice(["pass", "fail"]))
+                db.table("human_labels").insert(new)
+    return db_path
+
+
+@pytest.mark.parametrize("in_sql", [True, False], ids=["sql", "per-pair"])
+@pytest.mark.parametrize("kwargs", CALLS, ids=[str(c) for c in CALLS])
+def test_columns_equal_the_per_pair_computation(hostile, monkeypatch, kwargs, in_sql):
+    columns, per_pair = _both(hostile, monkeypatch, in_sql, **kwargs)
+    assert columns == per_pair
+
+
+def test_the_hostile_project_has_what_the_columns_must_reproduce(hostile, monkeypatch):
+    monkeypatch.setattr(_calibration, "_COLUMNS", True)
+    _calibration._KEPT.clear()
+    with ann.unit_of_work(hostile) as db:
+        report = calibration_report(db)
+    _calibration._KEPT.clear()
+    slices = [s for g in report.groups for s in (g.overall, *g.by_constraint, *g.by_type, *g.by_label_set)]
+    assert any(s.excluded_tie for s in slices) and any(s.excluded_no_valid for s in slices)
+    assert any(s.changed_after_reveal for s in slices)
+    assert any(s.targeted is not None for s in slices)
+    assert any(s.majority is not None and s.majority.design_effect > 1 for s in slices)  # items shared by pairs
+    weighted = {w for s in slices if s.majority_weighted is not None for row in s.majority_weighted.confusion
+                for w in row}
+    assert any(w != int(w) for w in weighted)  # design weights that are not whole numbers
+    assert any(g.verification for g in report.groups)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_agreement_from_codes_equals_agreement(seed):
+    rng = random.Random(seed)
+    vocab = [ABSTAIN, "pass", "fail", "maybe", "zzz", ""]
+    n = rng.choice([1, 2, 3, 7, 50, 400, 3000])
+    k = rng.randint(1, len(vocab))
+    a = [rng.randrange(k) for _ in range(n)]
+    b = [rng.randrange(1, k) if k > 1 else 0 for _ in range(n)]
+    if seed % 4 == 0:  # a tie for the dominant label, broken by first occurrence
+        b = list(reversed(a))
+    strata = [rng.randrange(5) for _ in range(n)]
+    weight_of = [rng.choice([1.0, 10 / 3, 7 / 3, 2.1, 0.3]) for _ in range(5)]
+    weights = [weight_of[s] for s in strata]
+    items = [f"item-{rng.randrange(max(1, n // 3))}" for _ in range(n)]
+    order = ("pass", "fail") if seed % 2 else ("fail", "maybe", "pass")
+    la, lb = [vocab[x] for x in a], [vocab[y] for y in b]
+    codes = cluster_codes(items)
+    abstain = vocab.index(ABSTAIN)
+    ca, cb = np.array(a, dtype=np.intp), np.array(b, dtype=np.intp)
+    assert _calibration._agreement_codes(ca, cb, vocab, abstain, order) == agreement(la, lb, order)
+    assert (_calibration._agreement_codes(ca, cb, vocab, abstain, order, clusters=codes)
+            == agreement(la, lb, order, clusters=items))
+    got = _calibration._agreement_codes(ca, cb, vocab, abstain, order, weights=np.array(weights), clusters=codes)
+    want = agreement(la, lb, order, weights=weights, clusters=items)
+    assert repr(got) == repr(want)  # bit for bit (NaN compares unequal, repr does not)
