@@ -46,6 +46,13 @@ def hostile(tmp_path_factory) -> Path:
                 new = {c: v for c, v in row.items() if c != "id"}
                 new.update(blind=0, label="not-in-the-set" if k % 3 == 0 else rng.choice(["pass", "fail"]))
                 db.table("human_labels").insert(new)
+            # blind first labels outside the pair's label set, and empty judge labels (an abstention per repeat,
+            # a label of its own in a majority), on labelled pairs
+            db.execute("UPDATE human_labels SET label = 'not-in-the-set' WHERE event = 'label' AND blind = 1"
+                       " AND id % 9 = 4")
+            db.execute("UPDATE verdicts SET label = '' WHERE label IS NOT NULL AND id % 11 = 3 AND EXISTS (SELECT 1"
+                       " FROM human_labels h WHERE h.run_record_id = verdicts.run_record_id"
+                       " AND h.constraint_id = verdicts.constraint_id)")
     return db_path
 
 
@@ -71,6 +78,11 @@ def test_the_hostile_project_has_what_the_columns_must_reproduce(hostile, monkey
                 for w in row}
     assert any(w != int(w) for w in weighted)  # design weights that are not whole numbers
     assert any(g.verification for g in report.groups)
+    assert any(r.estimate is not None for g in report.groups for r in g.pass_rates)
+    assert any(s.rate.estimate is not None for g in report.groups for s in g.label_rates)
+    assert any(not (r.estimate != r.estimate) for g in report.groups for r in g.rogan_gladen)
+    assert any(g.judge_error is not None for g in report.groups)
+    assert any(g.non_random is not None and g.non_random.majority is not None for g in report.groups)
 
 
 @pytest.mark.parametrize("seed", range(40))

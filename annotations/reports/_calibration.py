@@ -44,7 +44,9 @@ Conventions (stated once, used everywhere):
 from __future__ import annotations
 
 import functools
+import itertools
 import json
+import operator
 import math
 import threading
 from collections import Counter, defaultdict
@@ -569,8 +571,6 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
     """Human labels per pair, the reviewer who labelled the pair first coming first: each reviewer's blind first
     label (what agreement uses), or with `standing=True` their standing label (what a reviewer reads as the
     current answer, e.g. in the disagreement list)."""
-    first = {(r, c, who): i for r, c, who, i in db.execute(
-        "SELECT run_record_id, constraint_id, reviewer, min(id) FROM human_labels GROUP BY 1, 2, 3")}
     out: dict[Pair, list[dict[str, Any]]] = defaultdict(list)
     if rows is None:  # `rows`: `blind_first_labels(db)` (or with `standing`, `current_labels(db)`) already read
         rows = current_labels(db) if standing else blind_first_labels(db)
@@ -578,9 +578,16 @@ def human_labels_by_pair(db: sqlite_utils.Database, *, rubric_seen: set[str] | N
         if rubric_seen is not None and row["rubric_version_seen"] not in rubric_seen:
             continue
         out[(row["run_record_id"], row["constraint_id"])].append(row)
-    for pair, rows in out.items():
-        if len(rows) > 1:  # most pairs have one reviewer: nothing to order
-            rows.sort(key=lambda r: first[(pair[0], pair[1], r["reviewer"])])
+    # most pairs have one reviewer: nothing to order. Each reviewer's first event is read for the others only (the
+    # overlap pairs: a few thousand at a million run records, not 183k groups), through the pair index.
+    several = [pair for pair, found in out.items() if len(found) > 1]
+    if several:
+        first = {(r, c, who): i for r, c, who, i in db.execute(
+            "SELECT h.run_record_id, h.constraint_id, h.reviewer, min(h.id) FROM json_each(?) AS wanted"
+            " CROSS JOIN human_labels h ON h.run_record_id = json_extract(wanted.value, '$[0]')"
+            " AND h.constraint_id = json_extract(wanted.value, '$[1]') GROUP BY 1, 2, 3", [json.dumps(several)])}
+        for pair in several:
+            out[pair].sort(key=lambda r: first[(pair[0], pair[1], r["reviewer"])])
     return dict(out)
 
 
@@ -638,8 +645,10 @@ class NonRandomLabels:
 
 def _non_random(pairs: Iterable[Pair], verdicts: dict[Pair, "_Verdicts"], humans: dict[Pair, str],
                 raw_rules: dict[Pair, frozenset[str]], counted: frozenset[Pair],
-                info: dict[Pair, PairInfo]) -> NonRandomLabels:
-    rest = [p for p in pairs if p in humans and p not in counted]
+                info: dict[Pair, PairInfo], rest: list[Pair] | None = None) -> NonRandomLabels:
+    # `rest`: the labelled pairs of `pairs` that are not counted, when the caller has them (the columns)
+    if rest is None:
+        rest = [p for p in pairs if p in humans and p not in counted]
     j, h = [], []
     for p in rest:
         m = _majority_of(verdicts[p].pattern).label  # once per verdict pattern
@@ -739,6 +748,15 @@ class _LabelledColumns(NamedTuple):
     stratum: np.ndarray  # the design stratum's number, `strata` its keys
     strata: list[tuple[str, str]]
     kinds: dict[str, tuple[np.ndarray, dict[str, int]]]  # slice kind -> (each pair's value number, value -> number)
+    pass_fail: np.ndarray  # bool: the pair's label set is pass/fail
+    model: np.ndarray  # the model under test's number, `models` its names
+    models: list[str]
+    item_names: list[str]  # item number -> item id
+    label_set: np.ndarray  # the label set's number, `label_sets` the sets
+    label_sets: list[tuple[str, ...]]
+    prediction: np.ndarray  # the PPI prediction of the pair's repeats (`_prediction_of`)
+    pattern: np.ndarray  # the number of the pair's verdicts (pairs with the same repeats share one)
+    repeat_labels: list[list[str | None]]  # verdicts number -> the repeats' labels in repeat order
 
     def slice_index(self, name: str) -> np.ndarray:
         """The positions of a slice's pairs ("overall", "constraint:<id>", "type:<t>", "labels:<set>"), in order."""
@@ -753,8 +771,8 @@ class _LabelledColumns(NamedTuple):
 def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                       rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
                       post_reveal: set[Pair], stratum_of: dict[Pair, tuple[str, str]]) -> _LabelledColumns:
-    """The columns of a group's labelled pairs (in pair order): one pass over the pairs, the rest per distinct
-    verdict pattern, rule set, item or stratum."""
+    """The columns of a group's labelled pairs (in pair order): one look-up per pair and column, mapped in C; the
+    rest per distinct verdicts object, rule set, item or stratum."""
     n = len(labelled)
     vocab = _Numbering()
     abstain = vocab[ABSTAIN]
@@ -762,47 +780,126 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
     def numbered(values: Iterable[Any], numbering: dict) -> np.ndarray:
         return np.fromiter(map(numbering.__getitem__, values), dtype=np.intp, count=n)
 
-    patterns = _Numbering()
-    pat = numbered((verdicts[p].pattern for p in labelled), patterns)
+    def by_identity(objects: list[Any]) -> tuple[np.ndarray, list[Any]]:
+        # pairs share their verdicts and rule-set objects: numbered by identity, each object's values computed once
+        codes = numbered(map(id, objects), _Numbering())
+        _, first = np.unique(codes, return_index=True)  # the codes are 0.. in order of first appearance
+        return codes, [objects[k] for k in np.sort(first).tolist()]
+
+    pat, shared = by_identity(list(map(verdicts.__getitem__, labelled)))
     human = numbered(map(humans.__getitem__, labelled), vocab)
-    judge, has_majority, no_valid, single = [], [], [], []
+    judge, has_majority, no_valid, single, prediction = [], [], [], [], []
     per_repeat: dict[int, list[int]] = {r: [] for r in repeats}
-    for pattern in patterns:  # in code order
+    for v in shared:  # in code order
+        pattern = v.pattern
         m, valid, every = _majority_of(pattern)
         judge.append(vocab[ABSTAIN if m is None else m])
         has_majority.append(m is not None)
         no_valid.append(not valid)
         single.append(vocab[next(iter(valid))] if valid and every and len(valid) == 1 else -1)
+        prediction.append(_prediction_of(pattern))
         labels = dict(pattern)
         for r in repeats:
             # an error row (or a repeat that never ran on the pair) is this repeat's abstention
             per_repeat[r].append(vocab[labels.get(r) or ABSTAIN])
     take = lambda column, dtype=np.intp: np.asarray(column, dtype=dtype)[pat]  # noqa: E731
-    rule_sets = _Numbering()
-    rule = numbered(map(lambda p: rules.get(p, ()), labelled), rule_sets)
+    rule, rule_sets = by_identity(list(map(rules.get, labelled, itertools.repeat((), n))))
     is_random = np.array(["random" in r for r in rule_sets], dtype=bool)
     is_targeted = np.array(["targeted" in r and "random" not in r for r in rule_sets], dtype=bool)
     strata = _Numbering()
     stratum = numbered(map(stratum_of.__getitem__, labelled), strata)
-    items, constraint_ids, types, sets = _Numbering(), _Numbering(), _Numbering(), _Numbering()
-    joined: dict[tuple[str, ...], str] = {}
+    items, constraint_ids, types, models, label_sets = (_Numbering(), _Numbering(), _Numbering(), _Numbering(),
+                                                        _Numbering())
     pair_infos = list(map(info.__getitem__, labelled))
-
-    def set_name(ls: tuple[str, ...]) -> str:
-        found = joined.get(ls)
-        if found is None:
-            found = joined[ls] = "/".join(ls)
-        return found
-
+    label_set = numbered(map(_LABELS, pair_infos), label_sets)
+    sets = _Numbering()
+    set_codes = np.array([sets["/".join(ls)] for ls in label_sets], dtype=np.intp)
     return _LabelledColumns(
-        labelled, list(vocab), abstain, human, take(judge), take(has_majority, bool), take(no_valid, bool), take(single),
-        {r: take(codes) for r, codes in per_repeat.items()},
-        is_random[rule], is_targeted[rule],
+        labelled, list(vocab), abstain, human, take(judge), take(has_majority, bool), take(no_valid, bool),
+        take(single), {r: take(codes) for r, codes in per_repeat.items()}, is_random[rule], is_targeted[rule],
         np.fromiter(map(post_reveal.__contains__, labelled), dtype=bool, count=n),
-        numbered((i.item_id for i in pair_infos), items), stratum, list(strata),
-        {"constraint": (numbered((p[1] for p in labelled), constraint_ids), constraint_ids),
-         "type": (numbered((i.type for i in pair_infos), types), types),
-         "labels": (numbered((set_name(i.labels) for i in pair_infos), sets), sets)})
+        numbered(map(_ITEM, pair_infos), items), stratum, list(strata),
+        {"constraint": (numbered(map(_CONSTRAINT, labelled), constraint_ids), constraint_ids),
+         "type": (numbered(map(_TYPE, pair_infos), types), types),
+         "labels": (set_codes[label_set], sets)},
+        np.array([_is_pass_fail(ls) for ls in label_sets], dtype=bool)[label_set],
+        numbered(map(_MODEL, pair_infos), models), list(models), list(items), label_set, list(label_sets),
+        take(prediction, float), pat, [list(v.labels.values()) for v in shared])
+
+
+_MODEL, _ITEM, _TYPE, _LABELS = (operator.itemgetter(k) for k in range(4))  # PairInfo's fields
+_CONSTRAINT = operator.itemgetter(1)  # a pair's constraint id
+
+
+def _positions(cols: _LabelledColumns, mask: np.ndarray) -> tuple[list[int], list[Pair]]:
+    idx = np.flatnonzero(mask).tolist()
+    return idx, list(map(cols.pairs.__getitem__, idx))
+
+
+def _model_mask(cols: _LabelledColumns, model: str) -> np.ndarray:
+    code = cols.models.index(model) if model in cols.models else -1
+    return cols.model == code
+
+
+def _code_of(cols: _LabelledColumns, label: str) -> int:
+    return cols.vocab.index(label) if label in cols.vocab else -1
+
+
+def _weights_by(strata_lab: list[str], sizes: Counter, pairs: list[Pair]) -> list[float]:
+    """`design_weights(pairs, (), lambda p: p[1], sizes=sizes)` from the pairs' strata (their constraint ids)."""
+    got = Counter(strata_lab)
+    if any(not sizes[s] for s in got):
+        return design_weights(pairs, (), lambda p: p[1], sizes=sizes)  # raises, naming the pair
+    weight = {s: sizes[s] / got[s] for s in got}  # one division per stratum, as design_weights
+    return list(map(weight.__getitem__, strata_lab))
+
+
+def _pass_rates_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns
+                        ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
+    """`_pass_rates` from the labelled pairs' columns: each model's counted pass/fail pairs, the same lists."""
+    rates = []
+    for model in sorted(bases):
+        base = bases[model]
+        idx, lab_pairs = _positions(cols, cols.random & cols.pass_fail & _model_mask(cols, model))
+        judge_lab = cols.prediction[idx].tolist()
+        human_lab = (cols.human[idx] == _code_of(cols, "pass")).astype(int).tolist()
+        strata_lab = list(map(_CONSTRAINT, lab_pairs))
+        rate = ppi_pass_rate(model, base.judge, judge_lab, human_lab, strata_all=base.strata, strata_lab=strata_lab)
+        if math.isnan(rate.ppi_estimate):
+            rates.append((rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]))
+            continue
+        rates.append(clustered_pass_rate(rate, base.judge, base.units.codes, judge_lab, human_lab,
+                                         _weights_by(strata_lab, base.sizes, lab_pairs),
+                                         list(map(cols.item_names.__getitem__, cols.item[idx].tolist())),
+                                         judged=base.units))
+    return tuple(r for r, _ in rates), tuple(c for _, c in rates)
+
+
+def _rogan_gladen_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns) -> tuple[RoganGladen, ...]:
+    """`_rogan_gladen` from the labelled pairs' columns."""
+    out = []
+    human_pf = np.isin(cols.human, [k for k, label in enumerate(cols.vocab) if label in PASS_FAIL])
+    for model in sorted(bases):
+        base = bases[model]
+        idx, lab = _positions(cols, cols.random & cols.pass_fail & human_pf & _model_mask(cols, model))
+        out.append(rogan_gladen(model, base.judge, cols.prediction[idx].tolist(),
+                                (cols.human[idx] == _code_of(cols, "pass")).astype(int).tolist(),
+                                weights=_weights_by(list(map(_CONSTRAINT, lab)), base.sizes, lab) if lab else None,
+                                clusters=list(map(cols.item_names.__getitem__, cols.item[idx].tolist()))))
+    return tuple(out)
+
+
+def _label_rates_columns(bases: dict[tuple[str, tuple[str, ...]], _ShareBase], cols: _LabelledColumns
+                         ) -> tuple[LabelShare, ...]:
+    """`_label_rates` from the labelled pairs' columns."""
+    out: list[LabelShare] = []
+    for (model, label_set), base in bases.items():
+        code = cols.label_sets.index(label_set) if label_set in cols.label_sets else -1
+        idx, lab = _positions(cols, cols.random & (cols.label_set == code) & _model_mask(cols, model))
+        out += label_shares(model, label_set, [], list(map(cols.repeat_labels.__getitem__, cols.pattern[idx].tolist())),
+                            list(map(cols.vocab.__getitem__, cols.human[idx].tolist())),
+                            strata_all=base.strata, strata_lab=list(map(_CONSTRAINT, lab)), f_all_by_label=base.f_all)
+    return tuple(out)
 
 
 def _first_appearance(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1256,7 +1353,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     bases = (_kept(db, "group_bases_sql", args, lambda: _sql_group_bases(db, shas, model, constraints, run_id),
                    version) if _AGGREGATE_IN_SQL and has_verdict_pairs(db) else None)
     if bases is not None:
-        info = pair_info_of(db, all_labels)
+        info = pair_info_of(db, all_labels, labelled=True)
     else:
         info = _pair_info_kept(db, version)
     if records is not None:
@@ -1264,7 +1361,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     labels_by_pair = {p: rows for p, rows in all_labels.items() if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
     if bases is not None:
-        lab_verdicts = _labelled_verdicts(db, humans, shas, model, constraints)
+        lab_verdicts = _labelled_verdicts(db, humans, shas, model, constraints, labelled=True)
         judged_lab = {}
         for key, base in bases.items():
             common, shared = set(base.repeats), {}
@@ -1299,11 +1396,14 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         verdicts, labelled = judged_lab[(jm, sha)]
         repeats = base.repeats
         columns = _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled})
-        by_kind = _labelled_by_base(labelled, info)
-        pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
-        # the labelled pairs as columns, read once for every slice they fall in (issue 16.3); off: per pair
+        # the labelled pairs as columns, read once for every slice and rate they enter (issue 16.3); off: per pair
         cols = (_labelled_columns(labelled, verdicts, humans, rules, info, repeats, post_reveal, stratum_of)
                 if _COLUMNS else None)
+        if cols is None:
+            by_kind = _labelled_by_base(labelled, info)
+            pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
+        else:
+            pass_rates, pass_clustering = _pass_rates_columns(base.ppi, cols)
         of_slice: dict[tuple[str, str], list[Pair]] | None = None
 
         def labelled_of(name: str) -> list[Pair]:
@@ -1352,13 +1452,17 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
             tuple(stats(f"type:{t}") for t in sorted(base.types)),
             pass_rates,
             tuple(stats(f"labels:{ls}") for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
-            _non_random(labelled, verdicts, humans, raw_rules, counted, info),
+            _non_random(labelled, verdicts, humans, raw_rules, counted, info,
+                        None if cols is None else _positions(cols, ~cols.random)[1]),
             verified_on, verification, _population_gaps([], info, population, base.slices["overall"].stratum_sizes),
             tuple(repeats), base.ignored,
-            shares := _label_rates(base.shares, by_kind, verdicts, humans, rules),
+            shares := (_label_rates(base.shares, by_kind, verdicts, humans, rules) if cols is None
+                       else _label_rates_columns(base.shares, cols)),
             _plans(pass_rates, shares, target_half_width, pass_clustering),
-            pass_clustering, _judge_error(labelled, verdicts, humans, rules, info, covariates),
-            _rogan_gladen(base.ppi, by_kind, verdicts, humans, rules, info),
+            pass_clustering, (_judge_error(labelled, verdicts, humans, rules, info, covariates) if cols is None
+                              else _judge_error_columns(cols, info, covariates)),
+            (_rogan_gladen(base.ppi, by_kind, verdicts, humans, rules, info) if cols is None
+             else _rogan_gladen_columns(base.ppi, cols)),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
     judged_shas = {g.rubric_sha256 for g in groups}
@@ -1394,6 +1498,21 @@ def _judge_error(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dic
     return judge_error([p[0] for p in counted], [p[1] for p in counted], [info[p].model for p in counted],
                        [info[p].item_id for p in counted],
                        judge, [humans[p] for p in counted], covariates)
+
+
+def _judge_error_columns(cols: _LabelledColumns, info: dict[Pair, PairInfo], covariates: Any) -> JudgeError | None:
+    """`_judge_error` from the labelled pairs' columns: the same pairs in the same order, the same lists."""
+    human_pf = np.isin(cols.human, [k for k, label in enumerate(cols.vocab) if label in PASS_FAIL])
+    idx = np.flatnonzero(cols.random & cols.pass_fail & human_pf).tolist()
+    if not idx:
+        return None
+    counted = list(map(cols.pairs.__getitem__, idx))
+    infos = list(map(info.__getitem__, counted))
+    vocab = cols.vocab
+    judge = [label or ABSTAIN for label in map(vocab.__getitem__, cols.judge[idx].tolist())]
+    return judge_error([p[0] for p in counted], [p[1] for p in counted], [i.model for i in infos],
+                       [i.item_id for i in infos], judge, list(map(vocab.__getitem__, cols.human[idx].tolist())),
+                       covariates)
 
 
 # What every verdict and semantic pair of the project loads into (the slow part: a pass over every verdict row),
@@ -1707,18 +1826,41 @@ def _units(judge: list[float], items: np.ndarray, item_names: list[str | None]) 
                        {item_names[g]: k for k, g in enumerate(uniq[order].tolist())})
 
 
+# The pairs with a label event (any reviewer, any event), each once, in the label pair index's order: what the
+# report's labelled pairs are a subset of. Joined instead of a JSON list of the wanted pairs, whose two json_extract
+# calls a row cost more than the look-up (issue 16.3); the caller's pairs are then kept in Python.
+_LABELLED_PAIRS = "(SELECT DISTINCT run_record_id AS rid, constraint_id AS cid FROM human_labels) AS wanted"
+_WANTED_JSON = ("(SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS cid FROM json_each(?))"
+                " AS wanted")
+
+
+def _wanted(pairs: Iterable[Pair], labelled: bool) -> tuple[str, list[Any], Any]:
+    """(the FROM term naming the wanted pairs `wanted.rid`, `wanted.cid`, its parameters, a test of a row's pair):
+    every pair with a label event, then `pairs` kept in Python, when `labelled` says `pairs` are labelled ones; else
+    `pairs` as a JSON list."""
+    if labelled:
+        keep = pairs if isinstance(pairs, (set, frozenset, dict)) else set(map(tuple, pairs))
+        return _LABELLED_PAIRS, [], keep.__contains__
+    return _WANTED_JSON, [json.dumps(sorted({tuple(p) for p in pairs}))], None
+
+
 def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: set[str] | None, model: str | None,
-                       constraints: set[str] | None) -> dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]]:
+                       constraints: set[str] | None, *, labelled: bool = False
+                       ) -> dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]]:
     """(judge model, rubric sha) -> its judged pairs among `pairs` (the labelled ones), in pair order, with each
-    pair's repeats as stored (`verdict_pairs`), read through the pair index."""
+    pair's repeats as stored (`verdict_pairs`), read through the pair index. `labelled`: every pair of `pairs` has a
+    label event (`_wanted`)."""
     where, params = _verdict_filters(shas, model, constraints, "vp")
+    source, wanted_params, keep = _wanted(pairs, labelled)
     sql = ("SELECT vp.judge_model, vp.rubric_sha256, vp.run_record_id, vp.constraint_id, vp.n, vp.pattern"
-           " FROM json_each(?) AS wanted JOIN verdict_pairs vp ON vp.run_record_id = json_extract(wanted.value, '$[0]')"
-           " AND vp.constraint_id = json_extract(wanted.value, '$[1]')"
+           f" FROM {source} CROSS JOIN verdict_pairs vp ON vp.run_record_id = wanted.rid"
+           " AND vp.constraint_id = wanted.cid"
            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
     out: dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]] = defaultdict(list)
     parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
-    for jm, sha, rid, cid, n, text in db.execute(sql, [json.dumps(sorted({tuple(p) for p in pairs}))] + params):
+    for jm, sha, rid, cid, n, text in db.execute(sql, wanted_params + params):
+        if keep is not None and not keep((rid, cid)):
+            continue
         labels = parsed.get((text, n))
         if labels is None:
             labels = parsed[(text, n)] = parse_pattern(text, n)
@@ -1726,17 +1868,22 @@ def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: s
     return out
 
 
-def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair]) -> dict[Pair, PairInfo]:
-    """`pair_info(db)` restricted to `pairs` (the labelled ones), read through the run record and constraint keys."""
+def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair], *, labelled: bool = False
+                 ) -> dict[Pair, PairInfo]:
+    """`pair_info(db)` restricted to `pairs` (the labelled ones), read through the run record and constraint keys.
+    `labelled`: every pair of `pairs` has a label event (`_wanted`)."""
     r_index, c_index = pair_indexes(db)
+    source, params, keep = _wanted(pairs, labelled)
     sql = f"""SELECT r.id, c.id, r.model, r.item_id, c.type, c.labels
-              FROM json_each(?) AS wanted
-              CROSS JOIN run_records r{r_index} ON r.id = json_extract(wanted.value, '$[0]')
-              CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = json_extract(wanted.value, '$[1]')
+              FROM {source}
+              CROSS JOIN run_records r{r_index} ON r.id = wanted.rid
+              CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = wanted.cid
                                 AND c.check_json IS NULL"""
     parsed: dict[str, tuple[str, ...]] = {}
     out = {}
-    for rid, cid, m, item, t, ls in db.execute(sql, [json.dumps(sorted({tuple(p) for p in pairs}))]):
+    for rid, cid, m, item, t, ls in db.execute(sql, params):
+        if keep is not None and not keep((rid, cid)):
+            continue
         found = parsed.get(ls)
         if found is None:
             found = parsed[ls] = tuple(json.loads(ls))
