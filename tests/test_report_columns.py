@@ -20,6 +20,7 @@ from judgecal.annotations.reports import _calibration  # house: private (the two
 from judgecal.annotations.reports._calibration import ABSTAIN, agreement, calibration_report  # house: private
 from judgecal.annotations.stats import cluster_codes
 from test_report_aggregates import CALLS, _hostile
+from test_scale_golden import STAMP, V2
 
 
 def _both(db_path: Path, monkeypatch: pytest.MonkeyPatch, in_sql: bool, **kwargs) -> tuple[str, str]:
@@ -110,3 +111,71 @@ def test_agreement_from_codes_equals_agreement(seed):
     got = _calibration._agreement_codes(ca, cb, vocab, abstain, order, weights=np.array(weights), clusters=codes)
     want = agreement(la, lb, order, weights=weights, clusters=items)
     assert repr(got) == repr(want)  # bit for bit (NaN compares unequal, repr does not)
+
+
+def test_later_events_is_every_reviewer_with_a_second_event(hostile):
+    with ann.unit_of_work(hostile) as db:
+        old = {tuple(r) for r in db.execute(
+            "SELECT h.run_record_id, h.constraint_id, h.reviewer FROM human_labels h JOIN (SELECT run_record_id,"
+            " constraint_id, reviewer, min(id) AS first FROM human_labels GROUP BY 1, 2, 3) f ON f.run_record_id ="
+            " h.run_record_id AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer WHERE h.id > f.first"
+            " GROUP BY 1, 2, 3")}
+        assert old and _calibration.later_events(db) == old
+
+
+def test_kept_labelled_reads_equal_a_fresh_report_after_each_change(tmp_path, monkeypatch):
+    """The labelled pairs' info and verdict rows are kept under the labels', verdicts', run records' and
+    constraints' versions and merged per pair when labels were only added: after new labels (on pairs never labelled,
+    some judged by one group only, and on labelled ones), a change, a label edited in place and new verdicts, the
+    report equals one computed with nothing kept."""
+    from judgecal.annotations.store import _memo  # house: private (cleared to compute afresh)
+
+    db_path = _hostile(tmp_path)
+    merged = []  # the pairs read by the incremental path
+    rows_of, info_of = _calibration._verdict_rows, _calibration.pair_info_of
+    monkeypatch.setattr(_calibration, "_verdict_rows",
+                        lambda db, pairs: (merged.append(("rows", pairs)) if pairs is not None else None,
+                                           rows_of(db, pairs))[1])
+    monkeypatch.setattr(_calibration, "pair_info_of",
+                        lambda db, pairs, **kw: (merged.append(("info", pairs)) if pairs is not None else None,
+                                                 info_of(db, pairs, **kw))[1])
+
+    def fresh(db) -> str:
+        _memo._KEPT.clear()
+        _calibration._KEPT.clear()
+        return calibration_report(db).to_json()
+
+    def insert(db, pair, reviewer, label, event="label", blind=1):
+        with ann.write(db):
+            db.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label,"
+                       " rubric_version_seen, blind, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                       [pair[0], pair[1], reviewer, event, label, None, blind, "2026-12-01T10:00:00Z"])
+
+    with ann.unit_of_work(db_path) as db:
+        labelled = {tuple(r) for r in db.execute("SELECT run_record_id, constraint_id FROM human_labels")}
+        sampled = [tuple(r) for r in db.execute("SELECT run_record_id, constraint_id FROM samples ORDER BY rowid")]
+        unlabelled = [p for p in dict.fromkeys(sampled) if p not in labelled]
+        assert len(unlabelled) >= 6
+        fresh(db)
+        steps = [
+            lambda: insert(db, unlabelled[0], "rev-new", "pass"),
+            lambda: [insert(db, p, "rev-new", "fail") for p in unlabelled[1:4]],
+            lambda: insert(db, sorted(labelled)[0], "rev-new", "fail"),  # another reviewer on a labelled pair
+            lambda: insert(db, unlabelled[0], "rev-new", "fail", event="change", blind=0),
+            lambda: db.execute("UPDATE human_labels SET label = 'fail' WHERE id = (SELECT max(id) FROM human_labels)"),
+            lambda: insert(db, unlabelled[4], "rev-new", "pass"),
+            lambda: db.conn.execute(
+                "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                " created_at) VALUES (?,?,?,?,?,?,?)", [*unlabelled[5], V2, "judge-late", 0, "pass", STAMP]),
+            lambda: insert(db, unlabelled[5], "rev-new", "pass"),
+        ]
+        for step in steps:
+            calibration_report(db)  # keeps the labelled reads under the current versions
+            with ann.write(db):
+                step()
+            kept = calibration_report(db).to_json()
+            assert kept == fresh(db)
+        # the appended labels were merged per pair (not after the edit in place or the new verdicts)
+        read = [(kind, frozenset(pairs)) for kind, pairs in merged]
+        for pairs in ([unlabelled[0]], unlabelled[1:4], [unlabelled[4]]):
+            assert ("rows", frozenset(pairs)) in read and ("info", frozenset(pairs)) in read

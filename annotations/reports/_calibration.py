@@ -610,19 +610,30 @@ def counted_rules(db: sqlite_utils.Database, run_id: str | None = None,
             found = minus[r] = r - {"random"}
         return found
 
-    return {p: (r if p in counted else without_random(r))
-            for p, r in (sample_rules(db) if raw_rules is None else raw_rules).items()}
+    raw = sample_rules(db) if raw_rules is None else raw_rules
+    try:
+        distinct = set(raw.values())  # a few rule sets, however many pairs
+    except TypeError:  # a caller's own (unhashable) sets: pair by pair
+        distinct = None
+    if distinct is None or any(not isinstance(r, frozenset) for r in distinct):
+        return {p: (r if p in counted else without_random(r)) for p, r in raw.items()}
+    # every pair's rules without "random", mapped in C, then the counted pairs' own rules put back (issue 16.3:
+    # 530k sampled pairs at a million run records, 176k of them counted)
+    minus.update((r, r - {"random"}) for r in distinct)
+    out = dict(zip(raw, map(minus.__getitem__, raw.values())))
+    for p in counted:
+        r = raw.get(p)
+        if r is not None:
+            out[p] = r
+    return out
 
 
 def later_events(db: sqlite_utils.Database) -> set[tuple[str, str, str]]:
     """(run record, constraint, reviewer) whose reviewer has events after their blind first label (a change, an
     undo, a label given again): shown in the report, never used."""
+    # an event after the first is a second row of the (pair, reviewer): one pass over the pair index, no join
     sql = """
-        SELECT h.run_record_id, h.constraint_id, h.reviewer FROM human_labels h
-        JOIN (SELECT run_record_id, constraint_id, reviewer, min(id) AS first FROM human_labels
-              GROUP BY 1, 2, 3) f
-          ON f.run_record_id = h.run_record_id AND f.constraint_id = h.constraint_id AND f.reviewer = h.reviewer
-        WHERE h.id > f.first GROUP BY 1, 2, 3
+        SELECT run_record_id, constraint_id, reviewer FROM human_labels GROUP BY 1, 2, 3 HAVING count(*) > 1
     """
     return {tuple(r) for r in db.execute(sql)}
 
@@ -777,12 +788,17 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
     vocab = _Numbering()
     abstain = vocab[ABSTAIN]
 
-    def numbered(values: Iterable[Any], numbering: dict) -> np.ndarray:
-        return np.fromiter(map(numbering.__getitem__, values), dtype=np.intp, count=n)
+    def numbered(values: Iterable[Any], numbering: dict | None = None) -> np.ndarray | tuple[np.ndarray, list[Any]]:
+        if numbering is not None:  # a numbering shared by several columns (the labels)
+            return np.fromiter(map(numbering.__getitem__, values), dtype=np.intp, count=n)
+        # (codes, the distinct values in order of first appearance), numbered in C: a value per item is common
+        values = list(values)
+        index = dict(zip(dict.fromkeys(values), itertools.count()))
+        return np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=n), list(index)
 
     def by_identity(objects: list[Any]) -> tuple[np.ndarray, list[Any]]:
         # pairs share their verdicts and rule-set objects: numbered by identity, each object's values computed once
-        codes = numbered(map(id, objects), _Numbering())
+        codes, _ = numbered(map(id, objects))
         _, first = np.unique(codes, return_index=True)  # the codes are 0.. in order of first appearance
         return codes, [objects[k] for k in np.sort(first).tolist()]
 
@@ -806,24 +822,26 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
     rule, rule_sets = by_identity(list(map(rules.get, labelled, itertools.repeat((), n))))
     is_random = np.array(["random" in r for r in rule_sets], dtype=bool)
     is_targeted = np.array(["targeted" in r and "random" not in r for r in rule_sets], dtype=bool)
-    strata = _Numbering()
-    stratum = numbered(map(stratum_of.__getitem__, labelled), strata)
-    items, constraint_ids, types, models, label_sets = (_Numbering(), _Numbering(), _Numbering(), _Numbering(),
-                                                        _Numbering())
+    stratum, strata = numbered(map(stratum_of.__getitem__, labelled))
     pair_infos = list(map(info.__getitem__, labelled))
-    label_set = numbered(map(_LABELS, pair_infos), label_sets)
-    sets = _Numbering()
-    set_codes = np.array([sets["/".join(ls)] for ls in label_sets], dtype=np.intp)
+    label_set, label_sets = numbered(map(_LABELS, pair_infos))
+    set_names = list(dict.fromkeys("/".join(ls) for ls in label_sets))
+    set_codes = np.array([set_names.index("/".join(ls)) for ls in label_sets], dtype=np.intp)
+    item, items = numbered(map(_ITEM, pair_infos))
+    constraint, constraint_ids = numbered(map(_CONSTRAINT, labelled))
+    typ, types = numbered(map(_TYPE, pair_infos))
+    model, models = numbered(map(_MODEL, pair_infos))
     return _LabelledColumns(
         labelled, list(vocab), abstain, human, take(judge), take(has_majority, bool), take(no_valid, bool),
         take(single), {r: take(codes) for r, codes in per_repeat.items()}, is_random[rule], is_targeted[rule],
         np.fromiter(map(post_reveal.__contains__, labelled), dtype=bool, count=n),
-        numbered(map(_ITEM, pair_infos), items), stratum, list(strata),
-        {"constraint": (numbered(map(_CONSTRAINT, labelled), constraint_ids), constraint_ids),
-         "type": (numbered(map(_TYPE, pair_infos), types), types),
-         "labels": (set_codes[label_set], sets)},
+        item, stratum, strata,
+        {"constraint": (constraint, {c: k for k, c in enumerate(constraint_ids)}),
+         "type": (typ, {t: k for k, t in enumerate(types)}),
+         "labels": (set_codes[label_set] if n else np.zeros(0, dtype=np.intp),
+                    {ls: k for k, ls in enumerate(set_names)})},
         np.array([_is_pass_fail(ls) for ls in label_sets], dtype=bool)[label_set],
-        numbered(map(_MODEL, pair_infos), models), list(models), list(items), label_set, list(label_sets),
+        model, models, items, label_set, label_sets,
         take(prediction, float), pat, [list(v.labels.values()) for v in shared])
 
 
@@ -1336,7 +1354,8 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     blind = blind_first_labels(db)  # read once: the counted pairs and the labels by pair both start from it
     counted_of_run = counted_pairs(db, run_id=run_id, blind=blind).pairs
     rules = counted_rules(db, run_id, raw_rules, counted_of_run)
-    counted = frozenset(p for p, r in rules.items() if "random" in r)
+    # the pairs whose counted rules hold "random": the counted pairs drawn at random (as `rules` has them)
+    counted = frozenset(p for p in counted_of_run if "random" in raw_rules.get(p, ()))
     all_labels = human_labels_by_pair(db, rubric_seen=seen, rows=blind)
     records = None
     if run_id is not None:
@@ -1353,7 +1372,9 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     bases = (_kept(db, "group_bases_sql", args, lambda: _sql_group_bases(db, shas, model, constraints, run_id),
                    version) if _AGGREGATE_IN_SQL and has_verdict_pairs(db) else None)
     if bases is not None:
-        info = pair_info_of(db, all_labels, labelled=True)
+        # every labelled pair's info, kept (a new label reads its own pair's), restricted to these labels' pairs
+        kept_info = _kept_labelled_info(db)
+        info = {p: kept_info[p] for p in all_labels if p in kept_info}
     else:
         info = _pair_info_kept(db, version)
     if records is not None:
@@ -1361,7 +1382,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     labels_by_pair = {p: rows for p, rows in all_labels.items() if p in info}
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
     if bases is not None:
-        lab_verdicts = _labelled_verdicts(db, humans, shas, model, constraints, labelled=True)
+        lab_verdicts = _kept_labelled_verdicts(db, humans, shas, model, constraints)
         judged_lab = {}
         for key, base in bases.items():
             common, shared = set(base.repeats), {}
@@ -1839,6 +1860,8 @@ def _wanted(pairs: Iterable[Pair], labelled: bool) -> tuple[str, list[Any], Any]
     every pair with a label event, then `pairs` kept in Python, when `labelled` says `pairs` are labelled ones; else
     `pairs` as a JSON list."""
     if labelled:
+        if pairs is None:  # every pair with a label event
+            return _LABELLED_PAIRS, [], None
         keep = pairs if isinstance(pairs, (set, frozenset, dict)) else set(map(tuple, pairs))
         return _LABELLED_PAIRS, [], keep.__contains__
     return _WANTED_JSON, [json.dumps(sorted({tuple(p) for p in pairs}))], None
@@ -1868,7 +1891,85 @@ def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: s
     return out
 
 
-def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair], *, labelled: bool = False
+class _LabelledRows(NamedTuple):
+    """Every pair with a label event: its stored verdict rows (`verdict_pairs`) in pair order (vp.id), as
+    (vp.id, judge model, rubric, pair, repeats) with repeats parsed once per pattern."""
+
+    rows: list[tuple[int, str, str, Pair, dict[int, str | None] | None]]
+    pairs: frozenset[Pair]  # the pairs of `rows`
+
+
+def _verdict_rows(db: sqlite_utils.Database, pairs: list[Pair] | None) -> _LabelledRows:
+    """`_LabelledRows` of `pairs`, or of every pair with a label event (None)."""
+    source, params, _ = _wanted(pairs, pairs is None)
+    sql = ("SELECT vp.id, vp.judge_model, vp.rubric_sha256, vp.run_record_id, vp.constraint_id, vp.n, vp.pattern"
+           f" FROM {source} CROSS JOIN verdict_pairs vp ON vp.run_record_id = wanted.rid"
+           " AND vp.constraint_id = wanted.cid ORDER BY vp.id")
+    parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
+    rows = []
+    for vid, jm, sha, rid, cid, n, text in db.execute(sql, params):
+        labels = parsed.get((text, n))
+        if labels is None:
+            labels = parsed[(text, n)] = parse_pattern(text, n)
+        rows.append((vid, jm, sha, (rid, cid), labels))
+    return _LabelledRows(rows, frozenset(r[3] for r in rows))
+
+
+def _kept_labelled_rows(db: sqlite_utils.Database) -> _LabelledRows:
+    """`_verdict_rows(db, None)` kept under the verdicts' and labels' versions (`kept_for_tables`): after labels were
+    only added, the pairs labelled since that have no rows kept yet are read and merged in vp.id order (a new value:
+    the kept one is never mutated), so a new label on the Calibration page reads its own pair's verdicts, not 183k
+    pairs' (issue 16.3)."""
+    from judgecal.annotations.store import kept_for_tables, pairs_labelled_since  # noqa: PLC0415
+
+    def update(old: _LabelledRows, since: int) -> _LabelledRows | None:
+        new = pairs_labelled_since(db, since)
+        if new is None:
+            return None
+        fresh = [p for p in dict.fromkeys(map(tuple, new)) if p not in old.pairs]
+        if not fresh:
+            return old
+        added = _verdict_rows(db, fresh)
+        return _LabelledRows(sorted(old.rows + added.rows, key=operator.itemgetter(0)), old.pairs | added.pairs)
+
+    return kept_for_tables(db, "labelled_verdict_rows", (), ("verdicts", "human_labels"),
+                           lambda: _verdict_rows(db, None), appended=("human_labels", update))
+
+
+def _kept_labelled_verdicts(db: sqlite_utils.Database, pairs: dict[Pair, Any] | set[Pair], shas: set[str] | None,
+                            model: str | None, constraints: set[str] | None
+                            ) -> dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]]:
+    """`_labelled_verdicts(db, pairs, shas, model, constraints)` for labelled `pairs`, from the kept rows of every
+    labelled pair (`_kept_labelled_rows`) with the filters applied in Python: the same groups, pairs and order."""
+    out: dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]] = defaultdict(list)
+    for _vid, jm, sha, pair, labels in _kept_labelled_rows(db).rows:
+        if ((model is None or jm == model) and (shas is None or sha in shas)
+                and (constraints is None or pair[1] in constraints) and pair in pairs):
+            out[(jm, sha)].append((pair, labels))
+    return out
+
+
+def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
+    """`pair_info_of` every pair with a label event, kept under the run records', constraints' and labels' versions;
+    after labels were only added, the pairs labelled since that are not kept yet are read and merged (a new dict)."""
+    from judgecal.annotations.store import kept_for_tables, pairs_labelled_since  # noqa: PLC0415
+
+    def update(old: dict[Pair, PairInfo], since: int) -> dict[Pair, PairInfo] | None:
+        new = pairs_labelled_since(db, since)
+        if new is None:
+            return None
+        fresh = [p for p in dict.fromkeys(map(tuple, new)) if p not in old]
+        if not fresh:
+            return old
+        out = dict(old)
+        out.update(pair_info_of(db, fresh))
+        return out
+
+    return kept_for_tables(db, "labelled_pair_info", (), ("run_records", "constraints", "human_labels"),
+                           lambda: pair_info_of(db, None, labelled=True), appended=("human_labels", update))
+
+
+def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair] | None, *, labelled: bool = False
                  ) -> dict[Pair, PairInfo]:
     """`pair_info(db)` restricted to `pairs` (the labelled ones), read through the run record and constraint keys.
     `labelled`: every pair of `pairs` has a label event (`_wanted`)."""
