@@ -906,11 +906,17 @@ def _pair_triggers(*, rowids: bool) -> str:
     # one, a row inserted under a smaller id than the pair's others — recomputes the pair. The two conditions read
     # only `verdicts`, which neither trigger writes, so exactly one of the two fires whichever runs first.
     behind = f"EXISTS (SELECT 1 FROM verdicts WHERE {pair_of('NEW')} AND (repeat > NEW.repeat OR id > NEW.id))"
-    extra_values = f", {_RECORD_ROWID.format(k='NEW.')}, {_CONSTRAINT_ROWID.format(k='NEW.')}" if rowids else ""
+    # With the row ids: one seek of the run record gives its row id and item, one of the constraint its row id (a
+    # SELECT over the two joins, not two scalar subqueries, which would seek the run record twice).
+    source = (f"""SELECT NEW.id, NEW.judge_model, NEW.rubric_sha256, NEW.run_record_id, NEW.constraint_id, 1,
+                    {_PART_TEXT.format(v="NEW.")}, r.rowid, c.rowid
+            FROM (SELECT 1) LEFT JOIN run_records r ON r.id = NEW.run_record_id
+            LEFT JOIN constraints c ON c.item_id = r.item_id AND c.id = NEW.constraint_id AND c.check_json IS NULL
+            WHERE true""" if rowids else f"""VALUES (NEW.id, NEW.judge_model, NEW.rubric_sha256, NEW.run_record_id,
+                    NEW.constraint_id, 1, {_PART_TEXT.format(v="NEW.")})""")
     append = f"""
             INSERT INTO verdict_pairs (id, judge_model, rubric_sha256, run_record_id, constraint_id, n, pattern{extra_columns})
-            VALUES (NEW.id, NEW.judge_model, NEW.rubric_sha256, NEW.run_record_id, NEW.constraint_id, 1,
-                    {_PART_TEXT.format(v="NEW.")}{extra_values})
+            {source}
             ON CONFLICT (run_record_id, constraint_id, rubric_sha256, judge_model)
             DO UPDATE SET n = n + 1, pattern = pattern || char(29) || excluded.pattern;"""
     bump = _bump_rewrites("verdicts")
