@@ -46,6 +46,11 @@ def _stored(conn) -> set[tuple]:
 def _exact(path: Path) -> None:
     with ann.unit_of_work(path) as db:
         assert _stored(db.conn) == _recomputed(db.conn)
+        # migration 019's row ids, written with each row: its run record's and semantic constraint's
+        assert not list(db.execute(
+            "SELECT vp.id FROM verdict_pairs vp LEFT JOIN run_records r ON r.id = vp.run_record_id"
+            " LEFT JOIN constraints c ON c.item_id = r.item_id AND c.id = vp.constraint_id AND c.check_json IS NULL"
+            " WHERE vp.record_rowid IS NOT r.rowid OR vp.constraint_rowid IS NOT c.rowid"))
 
 
 def _version(path: Path) -> tuple:
@@ -168,7 +173,7 @@ def _without_migration(src: Path, dst: Path) -> sqlite_utils.Database:
                        " DROP TRIGGER verdict_pairs_update;"
                        " DROP TRIGGER verdict_pairs_delete; DROP TRIGGER verdicts_gap_insert; DROP TABLE verdict_pairs;"
                        " DELETE FROM table_rewrites WHERE name = 'verdicts';"
-                       " DELETE FROM _migrations WHERE name = '015_verdict_pairs';")
+                       " DELETE FROM _migrations WHERE name IN ('015_verdict_pairs', '019_pair_rowids');")
     conn.close()
     conn = sqlite3.connect(f"file:{dst}?mode=ro", uri=True, check_same_thread=False)
     return sqlite_utils.Database(conn)

@@ -71,7 +71,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
-from judgecal.annotations.store import PATTERN_SQL, has_verdict_pairs, pair_indexes, parse_pattern
+from judgecal.annotations.store import PATTERN_SQL, has_pair_rowids, has_verdict_pairs, pair_indexes, parse_pattern
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -1701,19 +1701,49 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
     # A row's class as one text (one Python string a row, hashed once, not eight): whether the pair is outside the
     # semantic pairs (no constraint found), judge model, rubric, constraint, model under test, type, label set,
     # pattern and repeat count, joined by \x1c (a field holding it splits into too many parts: the per-pair path).
-    key = " || char(28) || ".join(("(c.rowid IS NULL)", "vp.judge_model", "vp.rubric_sha256", "vp.constraint_id",
-                                   "ifnull(r.model, '')", "ifnull(c.type, '')", "ifnull(c.labels, '')",
-                                   "vp.pattern", "vp.n"))
-    sql = (f"SELECT {key}, r.item_id FROM verdict_pairs vp"
-           f" LEFT JOIN run_records r{r_index} ON r.id = vp.run_record_id{in_run}"
-           f" LEFT JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = vp.constraint_id"
-           f" AND c.check_json IS NULL"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
+    def key(outside: str) -> str:
+        return " || char(28) || ".join((outside, "vp.judge_model", "vp.rubric_sha256", "vp.constraint_id",
+                                        "ifnull(r.model, '')", "ifnull(c.type, '')", "ifnull(c.labels, '')",
+                                        "vp.pattern", "vp.n"))
+
+    by_key = (f" LEFT JOIN run_records r{r_index} ON r.id = vp.run_record_id{in_run}"
+              f" LEFT JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = vp.constraint_id"
+              " AND c.check_json IS NULL")
+    filters = " WHERE " + " AND ".join(where) if where else ""
+    rowids = has_pair_rowids(db)
+    if rowids:
+        # Migration 019: each pair's run record and constraint joined by the row ids stored with it, each joined row
+        # checked against the pair's key (a run record or constraint stored again has another row id). A row that
+        # finds no semantic constraint this way — stale ids, a verdict on a mechanical constraint, one written
+        # before its constraint — is flagged `unsure` and read again through the keys below, so the rows are those
+        # of the key join. With `run_id`, a run record found by row id but of another run is outside for certain.
+        outside_run = f"WHEN r.rowid IS NOT NULL AND r.run_id IS NOT ? THEN 2 " if run_id is not None else ""
+        flag = f"CASE {outside_run}WHEN c.rowid IS NULL THEN 1 ELSE 0 END"
+        sql = (f"SELECT {key(flag)}, r.item_id, {flag} = 1, vp.id FROM verdict_pairs vp"
+               " LEFT JOIN run_records r ON r.rowid = vp.record_rowid AND r.id = vp.run_record_id"
+               " LEFT JOIN constraints c ON c.rowid = vp.constraint_rowid AND c.item_id = r.item_id"
+               " AND c.id = vp.constraint_id AND c.check_json IS NULL" + filters + " ORDER BY vp.id")
+        args = run_args * 2 + params
+        again = (f"SELECT vp.id, {key('(c.rowid IS NULL)')}, r.item_id FROM verdict_pairs vp{by_key}"
+                 " WHERE vp.id IN (SELECT value FROM json_each(?))")
+    else:
+        sql = f"SELECT {key('(c.rowid IS NULL)')}, r.item_id FROM verdict_pairs vp{by_key}{filters} ORDER BY vp.id"
+        args = run_args + params
     classes, items = _Numbering(), _Numbering()  # in order of first appearance
     code_parts, item_parts = [], []
-    cursor = db.conn.execute(sql, run_args + params)
+    cursor = db.conn.execute(sql, args)
     while chunk := cursor.fetchmany(_CHUNK):
-        keys, its = zip(*chunk)
+        if rowids:
+            keys, its, unsure, ids = zip(*chunk)
+            if 1 in unsure:  # read through the keys, in place: the chunk's order (and so the numbering) is kept
+                keys, its = list(keys), list(its)
+                at = [k for k, u in enumerate(unsure) if u]
+                found = {vid: (text, item) for vid, text, item in db.conn.execute(
+                    again, run_args + [json.dumps([ids[k] for k in at])])}
+                for k in at:
+                    keys[k], its[k] = found[ids[k]]
+        else:
+            keys, its = zip(*chunk)
         code_parts.append(np.fromiter(map(classes.__getitem__, keys), dtype=np.intp, count=len(keys)))
         item_parts.append(np.fromiter(map(items.__getitem__, its), dtype=np.intp, count=len(its)))
         del chunk, keys, its
