@@ -176,14 +176,33 @@ def blind_first_labels(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     It must be the reviewer's FIRST event on the pair, as the review page decides blindness (`save_label`: blind only
     when the reviewer has no earlier event there): a `blind: true` row after the same reviewer's non-blind label or
     change, which only an import can write, was made with the judge's verdict in view and is not blind."""
-    sql = """
-        SELECT h.* FROM human_labels h
-        JOIN (SELECT min(id) AS id FROM human_labels
-              GROUP BY run_record_id, constraint_id, reviewer) first ON first.id = h.id
-        WHERE h.event = 'label' AND h.blind = 1
-        ORDER BY h.id
-    """
-    return list(db.query(sql))
+    # One scan in event order keeping each (pair, reviewer)'s first event: the rows of `BLIND_FIRST_SQL` in its
+    # order (tests/test_blind_first_labels.py), without its grouping, look-up per group and sort (issue 16.2: 1.3 s
+    # of SQLite at a million run records' 183k labels).
+    cursor = db.conn.execute("SELECT * FROM human_labels ORDER BY id")
+    columns = [d[0] for d in cursor.description]
+    at = {name: columns.index(name) for name in ("run_record_id", "constraint_id", "reviewer", "event", "blind")}
+    rid, cid, reviewer, event, blind = (at[k] for k in ("run_record_id", "constraint_id", "reviewer", "event", "blind"))
+    seen: set[tuple] = set()
+    out = []
+    for row in cursor:
+        key = (row[rid], row[cid], row[reviewer])
+        if key in seen:
+            continue
+        seen.add(key)
+        if row[event] == "label" and row[blind] == 1:
+            out.append(dict(zip(columns, row)))
+    return out
+
+
+#: The definition `blind_first_labels` computes in one scan (kept for its test).
+BLIND_FIRST_SQL = """
+    SELECT h.* FROM human_labels h
+    JOIN (SELECT min(id) AS id FROM human_labels
+          GROUP BY run_record_id, constraint_id, reviewer) first ON first.id = h.id
+    WHERE h.event = 'label' AND h.blind = 1
+    ORDER BY h.id
+"""
 
 
 MAX_REVIEWER_CHARS = 100
