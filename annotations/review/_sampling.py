@@ -398,22 +398,28 @@ def _targeted(db: sqlite_utils.Database, within: str | None) -> dict[Pair, tuple
 
 
 def _targeted_reasons(rows: Iterable[tuple]) -> dict[Pair, tuple[str, str]]:
-    """`_targeted`'s groups, in its order, as pair -> (stratum, reason): the first group of a pair wins."""
+    """`_targeted`'s groups, in its order, as pair -> (stratum, reason): the first group of a pair wins. A group's
+    reason (before its rubric and judge model) depends on its label and error texts only: each distinct pair of
+    texts is read once (a first draw at a million run records has 285k groups and a few dozen texts)."""
     out: dict[Pair, tuple[str, str]] = {}
+    said: dict[tuple[str | None, str | None], str] = {}
     for rid, cid, model, sha, judge_model, labels, errors, _latest in rows:
         pair = Pair(rid, cid)
         if pair in out:
             continue
-        parts = []
-        label_counts = Counter(labels.split("\x1f")) if labels else Counter()
-        if len(label_counts) > 1:
-            parts.append("judge repeats disagree: " + ", ".join(f"{k}×{n}" for k, n in sorted(label_counts.items())))
-        if errors:
-            causes = Counter(errors.split("\x1f"))
-            parts.append("judge error: " + ", ".join(f"{k}×{n}" for k, n in sorted(causes.items())))
-        out[pair] = (stratum_key(cid, model, sha), f"{'; '.join(parts)} (rubric {sha[:12]}, {judge_model})")
+        text = said.get((labels, errors))
+        if text is None:
+            parts = []
+            label_counts = Counter(labels.split("\x1f")) if labels else Counter()
+            if len(label_counts) > 1:
+                parts.append("judge repeats disagree: "
+                             + ", ".join(f"{k}×{n}" for k, n in sorted(label_counts.items())))
+            if errors:
+                causes = Counter(errors.split("\x1f"))
+                parts.append("judge error: " + ", ".join(f"{k}×{n}" for k, n in sorted(causes.items())))
+            text = said[(labels, errors)] = "; ".join(parts)
+        out[pair] = (stratum_key(cid, model, sha), f"{text} (rubric {sha[:12]}, {judge_model})")
     return out
-
 
 def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair],
                   candidates: set[tuple[str, str]] | dict[tuple[str, str], list[int]] | None
