@@ -29,6 +29,7 @@ class Reads:
     def __init__(self, monkeypatch):
         self.passes: list[bool] = []  # per pass: whether it was the second (sizes known)
         real = _sampling._draw_pass
+        monkeypatch.setattr(_sampling, "_SQL_PASS", False)  # the three scans, not the one join (`_draw_members`)
 
         def spy(db, judged, rate, seed, seeds, random_set, fixed=None):
             self.passes.append(fixed is not None)

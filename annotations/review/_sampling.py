@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
 
-from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks
+from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks, gc_paused
 
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.store import now_iso, write
@@ -403,31 +403,47 @@ def _targeted(db: sqlite_utils.Database, within: str | None) -> dict[Pair, tuple
         JOIN constraints c ON c.item_id = r.item_id AND c.id = g.constraint_id AND c.check_json IS NULL
         ORDER BY g.latest DESC, g.run_record_id, g.constraint_id, g.rubric_sha256, g.judge_model
     """
+    return _targeted_reasons(db.execute(sql))
+
+
+def _targeted_reasons(rows: Iterable[tuple]) -> dict[Pair, tuple[str, str]]:
+    """`_targeted`'s groups, in its order, as pair -> (stratum, reason): the first group of a pair wins. A group's
+    reason (before its rubric and judge model) depends on its label and error texts only: each distinct pair of
+    texts is read once (a first draw at a million run records has 285k groups and a few dozen texts)."""
     out: dict[Pair, tuple[str, str]] = {}
-    for rid, cid, model, sha, judge_model, labels, errors, _latest in db.execute(sql):
+    said: dict[tuple[str | None, str | None], str] = {}
+    for rid, cid, model, sha, judge_model, labels, errors, _latest in rows:
         pair = Pair(rid, cid)
         if pair in out:
             continue
-        parts = []
-        label_counts = Counter(labels.split("\x1f")) if labels else Counter()
-        if len(label_counts) > 1:
-            parts.append("judge repeats disagree: " + ", ".join(f"{k}×{n}" for k, n in sorted(label_counts.items())))
-        if errors:
-            causes = Counter(errors.split("\x1f"))
-            parts.append("judge error: " + ", ".join(f"{k}×{n}" for k, n in sorted(causes.items())))
-        out[pair] = (stratum_key(cid, model, sha), f"{'; '.join(parts)} (rubric {sha[:12]}, {judge_model})")
+        text = said.get((labels, errors))
+        if text is None:
+            parts = []
+            label_counts = Counter(labels.split("\x1f")) if labels else Counter()
+            if len(label_counts) > 1:
+                parts.append("judge repeats disagree: "
+                             + ", ".join(f"{k}×{n}" for k, n in sorted(label_counts.items())))
+            if errors:
+                causes = Counter(errors.split("\x1f"))
+                parts.append("judge error: " + ", ".join(f"{k}×{n}" for k, n in sorted(causes.items())))
+            text = said[(labels, errors)] = "; ".join(parts)
+        out[pair] = (stratum_key(cid, model, sha), f"{text} (rubric {sha[:12]}, {judge_model})")
     return out
 
-
-def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair], candidates: set[tuple[str, str]] | None
+def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair],
+                  candidates: set[tuple[str, str]] | dict[tuple[str, str], list[int]] | None
                   ) -> dict[Pair, tuple[str, str]]:
     """`targeted_pairs` less the pairs in `targeted_set`, in the same order with the same reasons: a pair's reason
     and place come from its own groups only, so leaving pairs out moves nothing else. `candidates`: pairs with a
     group that may be targeted (`_may_be_targeted`, from migration 015's patterns; None: every pair): only those
     not targeted already have their verdicts read (issue 16.2: the whole draw grouped every verdict, 10 s of it at
-    a million run records)."""
+    a million run records). As a dict (`_targeted_candidates`): each pair's groups that may be targeted, by their
+    `verdict_pairs` row id, and only those groups are read (`_targeted_groups`)."""
     if candidates is None:
         return {p: v for p, v in _targeted(db, None).items() if p not in targeted_set}
+    if isinstance(candidates, dict):
+        return _targeted_groups(db, sorted(i for pair, ids in candidates.items() if pair not in targeted_set
+                                           for i in ids))
     fresh = [pair for pair in candidates if pair not in targeted_set]
     db.execute("CREATE TEMP TABLE IF NOT EXISTS _targeting (run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
                " PRIMARY KEY (run_record_id, constraint_id)) WITHOUT ROWID")
@@ -437,6 +453,44 @@ def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair], candidates
         return _targeted(db, "temp._targeting")
     finally:
         db.execute("DELETE FROM temp._targeting")
+
+
+# `_targeted`'s groups, read from `verdict_pairs` row ids (one per group) instead of grouping verdict rows (issue
+# 16.2: at a million run records the first draw's 285k targeted groups were 8 s, most of it SQLite sorting 857k
+# verdict rows for the GROUP BY and 285k for the ORDER BY, spilling to temp files). The groups are read in row id
+# order (each group's verdicts through the verdicts' unique index, which is about the order they were written), so
+# no sort is needed for the grouping; `min(label) <> max(label)` is `count(DISTINCT label) > 1` (two labels differ
+# exactly when the smallest and the largest do) without a temp b-tree per group; the order is `_targeted`'s ORDER BY,
+# sorted in Python (UTF-8 text compares in SQLite as its code points do in Python).
+_TARGETED_GROUPS = """
+    SELECT g.run_record_id, g.constraint_id, r.model, g.rubric_sha256, g.judge_model, g.labels, g.errors, g.latest
+    FROM (SELECT p.run_record_id, p.constraint_id, p.rubric_sha256, p.judge_model,
+                 group_concat(v.label, char(31)) AS labels, group_concat(v.error, char(31)) AS errors,
+                 max(v.created_at) AS latest
+          FROM temp._targeting_groups t
+          CROSS JOIN verdict_pairs p ON p.id = t.id
+          CROSS JOIN verdicts v ON v.run_record_id = p.run_record_id AND v.constraint_id = p.constraint_id
+                               AND v.rubric_sha256 = p.rubric_sha256 AND v.judge_model = p.judge_model
+          GROUP BY t.id
+          HAVING min(v.label) <> max(v.label) OR count(v.error) > 0) g
+    CROSS JOIN run_records r ON r.id = g.run_record_id
+    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.id = g.constraint_id AND c.check_json IS NULL
+"""
+
+
+def _targeted_groups(db: sqlite_utils.Database, ids: list[int]) -> dict[Pair, tuple[str, str]]:
+    """`_targeted` of the groups with these `verdict_pairs` row ids (a superset of the targeted groups of their
+    pairs: every group of a pair that may be targeted), the same reasons in the same order."""
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _targeting_groups (id INTEGER PRIMARY KEY)")
+    db.execute("DELETE FROM temp._targeting_groups")
+    try:
+        db.conn.executemany("INSERT INTO temp._targeting_groups VALUES (?)", ((i,) for i in ids))
+        rows = db.execute(_TARGETED_GROUPS).fetchall()
+    finally:
+        db.execute("DELETE FROM temp._targeting_groups")
+    rows.sort(key=lambda row: (row[0], row[1], row[3], row[4]))  # ORDER BY latest DESC, then the unique index's
+    rows.sort(key=lambda row: row[7], reverse=True)  # order (a stable sort keeps it among equal stamps)
+    return _targeted_reasons(rows)
 
 
 def _run_scoped(db: sqlite_utils.Database) -> set[Pair]:
@@ -488,7 +542,9 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     _check_rates(rate, overlap)
     stamp = now_iso()
     arguments = {"rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged}
-    with write(db):
+    # The collector paused (issue 16.2): a whole draw at a million run records holds millions of objects and builds
+    # no reference cycles, and each full collection would walk them all again.
+    with gc_paused(), write(db):
         stored = db.execute("SELECT value FROM settings WHERE key = ?", [DRAW_SETTING]).fetchone()
         last = json.loads(stored[0]) if stored else {}
         state = _draw_state(db)
@@ -656,6 +712,41 @@ def _judged_pairs(db: sqlite_utils.Database) -> _Judged:
     return _Judged(judged, candidates)
 
 
+def _targeted_candidates(db: sqlite_utils.Database) -> dict[tuple[str, str], list[int]]:
+    """The pairs `_judged_pairs` finds as targeted candidates (`_may_be_targeted` on each `verdict_pairs` pattern),
+    each with the row ids of its groups that may be targeted, without every row reaching Python: the table is read
+    in slices of row ids, and pattern texts already found uniform are left out in SQLite (`temp._plain_patterns`),
+    so only candidates and texts not seen yet are read."""
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _plain_patterns (pattern TEXT NOT NULL, n INTEGER NOT NULL,"
+               " PRIMARY KEY (pattern, n)) WITHOUT ROWID")
+    db.execute("DELETE FROM temp._plain_patterns")
+    flags: dict[tuple[str, int], bool] = {}
+    out: dict[tuple[str, str], list[int]] = {}
+    top = db.execute("SELECT coalesce(max(id), 0) FROM verdict_pairs").fetchone()[0]
+    low, step = 0, 4096
+    try:
+        while low < top:
+            plain = []
+            for vid, rid, cid, pattern, n in db.execute(
+                    "SELECT id, run_record_id, constraint_id, pattern, n FROM verdict_pairs WHERE id > ? AND id <= ?"
+                    " AND (pattern, n) NOT IN (SELECT pattern, n FROM temp._plain_patterns)", [low, low + step]):
+                flag = flags.get((pattern, n))
+                if flag is None:
+                    flag = flags[(pattern, n)] = _may_be_targeted(pattern, n)
+                    if not flag:
+                        plain.append((pattern, n))
+                if flag:
+                    got = out.get((rid, cid))
+                    if got is None:
+                        out[(rid, cid)] = [vid]
+                    else:
+                        got.append(vid)
+            db.conn.executemany("INSERT INTO temp._plain_patterns VALUES (?, ?)", plain)
+            low, step = low + step, min(step * 2, 1 << 20)
+    finally:
+        db.execute("DELETE FROM temp._plain_patterns")
+    return out
+
 # The members as one query: what `_draw_pass` computes from three scans (tests compare against it; a join per pair
 # here, so it is no longer what the draw runs). `rubrics`: the rubric versions that judged the pair.
 _DRAW_PAIRS = """
@@ -747,6 +838,165 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
     return states
 
 
+# The members in one join, SQLite doing every look-up (issue 16.2, second pass at a million run records): each pair
+# of a run record and a semantic constraint of its item, its population (a temp table of every constraint id × model,
+# holding the rank text's prefix under the population's seed) and its rubric versions from `verdict_pairs`' unique
+# index (one seek per pair; a pair judged by two versions or judge models is one row per `verdict_pairs` row, next to
+# each other). What reaches Python per pair is one integer and the text its rank hashes: the join, the prefix and the
+# rank text are made in SQLite, the counts in numpy, and only each population's front is looked at pair by pair.
+_MEMBERS = """
+    SELECT ((p.idx * 2 + (s.run_record_id IS NOT NULL)) * 2 + (f.id IS NULL)) * :versions
+           + CASE WHEN v.rubric_sha256 IS NULL THEN 0 ELSE coalesce(t.idx + 2, 1) END,
+           p.prefix || r.id || char(31) || c.id
+    FROM run_records r
+    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    CROSS JOIN temp._draw_pops p ON p.constraint_id = c.id AND p.model = r.model
+    LEFT JOIN temp._draw_failed f ON f.id = r.id
+    LEFT JOIN samples s ON s.run_record_id = r.id AND s.constraint_id = c.id AND s.rule = 'random'
+    LEFT JOIN verdict_pairs v ON v.run_record_id = r.id AND v.constraint_id = c.id
+    LEFT JOIN temp._draw_rubrics t ON t.sha = v.rubric_sha256
+    WHERE f.id IS NULL OR v.rubric_sha256 IS NOT NULL
+"""
+# The run records without output (failed runs), through migration 022's partial index when the project has it.
+_FAILED = "INSERT INTO temp._draw_failed SELECT id FROM run_records WHERE output IS NULL AND trajectory IS NULL"
+# Above this many constraint ids × models the temp table of populations is not made (every combination, most of them
+# empty when constraint ids are all different): the draw reads its members as three scans (`_draw_pass`).
+_MAX_POPULATIONS = 200_000
+_SQL_PASS = True  # tests turn it off to run `_draw_pass`
+
+
+class _Members:
+    """One population as `_draw_members` leaves it: what `_draw` reads of a `_PassState`."""
+
+    __slots__ = ("kept", "size", "with_output", "unjudged", "rubrics", "drawn")
+
+    def __init__(self) -> None:
+        self.kept: list[_Candidate] = []
+        self.size = self.with_output = self.unjudged = 0
+        self.rubrics: Counter[str] = Counter()
+        self.drawn: dict[Pair, str | None] = {}
+
+
+def _draw_members(db: sqlite_utils.Database, rate: float, seed: int, seeds: dict[tuple[str, str], int],
+                  random_set: set[Pair]) -> dict[tuple[str, str], _Members] | None:
+    """What `_draw_pass` returns (every population's counts, its drawn random pairs and its first members by draw
+    rank, exactly), from one join in SQLite (`_MEMBERS`) and numpy. None when it cannot serve: no migration 015, too
+    many constraint ids × models for the population table, or a rubric version that `rubrics` does not hold."""
+    import numpy as np
+
+    if not _SQL_PASS or not has_verdict_pairs(db):
+        return None
+    cids = [row[0] for row in db.execute("SELECT DISTINCT id FROM constraints WHERE check_json IS NULL")]
+    models = [row[0] for row in db.execute("SELECT DISTINCT model FROM run_records")]
+    if len(cids) * len(models) > _MAX_POPULATIONS:
+        return None
+    pops = [(cid, model) for cid in cids for model in models]
+    prefix_of = [_rank_prefix(seeds.get(pop, seed), population_key(*pop)) for pop in pops]
+    shas = [row[0] for row in db.execute("SELECT sha256 FROM rubrics ORDER BY sha256")]
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _draw_pops (constraint_id TEXT NOT NULL, model TEXT NOT NULL,"
+               " idx INTEGER NOT NULL, prefix TEXT NOT NULL, PRIMARY KEY (constraint_id, model)) WITHOUT ROWID")
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _draw_rubrics (sha TEXT PRIMARY KEY, idx INTEGER NOT NULL)"
+               " WITHOUT ROWID")
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS _draw_failed (id TEXT PRIMARY KEY) WITHOUT ROWID")
+    temps = ("_draw_pops", "_draw_rubrics", "_draw_failed")
+    try:
+        for name in temps:
+            db.execute(f"DELETE FROM temp.{name}")
+        db.execute(_FAILED)
+        db.conn.executemany("INSERT INTO temp._draw_pops VALUES (?, ?, ?, ?)",
+                            ((*pop, k, prefix_of[k]) for k, pop in enumerate(pops)))
+        db.conn.executemany("INSERT INTO temp._draw_rubrics VALUES (?, ?)", ((sha, k) for k, sha in enumerate(shas)))
+        return _members_of(db, rate, pops, prefix_of, shas, random_set, np)
+    finally:
+        for name in temps:
+            db.execute(f"DELETE FROM temp.{name}")
+
+
+def _members_of(db, rate, pops, prefix_of, shas, random_set, np) -> dict[tuple[str, str], _Members] | None:
+    sha256 = hashlib.sha256
+    ranks = bytearray()  # every member's rank, 32 bytes each, in the order read
+    codes: list[int] = []  # per member: ((population index × 2 + has a random row) × 2 + has output) × versions
+    #                        + its rubric versions (0 unjudged, 2 + index into `names`)
+    texts: list[str] = []  # the rank text: prefix, run record id, \x1f, constraint id
+    versions = len(shas) + 2  # a pair's rubric versions: an index into `names`, which grows by the sets found
+    names = list(shas)  # rubric index -> comma-separated versions (a pair judged by more than one: sorted)
+    sets: dict[str, int] = {}
+    multi: dict[int, int] = {}  # member -> index into `names`, for a pair judged by more than one version
+    prev = None
+    code_append, text_append = codes.append, texts.append
+    for code, text in db.execute(_MEMBERS, {"versions": versions}):
+        if text == prev:  # the same pair's next `verdict_pairs` row: another version or judge model
+            got = code % versions
+            if got == 1:
+                return None  # a version the rubrics table does not hold (not written by judgecal)
+            last = len(codes) - 1
+            have = names[multi.get(last, codes[last] % versions - 2)].split(",")
+            if shas[got - 2] not in have:
+                both = ",".join(sorted([*have, shas[got - 2]]))
+                if both not in sets:
+                    sets[both] = len(names)
+                    names.append(both)
+                multi[last] = sets[both]
+            continue
+        prev = text
+        code_append(code)
+        text_append(text)
+        ranks += sha256(text.encode()).digest()  # `draw_rank`
+    n = len(codes)
+    if not n:
+        return {}
+    code = np.fromiter(codes, dtype=np.int64, count=n)
+    del codes
+    rub, rest = code % versions, code // versions
+    if multi:
+        rub[np.fromiter(multi, dtype=np.int64)] = np.fromiter(multi.values(), dtype=np.int64) + 2
+    if np.any(rub == 1):
+        return None  # a version the rubrics table does not hold (not written by judgecal): read as three scans
+    has_output = (rest & 1).astype(bool)
+    in_sample = ((rest >> 1) & 1).astype(bool)
+    pop_of = rest >> 2
+    stored = np.frombuffer(ranks, dtype=">u8").reshape(n, 4)  # the ranks as bytes, for the kept members
+    words = stored.astype(np.uint64)  # compared in the machine's byte order (a numpy sort of '>u8' is generic)
+    order = np.argsort(pop_of, kind="stable")
+    bounds = np.searchsorted(pop_of[order], np.arange(len(pops) + 1))
+    labels = [None, None, *names]  # rubric part -> the pair's versions (None: unjudged)
+    rubs = rub.tolist()
+    states: dict[tuple[str, str], _Members] = {}
+    new = tuple.__new__
+    for k in np.flatnonzero(np.diff(bounds)).tolist():
+        idx = order[bounds[k]:bounds[k + 1]]
+        cid = pops[k][0]
+        st = states[pops[k]] = _Members()
+        st.size = len(idx)
+        st.with_output = int(np.count_nonzero(has_output[idx]))
+        judged = rub[idx]
+        st.unjudged = int(np.count_nonzero(judged == 0))
+        values, counts = np.unique(judged[judged >= 2], return_counts=True)
+        for value, count in zip(values.tolist(), counts.tolist()):
+            st.rubrics[labels[value]] = count
+        start, end = len(prefix_of[k]), -len(cid) - 1
+        for i in idx[in_sample[idx]].tolist():  # a random row: of the population draw unless drawn for one run
+            pair = new(Pair, (texts[i][start:end], cid))
+            if pair in random_set:
+                st.drawn[pair] = labels[rubs[i]]
+        idx = _first_by_rank(np, words, idx, min(st.size, _front_size(quota(rate, st.size))))
+        kept = stored[idx].tobytes()
+        st.kept = [new(_Candidate, (kept[32 * j:32 * j + 32], texts[i][start:end], labels[rubs[i]]))
+                   for j, i in enumerate(idx.tolist())]
+    return states
+
+
+def _first_by_rank(np, words, idx, keep: int):
+    """The `keep` members of `idx` first by rank, in rank order: `words` holds each member's 32-byte rank as four
+    64-bit words (big-endian words in the machine's order: comparing them in turn is comparing the bytes). Only the
+    members whose first word is at most the keep-th smallest first word can be among them (ties included), and only
+    those are sorted, by all four words."""
+    if keep < len(idx):
+        first = words[idx, 0]
+        idx = idx[first <= np.partition(first, keep - 1)[keep - 1]]
+    w = words[idx]
+    return idx[np.lexsort((w[:, 3], w[:, 2], w[:, 1], w[:, 0]))][:keep]
+
 def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, include_unjudged: bool,
           stamp: str) -> _Drawn:
     """The draw itself (issue 16.2: one pass over the pairs, each hashed once into a bounded heap of its
@@ -763,10 +1013,15 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     # of it, judged or not: with --judged-only too (it limits which populations are drawn, never which of their
     # pairs; drawn from the judged pairs alone, judging only chosen pairs first made them the random sample,
     # tests/test_attacks_calibration.py). The random sample is the first ceil(rate × N) pairs of the order.
-    judged = _judged_pairs(db)
-    states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set)
-    if states is None:  # a heap let go of a member its front needed: read again, each heap bounded by its front
-        states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set, _front_sizes(db, rate))
+    states: dict | None = _draw_members(db, rate, seed, seeds, random_set)
+    if states is not None:
+        candidates: dict | set | None = _targeted_candidates(db)
+    else:  # without migration 015 (or with too many constraint ids × models): three scans joined in Python
+        judged = _judged_pairs(db)
+        candidates = judged.candidates
+        states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set)
+        if states is None:  # a heap let go of a member its front needed: read again, each heap bounded by its front
+            states = _draw_pass(db, judged.rubrics, rate, seed, seeds, random_set, _front_sizes(db, rate))
     sizes = {pop: st.size for pop, st in states.items()}
     pop_seed = {pop: seeds.get(pop, seed) for pop in sizes}  # the first draw commits the population's order
     want = {pop: quota(rate, n) for pop, n in sizes.items()}
@@ -818,7 +1073,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
                 new_rows.append((p[0], p[1], "overlap", _stratum_of(p, model, drawn[p]), "second reviewer",
                                  pop_seed[pop], stamp))
                 added["overlap"] += 1
-    for pair, (stratum, reason) in _new_targeted(db, targeted_set, judged.candidates).items():
+    for pair, (stratum, reason) in _new_targeted(db, targeted_set, candidates).items():
         targeted_set.add(pair)
         new_rows.append((pair[0], pair[1], "targeted", stratum, reason, seed, stamp))
         added["targeted"] += 1
@@ -850,15 +1105,29 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             state.ofront = len(ranked)
             state.obound = None if len(ranked) == len(fresh) else ranked[-1][0]
             fronts.extend(("overlap", cid, model, orank, rid) for orank, rid in ranked)
-    db.conn.execute("DELETE FROM draw_fronts")
-    db.conn.executemany("INSERT INTO draw_fronts (kind, constraint_id, model, rank, run_record_id)"
-                        " VALUES (?,?,?,?,?)", fronts)
+    _store_fronts(db, fronts)
     _store_quotas(db, rate, stamp, include_unjudged, populations, judged_counts, sampled)
     unsized = {pop: s for pop, s in seeds.items() if pop not in sizes}
     if not _seeds_hold(db, populations, promoted_pops):
         return _Drawn(added, None)
     return _Drawn(added, _since(populations, judged_counts, sampled, unsized))
 
+
+def _store_fronts(db: sqlite_utils.Database, fronts: list[tuple]) -> None:
+    """`draw_fronts` made to hold exactly `fronts`: only the rows that differ are deleted and inserted, in key order
+    (a whole draw of a project that only grew rewrites few of them; issue 16.2: writing ~400k rows again was 1.4 s
+    of a whole draw at a million run records). The table has no row ids, so the rows it holds are all there is."""
+    fronts.sort()  # the primary key's order (kind, constraint, model, rank): b-tree appends
+    if db.execute("SELECT 1 FROM draw_fronts LIMIT 1").fetchone() is None:
+        db.conn.executemany("INSERT INTO draw_fronts (kind, constraint_id, model, rank, run_record_id)"
+                            " VALUES (?,?,?,?,?)", fronts)
+        return
+    old = set(db.execute("SELECT kind, constraint_id, model, rank, run_record_id FROM draw_fronts"))
+    new = set(fronts)
+    db.conn.executemany("DELETE FROM draw_fronts WHERE kind = ? AND constraint_id = ? AND model = ? AND rank = ?",
+                        sorted(row[:4] for row in old - new))
+    db.conn.executemany("INSERT INTO draw_fronts (kind, constraint_id, model, rank, run_record_id)"
+                        " VALUES (?,?,?,?,?)", sorted(new - old))
 
 def _seeds_hold(db: sqlite_utils.Database, populations: dict[tuple[str, str], _Population],
                 promoted: set[tuple[str, str]]) -> bool:

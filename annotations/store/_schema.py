@@ -1075,6 +1075,18 @@ def _m020_rewrite_marks(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("020_rewrite_marks", _m020_rewrite_marks),)
 
 
+def _m022_failed_run_records(db: sqlite_utils.Database) -> None:
+    # Issue 16.2: the sample's whole draw needs, for every (run record, semantic constraint) pair, whether the run
+    # record has an output (a failed run's pair is a member only when a verdict covers it). That one flag was the only
+    # reason to read the run records' table rows, which hold the outputs (most of a million-record project's file):
+    # the rest of the draw reads migration 018's covering index. The failed run records are few, so a partial index
+    # of them holds the flag for every run record at almost no cost to an import (one more entry per failed run only).
+    _execute_script(db, "CREATE INDEX run_records_failed ON run_records(id) WHERE output IS NULL AND trajectory IS NULL;")
+
+
+MIGRATIONS = MIGRATIONS + (Migration("022_failed_run_records", _m022_failed_run_records),)
+
+
 def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | None:
     """(largest rowid, rewrite count) of each table in one statement, then a digest of each table's last row: a
     version that changes with every insert, delete and update judgecal makes, and costs three index look-ups a table
