@@ -800,6 +800,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     failing, live = checks
     # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
     get_human, get_judge, get_ppi = humans.get, judge.get, ppi.get
+    add_judge, add_stratum, add_item = judge_all.append, strata_all.append, items_all.append
     # the records that carry a human or a blind label (a few in a hundred), and those with a mechanical pair that
     # failed or that no current stored result answers (`_Checks`): only their pairs are looked up there
     with_human, with_blind = {p[0] for p in humans}, {p[0] for p in blind}
@@ -839,9 +840,9 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
             else:
                 pair = (rid, c.id)
                 if c.pass_fail and (j := get_ppi(pair)) is not None:
-                    judge_all.append(j)
-                    strata_all.append(c.id)
-                    items_all.append(rec.item_id)
+                    add_judge(j)
+                    add_stratum(c.id)
+                    add_item(rec.item_id)
                     if has_blind and pair in blind and pair in sample:
                         judge_lab.append(j)
                         human_lab.append(int(blind[pair] == "pass"))
