@@ -37,16 +37,6 @@ def _both(db, **filters):
     return _runs._stored_votes(db, where, list(params)), _runs._grouped_votes(db, where, list(params))
 
 
-@pytest.fixture(autouse=True, params=[None, 1, 2, 3])
-def chunk(request, monkeypatch):
-    """The stored rows are settled a chunk at a time (column-wise when a chunk is all the latest version's): every
-    test again with chunks of 1, 2 and 3 rows, so that pairs of one record, a pair judged twice and a version change
-    fall on either side of a chunk's edge."""
-    if request.param is not None:
-        monkeypatch.setattr(_runs, "_VOTES_CHUNK", request.param)
-    return request.param
-
-
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     path = tmp_path / "demo.db"

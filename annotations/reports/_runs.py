@@ -20,8 +20,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
-from itertools import compress, repeat
-from operator import is_not, itemgetter
+from operator import itemgetter
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import sqlite_utils
@@ -170,10 +169,6 @@ def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> 
     return _Votes(judge, _ppi_of(by_version.get(source, {}) if source is not None else {}), source)
 
 
-_VOTES_CHUNK = 50_000  # stored rows settled at a time (see `_stored_votes`)
-_second = itemgetter(1)
-
-
 def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _Votes | None:
     """`_Votes` from migration 015's `verdict_pairs` (one row per pair and judge version, its repeats as a pattern
     text; a project has a few dozen distinct patterns, each read once), without grouping the runs' verdict rows.
@@ -196,54 +191,28 @@ def _stored_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> _
     read: dict[str, tuple[int, str | None]] = {}  # pattern -> (repeats, majority)
     constraint_ids: dict[str, str] = {}  # one str per constraint id, one per record id (see `_grouped_votes`)
     last_rid = last_cid = ""
-    cursor = db.execute(sql, [*latest, *latest, *params])
-    # A chunk of rows is settled column-wise, in C (`map`, `zip`, `dict.update`), when every row is the latest
-    # version's (the usual case: one judge version) and its first row does not repeat the last row's pair;
-    # otherwise row by row, as before. Both give the same dicts in the same order.
-    while chunk := cursor.fetchmany(_VOTES_CHUNK):
-        rids, cids, ns, patterns, shas, _ = zip(*chunk)
-        if shas.count(None) == len(shas) and (rids[0], cids[0]) != (last_rid, last_cid):
-            for n, pattern in set(zip(ns, patterns)):  # a few distinct texts
-                got = read.get(pattern)
-                if got is None:
-                    labels = parse_pattern(pattern, n)
-                    if labels is None:
-                        return None  # a label holding a separator, a repeat stored as text: the verdict rows decide
-                    read[pattern] = (n, majority_label(lab for lab in labels.values() if lab is not None))
-                elif got[0] != n:
-                    return None  # the same text under another repeat count
-            # one str per record id (rows come by record) and per constraint id
-            same_record: dict[str, str] = {last_rid: last_rid}
-            # (no pair twice: a pair's rows differ in version (the table's unique key), so one at most is the
-            # latest's; only a chunk's first row can follow the same pair's row of another version, checked above)
-            pairs = list(zip(map(same_record.setdefault, rids, rids), map(constraint_ids.setdefault, cids, cids)))
-            labels = list(map(_second, map(read.__getitem__, patterns)))
-            judge.update(compress(zip(pairs, labels), map(is_not, labels, repeat(None))))
-            latest_pairs.update(zip(pairs, labels))
-            last_rid, last_cid = pairs[-1]
-            continue
-        for rid, cid, n, pattern, sha, model in chunk:
-            if rid == last_rid:
-                if cid == last_cid:
-                    return None  # a pair judged by two versions: the latest labelled one is chosen by verdict id
-                rid = last_rid
-            last_rid, last_cid = rid, cid
-            got = read.get(pattern)
-            if got is None:
-                labels = parse_pattern(pattern, n)
-                if labels is None:
-                    return None  # a label holding a separator, a repeat stored as text: the verdict rows decide
-                got = read[pattern] = (n, majority_label(lab for lab in labels.values() if lab is not None))
-            repeats, label = got
-            if repeats != n:
-                return None  # the same text under another repeat count
-            pair = (rid, constraint_ids.setdefault(cid, cid))
-            if label is not None:
-                judge[pair] = label
-            if sha is None:
-                latest_pairs[pair] = label
-            else:
-                by_version.setdefault((sha, model), {})[pair] = label
+    for rid, cid, n, pattern, sha, model in db.execute(sql, [*latest, *latest, *params]):
+        if rid == last_rid:
+            if cid == last_cid:
+                return None  # a pair judged by two versions: the latest labelled one is chosen by verdict id
+            rid = last_rid
+        last_rid, last_cid = rid, cid
+        got = read.get(pattern)
+        if got is None:
+            labels = parse_pattern(pattern, n)
+            if labels is None:
+                return None  # a label holding a separator, a repeat stored as text: the verdict rows decide
+            got = read[pattern] = (n, majority_label(lab for lab in labels.values() if lab is not None))
+        repeats, label = got
+        if repeats != n:
+            return None  # the same text under another repeat count
+        pair = (rid, constraint_ids.setdefault(cid, cid))
+        if label is not None:
+            judge[pair] = label
+        if sha is None:
+            latest_pairs[pair] = label
+        else:
+            by_version.setdefault((sha, model), {})[pair] = label
     by_version = {version: pairs for version, pairs in by_version.items() if pairs}
     if not by_version:
         return _Votes(judge, {}, None)
