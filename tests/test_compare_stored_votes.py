@@ -96,17 +96,22 @@ def test_stored_patterns_give_the_grouped_votes_for_one_version(project):
         assert empty[0] == empty[1] == _runs._Votes({}, {}, None)
 
 
-def test_versions_that_split_the_pairs_are_read_from_the_stored_rows(project):
-    """Two judge versions, never on the same pair, one reaching more pairs: no verdict id is needed."""
+@pytest.mark.parametrize("other", [("judge_model", "other-judge"), ("judge_model", "")])
+def test_versions_that_split_the_pairs_are_read_from_the_stored_rows(project, other):
+    """Two judge versions, never on the same pair, one reaching more pairs: no verdict id is needed. The other
+    version's rows are spread through the runs' pairs (every third), and its name may be empty."""
+    column, value = other
     with ann.unit_of_work(project) as db, ann.write(db):
         c = db.conn
         sha, model = c.execute("SELECT rubric_sha256, judge_model FROM verdicts LIMIT 1").fetchone()
-        for pair in _semantic_pairs(c)[:5]:
-            c.execute("UPDATE verdicts SET judge_model = 'other-judge', label = CASE label WHEN 'pass' THEN 'fail'"
-                      " ELSE 'pass' END WHERE run_record_id = ? AND constraint_id = ? AND label IS NOT NULL", pair)
+        for pair in _semantic_pairs(c)[::3][:8]:
+            c.execute(f"UPDATE verdicts SET {column} = ?, label = CASE label WHEN 'pass' THEN 'fail'"
+                      " ELSE 'pass' END WHERE run_record_id = ? AND constraint_id = ? AND label IS NOT NULL",
+                      [value, *pair])
     with ann.unit_of_work(project) as db:
         stored, grouped = _both(db)
         assert stored is not None and stored == grouped and stored.source == (sha, model)
+        assert list(stored.judge) == list(grouped.judge) and list(stored.ppi_judge) == list(grouped.ppi_judge)
         assert ann.pair_labels(db, RUNS).ppi_source == (sha, model)
 
 

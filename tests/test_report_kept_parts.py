@@ -118,3 +118,14 @@ def test_prepared_judged_units_give_the_same_design_effect():
         before = dict(units.index)
         assert ppi_design_effect(*args, judged=units) == ppi_design_effect(*args)
         assert units.index == before  # the kept units are never changed by a call
+        # numbered by first appearance (the keys read in C since compare's fourth pass), as one setdefault a key
+        index: dict = {}
+        codes = [index.setdefault(c, len(index)) for c in items]
+        assert units.codes.tolist() == codes and list(units.index.items()) == list(index.items())
+
+
+def test_judged_units_number_equal_keys_once_by_first_appearance():
+    keys = ["b", 1, "a", 1.0, True, "b", ("t", 1), "a", ("t", 1), 2]
+    units = judged_units([0.5] * len(keys), keys)
+    assert units.codes.tolist() == [0, 1, 2, 1, 1, 0, 3, 2, 3, 4]
+    assert list(units.index) == ["b", 1, "a", ("t", 1), 2]

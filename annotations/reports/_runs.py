@@ -363,12 +363,8 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
     rows: dict[tuple[Any, ...], _ConstraintRow] = {}
     label_sets: dict[str, tuple[str, ...]] = {}
     checks: dict[str, _CheckRef] = {}
-    by_item: dict[str, list[tuple[int, _ConstraintRow]]] = {item_id: [] for item_id in scenarios}
-    for stored in db.execute(sql, params):
-        entries = by_item.get(stored[0])
-        if entries is None:
-            continue  # an item the runs do not answer (the whole table was read)
-        key = stored[2:]
+
+    def row_of(key: tuple[Any, ...]) -> _ConstraintRow:
         row = rows.get(key)
         if row is None:
             cid, ctype, severity, check_json, labels, expected, text = key
@@ -383,24 +379,57 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
                                  label_sets[labels], expected, None)
             passing = ("pass",) if row.labels == PASS_FAIL else expected_labels(row)  # type: ignore[arg-type]
             row = rows[key] = row._replace(passing=passing, pass_fail=row.labels == PASS_FAIL)
-        entries.append((stored[1], row))
+        return row
+
+    # Storage order is item order for a project whose items were imported whole (each item's constraints written
+    # together, in order): then each item's rows are kept as they come, with no sort. An item whose rows come
+    # apart or out of `seq` order sends the read to the sorting one below.
+    by_item: dict[str, list[_ConstraintRow]] = {item_id: [] for item_id in scenarios}
+    get_entries, get_row = by_item.get, rows.get
+    prev_item, prev_seq = None, 0
+    for stored in db.execute(sql, params):
+        item_id = stored[0]
+        entries = get_entries(item_id)
+        if entries is None:
+            continue  # an item the runs do not answer (the whole table was read)
+        seq = stored[1]
+        if entries and (item_id != prev_item or seq <= prev_seq):
+            break  # not in item order: sorted below
+        prev_item, prev_seq = item_id, seq
+        key = stored[2:]
+        entries.append(get_row(key) or row_of(key))
+    else:
+        return {item_id: _ItemRow(item_id, scenario, tuple(by_item[item_id])) for item_id, scenario in scenarios.items()}
+    in_order: dict[str, list[tuple[int, _ConstraintRow]]] = {item_id: [] for item_id in scenarios}
+    for stored in db.execute(sql, params):
+        pairs = in_order.get(stored[0])
+        if pairs is not None:
+            pairs.append((stored[1], row_of(stored[2:])))
     return {item_id: _ItemRow(item_id, scenario,
-                              tuple(row for _, row in sorted(by_item[item_id], key=itemgetter(0))))
+                              tuple(row for _, row in sorted(in_order[item_id], key=itemgetter(0))))
             for item_id, scenario in scenarios.items()}
 
 
 def _run_records(db: sqlite_utils.Database, run_id: str) -> list[_RecordRow]:
     """The run's records in import order."""
-    sql = """SELECT id, item_id, model, prompt_version, error, input_tokens, output_tokens, latency_ms, rounds,
-                    evalset_sha256, output IS NULL AND trajectory IS NULL
-             FROM run_records WHERE run_id = ? ORDER BY seq"""
+    return _runs_records(db, [run_id])[run_id]
+
+
+def _runs_records(db: sqlite_utils.Database, run_ids: list[str]) -> dict[str, list[_RecordRow]]:
+    """Each run's records in import order, from one scan of the table for all the runs (a run's records are found
+    by scanning `run_records`: no index leads with run_id)."""
+    sql = f"""SELECT run_id, id, item_id, model, prompt_version, error, input_tokens, output_tokens, latency_ms,
+                     rounds, evalset_sha256, output IS NULL AND trajectory IS NULL
+              FROM run_records WHERE run_id IN ({','.join('?' * len(run_ids))}) ORDER BY seq"""
     # a few distinct models, prompt versions and eval-set hashes: one str each, not one per record
     few: dict[str | None, str | None] = {None: None}
     keep = few.setdefault
-    return [_RecordRow(rid, item, keep(model, model), keep(prompt, prompt), error, tin, tout, latency, rounds,
-                       keep(evalset, evalset), bool(failed))
-            for rid, item, model, prompt, error, tin, tout, latency, rounds, evalset, failed
-            in db.execute(sql, [run_id])]
+    out: dict[str, list[_RecordRow]] = {run_id: [] for run_id in run_ids}
+    for run_id, rid, item, model, prompt, error, tin, tout, latency, rounds, evalset, failed in db.execute(
+            sql, list(run_ids)):
+        out[run_id].append(_RecordRow(rid, item, keep(model, model), keep(prompt, prompt), error, tin, tout, latency,
+                                      rounds, keep(evalset, evalset), bool(failed)))
+    return out
 
 
 class _ToolCalls(NamedTuple):
@@ -413,11 +442,19 @@ PARSE_FAILURE = "parse_failure"
 
 
 def _tool_calls(db: sqlite_utils.Database, run_id: str) -> _ToolCalls:
-    calls, failures = db.execute(
-        "SELECT count(*), coalesce(sum(substr(json_extract(t.value, '$.error'), 1, length(:p)) = :p), 0)"
-        " FROM run_records r, json_each(r.tool_calls) t WHERE r.run_id = :run AND r.tool_calls IS NOT NULL",
-        {"p": PARSE_FAILURE, "run": run_id}).fetchone()
-    return _ToolCalls(calls, failures)
+    return _runs_tool_calls(db, [run_id])[run_id]
+
+
+def _runs_tool_calls(db: sqlite_utils.Database, run_ids: list[str]) -> dict[str, _ToolCalls]:
+    """Each run's tool calls and parse failures, counted in one scan for all the runs."""
+    out = {run_id: _ToolCalls(0, 0) for run_id in run_ids}
+    for run_id, calls, failures in db.execute(
+            "SELECT r.run_id, count(*), coalesce(sum(substr(json_extract(t.value, '$.error'), 1, length(?)) = ?), 0)"
+            " FROM run_records r, json_each(r.tool_calls) t"
+            f" WHERE r.run_id IN ({','.join('?' * len(run_ids))}) AND r.tool_calls IS NOT NULL GROUP BY r.run_id",
+            [PARSE_FAILURE, PARSE_FAILURE, *run_ids]):
+        out[run_id] = _ToolCalls(calls, failures)
+    return out
 
 
 # A stored result is current when its checker and loose flag are those of the constraint's check now.
@@ -436,21 +473,29 @@ class _Checks(NamedTuple):
 
 
 def _current_checks(db: sqlite_utils.Database, run_id: str) -> _Checks:
-    """The mechanical outcomes of one run's records with output (see `_Checks`). The match of a stored result to
-    the constraint's check is made in SQL; a result is keyed to its run record and constraint, both immutable by id
-    (an import never replaces a record or an item)."""
+    """The mechanical outcomes of one run's records with output (see `_Checks`)."""
+    return _runs_current_checks(db, [run_id])[run_id]
+
+
+def _runs_current_checks(db: sqlite_utils.Database, run_ids: list[str]) -> dict[str, _Checks]:
+    """The mechanical outcomes of each run's records with output (see `_Checks`), from one join for all the runs.
+    The match of a stored result to the constraint's check is made in SQL; a result is keyed to its run record and
+    constraint, both immutable by id (an import never replaces a record or an item)."""
     # every mechanical pair of a record with output that did not pass by a current result: failed by one
     # (current = 1), or answered by none (current = 0: none stored, or another checker or loose flag)
-    sql = f"""SELECT r.id, c.id, cr.passed IS NOT NULL AND {_CURRENT_CHECK} FROM run_records r
+    sql = f"""SELECT r.run_id, r.id, c.id, cr.passed IS NOT NULL AND {_CURRENT_CHECK} FROM run_records r
              JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NOT NULL
              LEFT JOIN check_results cr ON cr.run_record_id = r.id AND cr.constraint_id = c.id
-             WHERE r.run_id = ? AND NOT (r.output IS NULL AND r.trajectory IS NULL)
+             WHERE r.run_id IN ({','.join('?' * len(run_ids))}) AND NOT (r.output IS NULL AND r.trajectory IS NULL)
                AND NOT coalesce(cr.passed = 1 AND {_CURRENT_CHECK}, 0)"""
-    failing: set[tuple[str, str]] = set()
-    missing: list[tuple[str, str]] = []
-    for rid, cid, current in db.execute(sql, [run_id]):
-        (failing.add if current else missing.append)((rid, cid))
-    return _Checks(failing, _live_checks(db, missing))
+    failing: dict[str, set[tuple[str, str]]] = {run_id: set() for run_id in run_ids}
+    missing: dict[str, list[tuple[str, str]]] = {run_id: [] for run_id in run_ids}
+    for run_id, rid, cid, current in db.execute(sql, list(run_ids)):
+        if current:
+            failing[run_id].add((rid, cid))
+        else:
+            missing[run_id].append((rid, cid))
+    return {run_id: _Checks(failing[run_id], _live_checks(db, missing[run_id])) for run_id in failing}
 
 
 def _live_checks(db: sqlite_utils.Database, missing: list[tuple[str, str]]) -> dict[tuple[str, str], bool]:
@@ -583,6 +628,9 @@ class _RecordOutcome(NamedTuple):
     passed: bool | None  # every settled `must` constraint met; None when none is settled
 
 
+_SOURCES = ("mechanical", "human", "judge")  # where a settled pair's outcome came from (`RunStats.by_source`)
+
+
 class _Extras:
     """Collects per-record outcomes while `_run_data` settles constraints, then derives the issue-13 metrics."""
 
@@ -685,14 +733,18 @@ def _failure_modes(db: sqlite_utils.Database, run_id: str, fail_modes: dict[tupl
 
 
 def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow], labels: PairLabels,
-              records: list[_RecordRow] | None = None) -> _RunData:
+              records: list[_RecordRow] | None = None, checks: _Checks | None = None,
+              tools: _ToolCalls | None = None) -> _RunData:
+    """One run's metrics. `records`, `checks` and `tools`: the run's records, mechanical outcomes and tool calls,
+    when the caller has read them (`compare` reads both runs' in one scan each)."""
     if records is None:
         records = _run_records(db, run_id)
     if not records:
         known = [r[0] for r in db.execute("SELECT DISTINCT run_id FROM run_records WHERE run_id IS NOT NULL ORDER BY 1")]
         raise ValueError(f"no run records with run_id {run_id!r}; runs in the project: {', '.join(known) or 'none'}")
-    checks = _current_checks(db, run_id)
-    tool_calls, parse_fail = _tool_calls(db, run_id)
+    if checks is None:
+        checks = _current_checks(db, run_id)
+    tool_calls, parse_fail = _tool_calls(db, run_id) if tools is None else tools
     s_checked = s_passed = c_settled = c_passed = c_unjudged = human = mech_passed = mech_checked = 0
     item_pass: dict[str, bool | None] = {}
     item_failed: dict[str, set[str]] = {}
@@ -708,44 +760,58 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     items_all: list[str] = []
     items_lab: list[str] = []
     extras = _Extras()
-    tally = extras.tally
+    # (type, source, scenario) -> [passed, settled], kept per scenario and type as one cell per source
+    # (mechanical, human, judge) so that a pair adds to its cell without building a key; folded into
+    # `extras.tally` at the end (cells nothing was settled in left out, as if never made)
+    by_scenario: dict[str, dict[str, tuple[list[int], list[int], list[int]]]] = {}
     judge, humans, ppi, blind, sample = (labels.judge, labels.human, labels.ppi_judge, labels.human_blind,
                                          labels.random_sample)
     failing, live = checks
     # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
-    get_human, get_judge, get_ppi, get_tally = humans.get, judge.get, ppi.get, tally.get
-    # the records that carry a human or a blind label (a few in a hundred): only their pairs are looked up there
+    get_human, get_judge, get_ppi = humans.get, judge.get, ppi.get
+    add_judge, add_stratum, add_item = judge_all.append, strata_all.append, items_all.append
+    # the records that carry a human or a blind label (a few in a hundred), and those with a mechanical pair that
+    # failed or that no current stored result answers (`_Checks`): only their pairs are looked up there
     with_human, with_blind = {p[0] for p in humans}, {p[0] for p in blind}
+    with_checks = {p[0] for p in failing} | {p[0] for p in live}
     for rec in records:
         item = items[rec.item_id]
         scenario = item.scenario or "(none)"
+        cells = by_scenario.get(scenario)
+        if cells is None:
+            cells = by_scenario[scenario] = {}
         failed = rec.failed
-        has_human, has_blind = rec.id in with_human, rec.id in with_blind
+        rid = rec.id
+        has_human, has_blind, has_checks = rid in with_human, rid in with_blind, rid in with_checks
         outcomes: list[bool] = []
         must_known = must_failed = False
         for c in item.constraints:
-            pair = (rec.id, c.id)
             # `constraint_passed` on the stored rows: a check's current stored result, else its live run
             if c.check is not None:
                 if failed:
                     outcome = False
-                elif live and pair in live:
-                    outcome = live[pair]
+                elif not has_checks:
+                    outcome = True  # a current stored result passed (see `_Checks`)
                 else:
-                    outcome = pair not in failing  # a current stored result passed (see `_Checks`)
+                    pair = (rid, c.id)
+                    if live and pair in live:
+                        outcome = live[pair]
+                    else:
+                        outcome = pair not in failing  # a current stored result passed (see `_Checks`)
                 mech_passed += outcome
                 mech_checked += 1
                 if c.type == "format":
                     s_checked += 1
                     s_passed += outcome
-                source = "mechanical"
+                source = 0  # mechanical
                 if has_human:
-                    human += pair in humans  # as before: a human label on a checked pair counts, the check settles it
+                    human += (rid, c.id) in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
+                pair = (rid, c.id)
                 if c.pass_fail and (j := get_ppi(pair)) is not None:
-                    judge_all.append(j)
-                    strata_all.append(c.id)
-                    items_all.append(rec.item_id)
+                    add_judge(j)
+                    add_stratum(c.id)
+                    add_item(rec.item_id)
                     if has_blind and pair in blind and pair in sample:
                         judge_lab.append(j)
                         human_lab.append(int(blind[pair] == "pass"))
@@ -754,8 +820,11 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                 if c.passing is None:
                     continue  # not a pass/fail set: neither settled nor unjudged
                 label = get_human(pair) if has_human else None  # a human label wins
-                source = "human" if label is not None else "judge"
-                if label is None:
+                if label is not None:
+                    source = 1  # human
+                    human += 1
+                else:
+                    source = 2  # judge
                     label = get_judge(pair)
                 if failed:
                     outcome = False
@@ -764,13 +833,13 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                     continue
                 else:
                     outcome = label in c.passing
-                human += source == "human"
             c_settled += 1
             c_passed += outcome
             outcomes.append(outcome)
-            t = get_tally((c.type, source, scenario))
-            if t is None:
-                t = tally[(c.type, source, scenario)] = [0, 0]
+            by_source = cells.get(c.type)
+            if by_source is None:
+                by_source = cells[c.type] = ([0, 0], [0, 0], [0, 0])
+            t = by_source[source]
             t[0] += outcome
             t[1] += 1
             if c.severity == "must":
@@ -783,6 +852,11 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         this = (not must_failed) if must_known else None
         extras.records.append(_RecordOutcome(rec, item.scenario, tuple(outcomes), this))
         item_pass[rec.item_id] = False if (prev is False or this is False) else (None if (prev is None or this is None) else True)
+    for scenario, cells in by_scenario.items():
+        for ctype, by_source in cells.items():
+            for name, t in zip(_SOURCES, by_source):
+                if t[1]:
+                    extras.tally[(ctype, name, scenario)] = t
     latencies = sorted(r.latency_ms for r in records if r.latency_ms is not None)  # (only its percentiles)
     rounds = [r.rounds for r in records if r.rounds is not None]
     completed = sum(1 for r in records if r.error is None)
@@ -959,11 +1033,15 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
 
 def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None,
                   rubric_sha256: str | None, judge_model: str | None, allow_prompt_change: bool) -> Comparison:
-    records = {run: _run_records(db, run) for run in (run_a, run_b)}
+    # both runs' records, stored check failures and tool calls from one scan of the table each (per run, each was
+    # a scan of every run record: no index leads with run_id)
+    records = _runs_records(db, [run_a, run_b])
     items = _run_items(db, [run_a, run_b], [r for rs in records.values() for r in rs])
     labels = pair_labels(db, [run_a, run_b], rubric_sha256=rubric_sha256, judge_model=judge_model,
                          record_ids={r.id for rs in records.values() for r in rs})
-    da, dbb = (_run_data(db, run_a, items, labels, records[run_a]), _run_data(db, run_b, items, labels, records[run_b]))
+    known = [run for run in (run_a, run_b) if records[run]]  # (an unknown run raises in `_run_data`)
+    checks, tools = _runs_current_checks(db, known), _runs_tool_calls(db, known)
+    da, dbb = (_run_data(db, run, items, labels, records[run], checks.get(run), tools.get(run)) for run in (run_a, run_b))
     # each bucket's items in import order, the buckets in BUCKETS order
     by_bucket: dict[str, list[ItemOutcome]] = {name: [] for name in BUCKETS}
     pass_a, pass_b, failed_a, failed_b = da.item_pass, dbb.item_pass, da.item_failed, dbb.item_failed

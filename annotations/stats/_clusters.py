@@ -116,9 +116,10 @@ class JudgedUnits(NamedTuple):
 def judged_units(pred_all: Sequence[float], clusters_all: Sequence[Hashable]) -> JudgedUnits:
     if len(pred_all) != len(clusters_all):
         raise ValueError("one cluster key per judged unit and one label, weight and key per labelled unit")
-    index: dict[Hashable, int] = {}
-    codes = np.fromiter((index.setdefault(c, len(index)) for c in clusters_all), dtype=np.intp,
-                        count=len(clusters_all))
+    # numbered in order of first appearance: the distinct keys in that order (`dict.fromkeys`), then every key's
+    # number looked up, both in C (a million run records' corrected rates number ~700k units)
+    index: dict[Hashable, int] = {c: k for k, c in enumerate(dict.fromkeys(clusters_all))}
+    codes = np.fromiter(map(index.__getitem__, clusters_all), dtype=np.intp, count=len(clusters_all))
     return JudgedUnits(np.asarray(pred_all, dtype=float), codes, index)
 
 
