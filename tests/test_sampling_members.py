@@ -106,16 +106,22 @@ def test_hostile_projects_draw_the_reference(tmp_path):
         twins.draw(**kw)
 
 
-def test_a_version_the_rubrics_table_lacks_reads_three_scans(tmp_path):
+@pytest.mark.parametrize("stray, one", [("f" * 64, False), ("00" + "1" * 62, True), ("00" + "1" * 62, False)])
+def test_a_version_the_rubrics_table_lacks_reads_three_scans(tmp_path, stray, one):
     """A verdict under a rubric version that `rubrics` does not hold (written by hand: judgecal stores the rubric
-    first) cannot be told apart in the join; the draw reads the three scans instead and draws the reference rows."""
+    first) cannot be told apart in the join; the draw reads the three scans instead and draws the reference rows.
+    The stray version sorts after every known one, or before one (its row then comes first for its pair: a review
+    found the pair's next row merged into the wrong version's set), on many pairs or on exactly one judged pair."""
     twins = Twins(tmp_path)
-    stray = "f" * 64
 
     def hand(db):
+        if one:  # one pair a known version sorting after the stray one judged
+            pairs = [tuple(db.execute("SELECT run_record_id, constraint_id FROM verdict_pairs"
+                                      " WHERE rubric_sha256 > ? ORDER BY id LIMIT 1", [stray]).fetchone())]
+        else:
+            pairs = sorted(ann.population_pairs(db))[::6]
         db.execute("PRAGMA foreign_keys = OFF")  # outside a transaction, as a script of hand SQL would
-        _verdicts(db, [(rid, cid, stray, "judge-x", 0, "pass", None, STAMP)
-                       for rid, cid in sorted(ann.population_pairs(db))[::6]])
+        _verdicts(db, [(rid, cid, stray, "judge-x", 0, "pass", None, STAMP) for rid, cid in pairs])
         db.execute("PRAGMA foreign_keys = ON")
 
     twins.change(hand)
