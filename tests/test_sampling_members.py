@@ -210,6 +210,32 @@ def test_candidates_read_in_slices_see_every_pattern(tmp_path, monkeypatch):
         assert {tuple(p) for p in late} <= set(got)
 
 
+def test_candidates_after_a_huge_explicit_row_id(tmp_path):
+    """A verdict stored by hand under a huge explicit id (its pair's `verdict_pairs` row takes that id) is found, and
+    the slices end at the rows, not at fixed id steps (a review: one verdict at id 2^40 cost 5 s, one near 2^62 never
+    finished)."""
+    path = _project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        rid, cid, sha = db.execute("SELECT run_record_id, constraint_id, rubric_sha256 FROM verdict_pairs"
+                                   " ORDER BY id LIMIT 1").fetchone()
+        with write(db):
+            db.execute("INSERT INTO verdicts (id, run_record_id, constraint_id, rubric_sha256, judge_model, repeat,"
+                       " error, created_at) VALUES (?, ?, ?, ?, 'judge-late', 0, 'timeout', ?)",
+                       [2 ** 62, rid, cid, sha, STAMP])
+        assert db.execute("SELECT max(id) FROM verdict_pairs").fetchone()[0] == 2 ** 62
+        statements = []
+        db.conn.set_trace_callback(statements.append)
+        try:
+            with write(db):
+                got = _targeted_candidates(db)
+        finally:
+            db.conn.set_trace_callback(None)
+        want = {(r, c) for r, c, pattern, n in db.execute(
+            "SELECT run_record_id, constraint_id, pattern, n FROM verdict_pairs") if _may_be_targeted(pattern, n)}
+        assert got.keys() == want and 2 ** 62 in got[(rid, cid)]
+        assert sum("FROM verdict_pairs" in s for s in statements) < 40
+
+
 def test_fronts_rewritten_only_where_they_differ(tmp_path):
     """A whole draw after the project grew writes `draw_fronts` as the rows that differ; the table then holds
     exactly what a draw into an empty table writes."""
