@@ -863,15 +863,6 @@ def _code_of(cols: _LabelledColumns, label: str) -> int:
     return cols.vocab.index(label) if label in cols.vocab else -1
 
 
-def _weights_by(strata_lab: list[str], sizes: Counter, pairs: list[Pair]) -> list[float]:
-    """`design_weights(pairs, (), lambda p: p[1], sizes=sizes)` from the pairs' strata (their constraint ids)."""
-    got = Counter(strata_lab)
-    if any(not sizes[s] for s in got):
-        return design_weights(pairs, (), lambda p: p[1], sizes=sizes)  # raises, naming the pair
-    weight = {s: sizes[s] / got[s] for s in got}  # one division per stratum, as design_weights
-    return list(map(weight.__getitem__, strata_lab))
-
-
 def _pass_rates_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns
                         ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
     """`_pass_rates` from the labelled pairs' columns: each model's counted pass/fail pairs, the same lists."""
@@ -887,7 +878,7 @@ def _pass_rates_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns
             rates.append((rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]))
             continue
         rates.append(clustered_pass_rate(rate, base.judge, base.units.codes, judge_lab, human_lab,
-                                         _weights_by(strata_lab, base.sizes, lab_pairs),
+                                         design_weights(lab_pairs, (), _CONSTRAINT, sizes=base.sizes),
                                          list(map(cols.item_names.__getitem__, cols.item[idx].tolist())),
                                          judged=base.units))
     return tuple(r for r, _ in rates), tuple(c for _, c in rates)
@@ -902,7 +893,7 @@ def _rogan_gladen_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns) ->
         idx, lab = _positions(cols, cols.random & cols.pass_fail & human_pf & _model_mask(cols, model))
         out.append(rogan_gladen(model, base.judge, cols.prediction[idx].tolist(),
                                 (cols.human[idx] == _code_of(cols, "pass")).astype(int).tolist(),
-                                weights=_weights_by(list(map(_CONSTRAINT, lab)), base.sizes, lab) if lab else None,
+                                weights=design_weights(lab, (), _CONSTRAINT, sizes=base.sizes) if lab else None,
                                 clusters=list(map(cols.item_names.__getitem__, cols.item[idx].tolist()))))
     return tuple(out)
 
@@ -1717,7 +1708,7 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
         # finds no semantic constraint this way — stale ids, a verdict on a mechanical constraint, one written
         # before its constraint — is flagged `unsure` and read again through the keys below, so the rows are those
         # of the key join. With `run_id`, a run record found by row id but of another run is outside for certain.
-        outside_run = f"WHEN r.rowid IS NOT NULL AND r.run_id IS NOT ? THEN 2 " if run_id is not None else ""
+        outside_run = "WHEN r.rowid IS NOT NULL AND r.run_id IS NOT ? THEN 2 " if run_id is not None else ""
         flag = f"CASE {outside_run}WHEN c.rowid IS NULL THEN 1 ELSE 0 END"
         sql = (f"SELECT {key(flag)}, r.item_id, {flag} = 1, vp.id FROM verdict_pairs vp"
                " LEFT JOIN run_records r ON r.rowid = vp.record_rowid AND r.id = vp.run_record_id"

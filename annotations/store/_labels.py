@@ -181,8 +181,8 @@ def blind_first_labels(db: sqlite_utils.Database) -> list[dict[str, Any]]:
     # of SQLite at a million run records' 183k labels).
     cursor = db.conn.execute("SELECT * FROM human_labels ORDER BY id")
     columns = [d[0] for d in cursor.description]
-    at = {name: columns.index(name) for name in ("run_record_id", "constraint_id", "reviewer", "event", "blind")}
-    rid, cid, reviewer, event, blind = (at[k] for k in ("run_record_id", "constraint_id", "reviewer", "event", "blind"))
+    rid, cid, reviewer, event, blind = map(columns.index,
+                                           ("run_record_id", "constraint_id", "reviewer", "event", "blind"))
     seen: set[tuple] = set()
     out = []
     for row in cursor:

@@ -1017,7 +1017,7 @@ def _m019_pair_rowids(db: sqlite_utils.Database) -> None:
     # written, so the pass joins by row id (5.4 instead of 9.6 s for the query at 1M). They are hints, not facts:
     # a run record or constraint deleted and stored again gets another row id, so every read checks the joined
     # row's key against the pair's and reads a row that fails it (or has none: a verdict on a mechanical
-    # constraint, one written before its constraint) through the key (`pair_rowids`). No trigger on the run records
+    # constraint, one written before its constraint) through the keys (`_sql_group_bases` in the report). No trigger on the run records
     # or constraints keeps them, so their imports pay nothing; the verdict triggers look both up once per verdict
     # written (two seeks beside the trigger's own upsert). The backfill is one UPDATE (~20 s at 1M run records).
     columns = ("record_rowid INTEGER", "constraint_rowid INTEGER")
