@@ -52,7 +52,7 @@ import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Collection, Iterable, NamedTuple, Sequence
 
 import numpy as np
 import sqlite_utils
@@ -1888,30 +1888,6 @@ def _wanted(pairs: Iterable[Pair], labelled: bool) -> tuple[str, list[Any], Any]
     return _WANTED_JSON, [json.dumps(sorted({tuple(p) for p in pairs}))], None
 
 
-def _labelled_verdicts(db: sqlite_utils.Database, pairs: Iterable[Pair], shas: set[str] | None, model: str | None,
-                       constraints: set[str] | None, *, labelled: bool = False
-                       ) -> dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]]:
-    """(judge model, rubric sha) -> its judged pairs among `pairs` (the labelled ones), in pair order, with each
-    pair's repeats as stored (`verdict_pairs`), read through the pair index. `labelled`: every pair of `pairs` has a
-    label event (`_wanted`)."""
-    where, params = _verdict_filters(shas, model, constraints, "vp")
-    source, wanted_params, keep = _wanted(pairs, labelled)
-    sql = ("SELECT vp.judge_model, vp.rubric_sha256, vp.run_record_id, vp.constraint_id, vp.n, vp.pattern"
-           f" FROM {source} CROSS JOIN verdict_pairs vp ON vp.run_record_id = wanted.rid"
-           " AND vp.constraint_id = wanted.cid"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY vp.id")
-    out: dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]] = defaultdict(list)
-    parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
-    for jm, sha, rid, cid, n, text in db.execute(sql, wanted_params + params):
-        if keep is not None and not keep((rid, cid)):
-            continue
-        labels = parsed.get((text, n))
-        if labels is None:
-            labels = parsed[(text, n)] = parse_pattern(text, n)
-        out[(jm, sha)].append(((rid, cid), labels))
-    return out
-
-
 class _LabelledRows(NamedTuple):
     """Every pair with a label event: its stored verdict rows (`verdict_pairs`) in pair order (vp.id), as
     (vp.id, judge model, rubric, pair, repeats) with repeats parsed once per pattern."""
@@ -1936,18 +1912,26 @@ def _verdict_rows(db: sqlite_utils.Database, pairs: list[Pair] | None) -> _Label
     return _LabelledRows(rows, frozenset(r[3] for r in rows))
 
 
+def _labelled_since(db: sqlite_utils.Database, since: int, known: Collection[Pair]) -> list[Pair] | None:
+    """The pairs with a label event after `since` that `known` lacks, in first-event order (None: the labels were not
+    only added since, as `pairs_labelled_since` says): what a kept labelled read merges in."""
+    from judgecal.annotations.store import pairs_labelled_since  # noqa: PLC0415
+
+    new = pairs_labelled_since(db, since)
+    return None if new is None else [p for p in dict.fromkeys(map(tuple, new)) if p not in known]
+
+
 def _kept_labelled_rows(db: sqlite_utils.Database) -> _LabelledRows:
     """`_verdict_rows(db, None)` kept under the verdicts' and labels' versions (`kept_for_tables`): after labels were
     only added, the pairs labelled since that have no rows kept yet are read and merged in vp.id order (a new value:
     the kept one is never mutated), so a new label on the Calibration page reads its own pair's verdicts, not 183k
     pairs' (issue 16.3)."""
-    from judgecal.annotations.store import kept_for_tables, pairs_labelled_since  # noqa: PLC0415
+    from judgecal.annotations.store import kept_for_tables  # noqa: PLC0415
 
     def update(old: _LabelledRows, since: int) -> _LabelledRows | None:
-        new = pairs_labelled_since(db, since)
-        if new is None:
+        fresh = _labelled_since(db, since, old.pairs)
+        if fresh is None:
             return None
-        fresh = [p for p in dict.fromkeys(map(tuple, new)) if p not in old.pairs]
         if not fresh:
             return old
         added = _verdict_rows(db, fresh)
@@ -1960,8 +1944,9 @@ def _kept_labelled_rows(db: sqlite_utils.Database) -> _LabelledRows:
 def _kept_labelled_verdicts(db: sqlite_utils.Database, pairs: dict[Pair, Any] | set[Pair], shas: set[str] | None,
                             model: str | None, constraints: set[str] | None
                             ) -> dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]]:
-    """`_labelled_verdicts(db, pairs, shas, model, constraints)` for labelled `pairs`, from the kept rows of every
-    labelled pair (`_kept_labelled_rows`) with the filters applied in Python: the same groups, pairs and order."""
+    """(judge model, rubric sha) -> its judged pairs among the labelled `pairs`, in pair order (vp.id), with each
+    pair's repeats as stored (`verdict_pairs`): from the kept rows of every labelled pair (`_kept_labelled_rows`),
+    the judge model, rubric and constraint filters applied in Python."""
     out: dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]] = defaultdict(list)
     for _vid, jm, sha, pair, labels in _kept_labelled_rows(db).rows:
         if ((model is None or jm == model) and (shas is None or sha in shas)
@@ -1973,13 +1958,12 @@ def _kept_labelled_verdicts(db: sqlite_utils.Database, pairs: dict[Pair, Any] | 
 def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     """`pair_info_of` every pair with a label event, kept under the run records', constraints' and labels' versions;
     after labels were only added, the pairs labelled since that are not kept yet are read and merged (a new dict)."""
-    from judgecal.annotations.store import kept_for_tables, pairs_labelled_since  # noqa: PLC0415
+    from judgecal.annotations.store import kept_for_tables  # noqa: PLC0415
 
     def update(old: dict[Pair, PairInfo], since: int) -> dict[Pair, PairInfo] | None:
-        new = pairs_labelled_since(db, since)
-        if new is None:
+        fresh = _labelled_since(db, since, old)
+        if fresh is None:
             return None
-        fresh = [p for p in dict.fromkeys(map(tuple, new)) if p not in old]
         if not fresh:
             return old
         out = dict(old)
