@@ -339,7 +339,7 @@ def _run_items(db: sqlite_utils.Database, run_ids: list[str],
     """The items the runs' records answer (`records`, when read already), in import order, with their constraints in
     item order."""
     if records is None:
-        records = [r for run_id in run_ids for r in _run_records(db, run_id)]
+        records = [r for rs in _runs_records(db, run_ids).values() for r in rs]  # one scan for all the runs
     wanted = {r.item_id for r in records}
     # Runs that answer most of the eval set (the usual case) read the tables whole, in storage order, and keep the
     # items they answer: cheaper than one index probe per item. Otherwise the items are looked up by id.
