@@ -13,7 +13,10 @@ Each command runs in a fresh process (peak memory is that process's max RSS), in
 after the imports, beside a baseline in the same process: one raw SQL pass over the verdicts
 (`SELECT judge_model, rubric_sha256, constraint_id, label, count(*) FROM verdicts GROUP BY ...`). Printed: the median
 of `reps` wall seconds, the command's CPU seconds (steadier than wall time on a shared machine), the ratio of wall
-time to the baseline, and the peak RSS. `sample` is a top-up of the drawn sample (what a CI
+time to the baseline, and the peak RSS. `report` and `gate` are timed twice: `(nothing stored)` with no stored
+aggregate in the project (hand SQL or an older judgecal wrote last), then, after `store the pass` (what `judge`,
+`import verdicts` and the harness imports do after their writes, migration 023; timed once), with the pass over
+every judged pair stored, as after any of those commands. `sample` is a top-up of the drawn sample (what a CI
 job re-running `judgecal sample` pays); the first draw's time is printed when a project is built.
 
 `sample` writes (it tops the sample up and stores the quotas), so it never runs on the cached project: each size gets
@@ -53,6 +56,7 @@ COMMANDS = {
     "compare": ["compare", "demo-run-a", "demo-run-b", "--json"],
 }
 WRITES = {"sample"}  # commands that change the project: run on a copy
+STORE = "store the pass"
 BASELINE = "SELECT judge_model, rubric_sha256, constraint_id, label, count(*) FROM verdicts GROUP BY 1, 2, 3, 4"
 
 
@@ -181,8 +185,13 @@ def one(path: Path, command: str, extra: list[str] = ()) -> dict:
     before = resource.getrusage(resource.RUSAGE_SELF)
     cpu0 = before.ru_utime + before.ru_stime
     t0 = time.perf_counter()
-    with contextlib.redirect_stdout(out):
-        rc = main(["--db", str(path), *COMMANDS[command], *extra])
+    if command == STORE:  # what `judge` and `import verdicts` add after their writes
+        with ann.unit_of_work(path) as db:
+            ann.store_report_pass(db)
+        rc = 0
+    else:
+        with contextlib.redirect_stdout(out):
+            rc = main(["--db", str(path), *COMMANDS[command], *extra])
     seconds = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"baseline": baseline, "seconds": seconds, "rc": rc, "cpu": usage.ru_utime + usage.ru_stime - cpu0,
@@ -201,7 +210,7 @@ def main() -> None:
         print(json.dumps(one(Path(args.one[0]), args.one[1], json.loads(args.one[2]))))
         return
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    print(f"{'runs':>9} {'command':<8} {'seconds':>8} {'cpu s':>7} {'baseline':>9} {'ratio':>7} {'peak MB':>8}   "
+    print(f"{'runs':>9} {'command':<24} {'seconds':>8} {'cpu s':>7} {'baseline':>9} {'ratio':>7} {'peak MB':>8}   "
           f"(median of {args.reps}; baseline: {BASELINE})")
     for n in args.runs:
         path = args.cache / f"judgecal-scale-{n}.db"
@@ -217,6 +226,10 @@ def main() -> None:
                         if Path(f"{path}{suffix}").exists():
                             shutil.copyfile(f"{path}{suffix}", f"{target}{suffix}")
                     _row(n, f"{command} (full draw)", [_one(env, target, command)])
+                if command in ("report", "gate"):  # each with the pass stored and with nothing stored
+                    _forget_stored(target)
+                    _row(n, f"{command} (nothing stored)", [_one(env, target, command) for _ in range(args.reps)])
+                    _row(n, STORE, [_one(env, target, STORE)])  # the first stores it; the rest find it stored
                 _row(n, command, [_one(env, target, command) for _ in range(args.reps)])
                 if command == "sample":  # another rate (from the last draw), then the whole draw and a first draw
                     results = []
@@ -235,6 +248,18 @@ def main() -> None:
                         added = add_copies(target, f"new{rep}")
                         results.append(_one(env, target, command))
                     _row(n, f"{command} (after {added} new run records)", results)
+
+
+def _forget_stored(path: Path) -> None:
+    """No stored aggregate (migration 023): what a project whose last write was not judgecal's verdict write holds
+    (hand SQL, a project from an older judgecal); `report` and `gate` then compute the pass themselves."""
+    import sqlite3
+
+    from judgecal import annotations as ann
+
+    ann.connect(path).close()  # a project cached by an older judgecal gets the table
+    with contextlib.closing(sqlite3.connect(path)) as c, c:
+        c.execute("DELETE FROM stored_aggregates")
 
 
 def _forget_last_draw(path: Path) -> None:
@@ -271,7 +296,7 @@ def _row(n: int, command: str, results: list[dict]) -> None:
     base = statistics.median(r["baseline"] for r in results)
     cpu = statistics.median(r["cpu"] for r in results)
     rss = max(r["max_rss_mb"] for r in results)
-    print(f"{n:>9} {command:<8} {sec:>8.2f} {cpu:>7.2f} {base:>9.3f} {sec / base:>7.1f} {rss:>8.0f}", flush=True)
+    print(f"{n:>9} {command:<24} {sec:>8.2f} {cpu:>7.2f} {base:>9.3f} {sec / base:>7.1f} {rss:>8.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,15 @@ from typing import Any, Iterator
 from judgecal._args import EXIT_NOTHING_ANSWERED, CommandError, say
 
 
+def store_report_pass(db_path: Any) -> None:
+    """After a judge batch's verdicts are committed: the next `report`/`gate` reads the pass over every judged pair
+    back instead of joining them again (`annotations.store_report_pass`, migration 023)."""
+    from judgecal import annotations as ann  # noqa: PLC0415
+
+    with ann.unit_of_work(db_path) as db:
+        ann.store_report_pass(db)
+
+
 def stop_grace_s(args: argparse.Namespace) -> float | None:
     """How long the first Ctrl+C waits for requests in flight: one request timeout (no retries after it)."""
     return args.timeout if getattr(args, "backend", "openai") == "openai" else None

@@ -76,6 +76,7 @@ def harness_importer(kind: str) -> Callable[[Path, Path], str]:
         try:
             with ann.unit_of_work(db_path) as db:
                 c = import_harness_chunks(db, stream(file))
+                ann.store_report_pass(db)  # after the import's commit: the next report reads the pass back
         except MissingExtra as exc:
             raise CommandError(str(exc)) from None
         skipped = "".join(f"; not imported: {n} {why}" for why, n in sorted(c.skipped.items()))

@@ -11,7 +11,7 @@ import sys
 
 from judgecal import jobs
 from judgecal._args import CommandError, positive_float, say
-from judgecal._batch_cli import batch_exit_code, job_errors
+from judgecal._batch_cli import batch_exit_code, job_errors, store_report_pass
 from judgecal.judge import DEFAULT_REPEATS
 
 DEFAULT_POLL_S = 30.0
@@ -72,6 +72,7 @@ def _requests(args: argparse.Namespace) -> int:
 
 def _results(args: argparse.Namespace) -> int:
     r = jobs.import_batch_results(args.db, args.batch_results)
+    store_report_pass(args.db)
     say(r.summary.format())
     return batch_exit_code(r.status, r.summary.errors, r.summary.sent, "requests")
 
@@ -108,6 +109,7 @@ def _submit(args: argparse.Namespace, backend) -> int:
     if result.pairs == 0 and not result.resumed:
         say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
         return 0
+    store_report_pass(args.db)
     say(result.summary.format())
     if result.unreadable:
         say(f"warning: {result.unreadable} result lines named no request of the job; their requests are error "

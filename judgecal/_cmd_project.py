@@ -35,6 +35,7 @@ def cmd_demo(args: argparse.Namespace) -> str:
         ann.run_checks(db)
         # Drawing again adds nothing (a drawn pair stays drawn); after new verdicts it tops the strata up.
         s = ann.draw_sample(db)
+        ann.store_report_pass(db)
     messages.append(
         f"Review sample: {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap pairs")
     messages.append(f"Demo project ready: {args.db}")

@@ -71,7 +71,8 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
                                    sample_rules, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
-from judgecal.annotations.store import PATTERN_SQL, has_pair_rowids, has_verdict_pairs, pair_indexes, parse_pattern
+from judgecal.annotations.store import (PATTERN_SQL, code_digest, has_pair_rowids, has_verdict_pairs, pair_indexes,
+                                       parse_pattern, stored_value)
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -1675,6 +1676,15 @@ class _Numbering(dict):
         return n
 
 
+class _PairPass(NamedTuple):
+    """The one pass over the judged pairs (`_sql_pair_pass`): each pair's class and item number, in pair order."""
+
+    classes: list[str]  # class text (`key` below) by number, in order of first pair
+    items: list[str | None]  # item id by number, in order of first pair
+    codes: np.ndarray  # each pair's class number
+    item_codes: np.ndarray  # each pair's item number
+
+
 def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: str | None,
                      constraints: set[str] | None, run_id: str | None) -> dict[tuple[str, str], _GroupBase] | None:
     """Every judge group's `_GroupBase` from one pass over `verdict_pairs` joined with each pair's run record and
@@ -1683,7 +1693,59 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
     Slices are sums over classes; the lists the corrected rates read per pair (predictions, strata, item numbers)
     are taken from the arrays in pair order. Equal, number for number and bit for bit, to `_group_base` over
     `load_verdicts` (tests/test_report_aggregates.py). None when a stored label holds a separator character (the
-    caller reads pair by pair)."""
+    caller reads pair by pair).
+
+    The pass depends on verdicts, run records and constraints only: the unfiltered one is stored in the project by
+    the commands that write verdicts (`store_report_pass`), and read back while those tables are unchanged."""
+    return _bases_of_pass(_stored_pass(db, shas, model, constraints, run_id))
+
+
+def store_report_pass(db: sqlite_utils.Database) -> None:
+    """Store the unfiltered report's pass over every judged pair, unless the stored one is current (migration 023):
+    the last step of a command that wrote verdicts (`judge`, `import verdicts`, the harness imports, `demo`), so the
+    `report` and `gate` after it, which never write, read the pass back instead of joining every pair again (10 s
+    CPU at a million run records). A no-op on a project without verdict pairs."""
+    if _AGGREGATE_IN_SQL and has_verdict_pairs(db):
+        _stored_pass(db, None, None, None, None)
+
+
+def _stored_pass(db: sqlite_utils.Database, shas: set[str] | None, model: str | None, constraints: set[str] | None,
+                 run_id: str | None) -> _PairPass:
+    """`_sql_pair_pass`; the unfiltered one read from `stored_aggregates` when it was stored at the current versions
+    of the tables it reads, by this code (`stored_value`), and stored after computing on a connection that may write.
+    A filtered pass is computed (one row per filter would let the app's filters push the report's own row out)."""
+    if not (shas is None and model is None and constraints is None and run_id is None):
+        return _sql_pair_pass(db, shas, model, constraints, run_id)
+    return stored_value(
+        db, "report_pass", [], _PASS_TABLES, _PASS_CODE,
+        lambda: _sql_pair_pass(db, shas, model, constraints, run_id), _encode_pass, _decode_pass)
+
+
+_PASS_TABLES = ("verdicts", "run_records", "constraints")  # what `_sql_pair_pass` reads (verdict_pairs: "verdicts")
+
+
+def _encode_pass(p: _PairPass) -> tuple[dict[str, Any], bytes]:
+    return ({"n": len(p.codes), "classes": p.classes, "items": p.items},
+            p.codes.astype("<i4").tobytes() + p.item_codes.astype("<i4").tobytes())
+
+
+def _decode_pass(meta: dict[str, Any], data: bytes) -> _PairPass:
+    """`_encode_pass`'s inverse; ValueError for anything that is not a pass `_sql_pair_pass` could have made."""
+    n, classes, items = int(meta["n"]), meta["classes"], meta["items"]
+    if (n < 0 or len(data) != 8 * n or not isinstance(classes, list) or not isinstance(items, list)
+            or not all(isinstance(c, str) for c in classes) or not all(i is None or isinstance(i, str) for i in items)):
+        raise ValueError("not a stored pass")
+    codes = np.frombuffer(data, dtype="<i4", count=n).astype(np.intp)
+    item_codes = np.frombuffer(data, dtype="<i4", count=n, offset=4 * n).astype(np.intp)
+    if n and not (0 <= codes.min() and codes.max() < len(classes) and 0 <= item_codes.min()
+                  and item_codes.max() < len(items)):
+        raise ValueError("a stored pass numbers a class or item it does not name")
+    return _PairPass(classes, items, codes, item_codes)
+
+
+def _sql_pair_pass(db: sqlite_utils.Database, shas: set[str] | None, model: str | None,
+                   constraints: set[str] | None, run_id: str | None) -> _PairPass:
+    """The pass itself: every judged pair (the filters' `verdict_pairs` rows) numbered by class and item."""
     where, params = _verdict_filters(shas, model, constraints, "vp")
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
     # LEFT JOINs keep verdict_pairs the outer loop (rowid order, no sort) and keep a group whose pairs all lie
@@ -1740,13 +1802,21 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
         del chunk, keys, its
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, dtype=np.intp)
     item_codes = np.concatenate(item_parts) if item_parts else np.zeros(0, dtype=np.intp)
-    del code_parts, item_parts
-    counts = np.bincount(codes, minlength=len(classes)).tolist()
-    item_names = list(items)
+    return _PairPass(list(classes), list(items), codes, item_codes)
+
+
+# The code the stored pass was computed and encoded by (`stored_value`'s version: other code recomputes it).
+_PASS_CODE = code_digest(_sql_pair_pass, _verdict_filters, _encode_pass, _decode_pass)
+
+
+def _bases_of_pass(p: _PairPass) -> dict[tuple[str, str], _GroupBase] | None:
+    """Every judge group's `_GroupBase` from the pass (see `_sql_group_bases`)."""
+    codes, item_codes, item_names = p.codes, p.item_codes, p.items
+    counts = np.bincount(codes, minlength=len(p.classes)).tolist()
     label_sets: dict[str, tuple[str, ...]] = {}
     parsed: dict[tuple[str, int], dict[int, str | None] | None] = {}
     raw: dict[tuple[str, str], list[tuple[int, tuple, dict[int, str | None]]]] = {}
-    for text_key, code in classes.items():
+    for code, text_key in enumerate(p.classes):
         fields = text_key.split("\x1c")
         if len(fields) != 9:
             return None

@@ -67,6 +67,9 @@ _OWNERS = {
     "._memo": (
         "kept_for_tables",
     ),
+    "._stored": (
+        "code_digest", "stored_value",
+    ),
 }
 
 __all__ = [name for names in _OWNERS.values() for name in names]  # the table is the one list

@@ -1087,6 +1087,25 @@ def _m022_failed_run_records(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("022_failed_run_records", _m022_failed_run_records),)
 
 
+def _m023_stored_aggregates(db: sqlite_utils.Database) -> None:
+    # Issue 16.2: what a report computes from every judged pair and no label (the one pass over `verdict_pairs`),
+    # stored under the versions of the tables it was read from, so the next report in any process reads it back
+    # instead of joining 1.76M pairs again (store/_stored.py). Derived data only: deleting every row loses nothing.
+    _execute_script(db, """
+        CREATE TABLE stored_aggregates (
+            name TEXT NOT NULL,        -- what was computed
+            args TEXT NOT NULL,        -- its arguments, JSON
+            version TEXT NOT NULL,     -- JSON: the format, judgecal's version and the tables' versions it was read at
+            meta TEXT NOT NULL,        -- JSON
+            data BLOB NOT NULL,        -- little-endian arrays
+            written_at TEXT NOT NULL,
+            PRIMARY KEY (name, args)
+        );""")
+
+
+MIGRATIONS = MIGRATIONS + (Migration("023_stored_aggregates", _m023_stored_aggregates),)
+
+
 def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | None:
     """(largest rowid, rewrite count) of each table in one statement, then a digest of each table's last row: a
     version that changes with every insert, delete and update judgecal makes, and costs three index look-ups a table

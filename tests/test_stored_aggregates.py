@@ -1,0 +1,242 @@
+"""Migration 023: the report's pass over every judged pair is stored in the project by the commands that write
+verdicts, and read back by `report` and `gate` (which never write) while verdicts, run records and constraints are
+unchanged (issue 16.2).
+
+What must hold: a stored pass is read only when it is current, so every report equals one computed afresh with
+nothing stored — after each kind of change to the tables the pass reads, after a damaged or foreign row, and under
+filters; a reading command never changes the file; a locked project never holds a writer up; no row decodes through
+pickle."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judgecal import annotations as ann
+from judgecal.annotations.reports import _calibration  # house: private (the pass and its codec)
+from judgecal.annotations.store import _memo, _stored  # house: private (kept values; the write's wait)
+from judgecal.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture()
+def demo(tmp_path: Path) -> Path:
+    path = tmp_path / "demo.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "demo"]) == 0
+        assert main(["--db", str(path), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")]) == 0
+    return path
+
+
+def _clear_process() -> None:
+    from judgecal.annotations.review import _sampling  # house: private (its memo)
+
+    for kept in (_calibration._KEPT, _memo._KEPT, _sampling._MEMO):
+        kept.clear()
+
+
+def _report(path: Path, *args: str) -> str:
+    _clear_process()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--db", str(path), "report", "--json", *args]) == 0
+    return out.getvalue()
+
+
+def _fresh(path: Path, *args: str) -> str:
+    """The report with nothing stored (on a copy: the project itself is left as it is)."""
+    copy = path.with_name("fresh-" + path.name)
+    with sqlite3.connect(path) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("DELETE FROM stored_aggregates")
+    try:
+        return _report(copy, *args)
+    finally:
+        copy.unlink()
+
+
+def _rows(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT name, args, version, meta, data FROM stored_aggregates ORDER BY args").fetchall()
+
+
+@pytest.fixture()
+def passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the passes computed (not read back)."""
+    calls: list[int] = []
+    real = _calibration._sql_pair_pass
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(_calibration, "_sql_pair_pass", counted)
+    return calls
+
+
+def test_the_demo_stores_the_pass_and_report_reads_it_back(demo: Path, passes: list[int]) -> None:
+    rows = _rows(demo)
+    assert [(r[0], json.loads(r[1])) for r in rows] == [("report_pass", [])]
+    meta = json.loads(rows[0][3])
+    assert len(rows[0][4]) == 8 * meta["n"] and meta["n"] > 0  # two int32 arrays, nothing else: no pickle
+    got = _report(demo)
+    assert passes == []  # read back, not computed
+    assert got == _fresh(demo) and passes == [1]
+    gate = io.StringIO()
+    _clear_process()
+    with contextlib.redirect_stdout(gate):
+        main(["--db", str(demo), "gate", "--min-kappa", "0.6"])
+    assert len(passes) == 1  # the gate read it back too
+
+
+def test_a_reading_command_never_writes_the_pass(demo: Path, passes: list[int]) -> None:
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM stored_aggregates")
+    before = demo.read_bytes()
+    first = _report(demo)
+    assert passes == [1] and _rows(demo) == [] and demo.read_bytes() == before
+    assert _report(demo) == first and passes == [1, 1]  # computed again: nothing was stored
+
+
+# Each change to a table the pass reads, made the way judgecal or a user's SQL would; every one moves the tables'
+# versions, so the stored pass is not read and the report equals the fresh one.
+CHANGES = {
+    "a verdict deleted": "DELETE FROM verdicts WHERE id = (SELECT min(id) FROM verdicts)",
+    "a verdict label edited": "UPDATE verdicts SET label = CASE label WHEN 'pass' THEN 'fail' ELSE 'pass' END"
+                              " WHERE id = (SELECT max(id) FROM verdicts WHERE label IN ('pass', 'fail'))",
+    "a verdict added": "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                       " created_at) SELECT run_record_id, constraint_id, rubric_sha256, judge_model, repeat + 7,"
+                       " label, created_at FROM verdicts WHERE error IS NULL LIMIT 1",
+    "a constraint's type edited": "UPDATE constraints SET type = type || '-edited'"
+                                    " WHERE rowid = (SELECT min(rowid) FROM constraints WHERE check_json IS NULL)",
+    "a run record's model edited": "UPDATE run_records SET model = 'another-model'"
+                                   " WHERE rowid = (SELECT min(rowid) FROM run_records)",
+    "a run record deleted": "DELETE FROM run_records WHERE rowid = (SELECT max(rowid) FROM run_records)",
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_change_to_what_the_pass_reads_is_never_served_stale(demo: Path, passes: list[int], change: str) -> None:
+    before = _report(demo)
+    assert passes == []
+    with sqlite3.connect(demo) as conn:
+        conn.execute("PRAGMA foreign_keys = OFF")
+        assert conn.execute(CHANGES[change]).rowcount == 1
+    got = _report(demo)
+    assert passes == [1]  # the stored pass was not current
+    assert got == _fresh(demo)
+    assert got != before or change == "a run record deleted"  # (the demo's last run record may have no verdict)
+
+
+def test_new_labels_read_the_stored_pass(demo: Path, passes: list[int]) -> None:
+    with sqlite3.connect(demo) as conn:
+        rid, cid = conn.execute("SELECT run_record_id, constraint_id FROM verdict_pairs ORDER BY id LIMIT 1"
+                                ).fetchone()
+    path = demo.with_name("labels.jsonl")
+    path.write_text(json.dumps({"run_record_id": rid, "constraint_id": cid, "reviewer": "carol", "label": "fail",
+                                "blind": True}) + "\n")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(demo), "import", "labels", str(path)]) == 0
+    got = _report(demo)
+    assert passes == []
+    assert got == _fresh(demo)
+
+
+def _damage(path: Path, sql: str, *args) -> None:
+    with sqlite3.connect(path) as conn:
+        assert conn.execute(sql, args).rowcount == 1
+
+
+DAMAGE = {
+    "data cut short": ("UPDATE stored_aggregates SET data = substr(data, 1, length(data) - 4)",),
+    "a class number past the classes": ("UPDATE stored_aggregates SET data = ? || substr(data, 5)",
+                                        b"\xff\xff\xff\x7f"),
+    "a negative item number": ("UPDATE stored_aggregates SET data = substr(data, 1, length(data) - 4) || ?",
+                               b"\xff\xff\xff\xff"),
+    "meta not JSON": ("UPDATE stored_aggregates SET meta = '{not json'",),
+    "meta of another shape": ("UPDATE stored_aggregates SET meta = json_set(meta, '$.classes', 7)",),
+    "an item that is not text": ("UPDATE stored_aggregates SET meta = json_set(meta, '$.items[0]', 5)",),
+    "a class text with a part missing": ("UPDATE stored_aggregates SET meta = json_set(meta, '$.classes[0]', 'x')",),
+    "written by other code": ("UPDATE stored_aggregates SET version = json_set(version, '$[0]', 'other')",),
+    "a blob holding a pickle": ("UPDATE stored_aggregates SET data = ?",
+                                b"\x80\x04\x95" + b"\x00" * 5),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_or_foreign_row_is_computed_again(demo: Path, passes: list[int], damage: str) -> None:
+    _damage(demo, *DAMAGE[damage])
+    got = _report(demo)
+    if damage == "a class text with a part missing":
+        # it decodes (a class text is text) into a pass whose class has too few parts, as one of a label holding the
+        # separator would: the report reads pair by pair, which still equals the fresh report
+        assert got == _fresh(demo)
+        return
+    assert passes == [1]
+    assert got == _fresh(demo)
+    with ann.unit_of_work(demo) as db:  # a writing command replaces the row
+        ann.store_report_pass(db)
+    assert len(passes) == 3
+    assert _report(demo) == got and len(passes) == 3
+
+
+def test_storing_never_waits_on_a_held_lock(demo: Path, passes: list[int], monkeypatch) -> None:
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM stored_aggregates")
+    holder = sqlite3.connect(demo, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with ann.unit_of_work(demo) as db:
+            wait = db.execute("PRAGMA busy_timeout").fetchone()[0]
+            ann.store_report_pass(db)  # the lock is held: nothing stored, no error
+            assert db.execute("PRAGMA busy_timeout").fetchone()[0] == wait  # the connection's own wait is back
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert passes == [1] and _rows(demo) == []
+
+
+def test_a_write_inside_the_callers_transaction_is_left_out(demo: Path, passes: list[int]) -> None:
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM stored_aggregates")
+    with ann.unit_of_work(demo) as db, ann.write(db):
+        ann.store_report_pass(db)
+    assert passes == [1] and _rows(demo) == []
+
+
+def test_a_filtered_pass_is_computed_not_stored(demo: Path, passes: list[int]) -> None:
+    stored = _rows(demo)
+    with ann.unit_of_work(demo) as db:
+        cid = db.execute("SELECT constraint_id FROM verdict_pairs ORDER BY id LIMIT 1").fetchone()[0]
+        run = db.execute("SELECT run_id FROM run_records ORDER BY rowid LIMIT 1").fetchone()[0]
+        _calibration._stored_pass(db, None, None, {cid}, None)
+    assert passes == [1] and _rows(demo) == stored  # only the unfiltered pass is stored
+    for args in (("--constraint", cid), ("--run-id", run)):
+        assert _report(demo, *args) == _fresh(demo, *args)
+
+
+def test_import_verdicts_stores_the_pass(tmp_path: Path, passes: list[int]) -> None:
+    path = tmp_path / "p.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "import", "evalset", str(REPO / "data" / "demo_evalset.jsonl")]) == 0
+        for runs in ("demo_runs.jsonl", "demo_boundary_runs.jsonl"):
+            assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
+        assert _rows(path) == []
+        assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
+    assert [r[0] for r in _rows(path)] == ["report_pass"] and passes == [1]
+    _report(path)
+    assert passes == [1]
+
+
+def test_code_digest_tells_functions_apart() -> None:
+    digest = _stored.code_digest(_calibration._sql_pair_pass)
+    assert digest == _stored.code_digest(_calibration._sql_pair_pass)
+    assert digest != _stored.code_digest(_calibration._decode_pass)
+    assert digest != _stored.code_digest(_calibration._sql_pair_pass, _calibration._decode_pass)
