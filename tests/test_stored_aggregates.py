@@ -82,10 +82,10 @@ def passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_the_demo_stores_the_pass_and_report_reads_it_back(demo: Path, passes: list[int]) -> None:
-    rows = _rows(demo)
-    assert [(r[0], json.loads(r[1])) for r in rows] == [("report_pass", [])]
-    meta = json.loads(rows[0][3])
-    assert len(rows[0][4]) == 8 * meta["n"] and meta["n"] > 0  # two int32 arrays, nothing else: no pickle
+    rows = {r[0]: r for r in _rows(demo)}
+    assert json.loads(rows["report_pass"][1]) == []
+    meta = json.loads(rows["report_pass"][3])
+    assert len(rows["report_pass"][4]) == 8 * meta["n"] and meta["n"] > 0  # two int32 arrays and JSON: no pickle
     got = _report(demo)
     assert passes == []  # read back, not computed
     assert got == _fresh(demo) and passes == [1]
@@ -151,7 +151,7 @@ def test_new_labels_read_the_stored_pass(demo: Path, passes: list[int]) -> None:
 
 def _damage(path: Path, sql: str, *args) -> None:
     with sqlite3.connect(path) as conn:
-        assert conn.execute(sql, args).rowcount == 1
+        assert conn.execute(sql + " WHERE name = 'report_pass'", args).rowcount == 1
 
 
 DAMAGE = {
@@ -230,7 +230,7 @@ def test_import_verdicts_stores_the_pass(tmp_path: Path, passes: list[int]) -> N
             assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
         assert _rows(path) == []
         assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
-    assert [r[0] for r in _rows(path)] == ["report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["population", "report_pass"] and passes == [1]
     _report(path)
     assert passes == [1]
 
@@ -240,3 +240,31 @@ def test_code_digest_tells_functions_apart() -> None:
     assert digest == _stored.code_digest(_calibration._sql_pair_pass)
     assert digest != _stored.code_digest(_calibration._decode_pass)
     assert digest != _stored.code_digest(_calibration._sql_pair_pass, _calibration._decode_pass)
+
+
+def test_the_population_is_stored_beside_the_pass_and_read_only_while_current(demo: Path) -> None:
+    names = [r[0] for r in _rows(demo)]
+    assert sorted(names) == ["population", "report_pass"]
+    fresh = _report(demo)
+    assert fresh == _fresh(demo)
+    # a stored count that decodes is read back as it is (whoever can write the file could edit the run records
+    # too): altering it shows in the report, which proves the report reads it
+    with sqlite3.connect(demo) as conn:
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'population'").fetchone()[0])
+        assert meta and all(n > 0 for _, _, n in meta)
+        altered = [[cid, model, n + 1000] for cid, model, n in meta]
+        conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'population'", [json.dumps(altered)])
+    assert _report(demo) != fresh
+    # any change to run records moves their version: the altered row is no longer read
+    with sqlite3.connect(demo) as conn:
+        assert conn.execute("UPDATE run_records SET model = model WHERE rowid = (SELECT min(rowid) FROM run_records)"
+                            ).rowcount == 1
+    assert _report(demo) == fresh == _fresh(demo)
+
+
+@pytest.mark.parametrize("meta", ['[["c", "m", -1]]', '[["c", "m", 1.5]]', '[["c", 2, 3]]', '{"c": 1}',
+                                  '[["c", "m", 1], ["c", "m", 2]]', '[["c", "m"]]'])
+def test_a_damaged_population_is_counted_again(demo: Path, meta: str) -> None:
+    with sqlite3.connect(demo) as conn:
+        conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'population'", [meta])
+    assert _report(demo) == _fresh(demo)
