@@ -1333,10 +1333,31 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
                                    rate=rate, target_half_width=target_half_width, run_id=run_id)
 
 
+class GateParts(NamedTuple):
+    """What `run_gate` reads of a report (`gate_report`): every group's fields the gate's checks read, for the
+    latest rubric version of each name per judge model only (`latest_groups`)."""
+
+    by_constraint: bool  # the gate was given constraints: it gates each constraint's slice
+    pass_rates: bool  # --min-pass-rate: it gates the corrected pass rates
+
+
+def gate_report(db: sqlite_utils.Database, parts: GateParts, *, rubric: str | None, model: str | None,
+                constraint: Sequence[str] | None, rate: float) -> CalibrationReport:
+    """The calibration report as `run_gate` reads it: the latest group of each rubric name and judge model, with its
+    overall, label set, verification and (as `parts` asks) constraint slices and pass rates, its population gaps,
+    the human–human agreement and the coverage rows; what the gate never reads (the type slices, labels that do not
+    count, label shares, plans, judge error, Rogan–Gladen, older versions) is left empty. Each field it fills is the
+    one `calibration_report` computes (tests/test_scale_golden.py pins the gate's output)."""
+    with gc_paused():
+        return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=None,
+                                   rate=rate, target_half_width=PLAN_HALF_WIDTH, run_id=None, gate=parts)
+
+
 def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model: str | None,
                         constraint: str | Sequence[str] | None, rubric_seen: str | None, rate: float,
-                        target_half_width: float, run_id: str | None) -> CalibrationReport:
-    """`calibration_report` with the collector paused."""
+                        target_half_width: float, run_id: str | None,
+                        gate: GateParts | None = None) -> CalibrationReport:
+    """`calibration_report` with the collector paused; `gate`: only what `run_gate` reads (`gate_report`)."""
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
@@ -1400,10 +1421,17 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
     population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id, version=version), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
-    covariates = record_covariates(db)  # the labelled records' only: read again after a new label
+    # the labelled records' only: read again after a new label (the gate reads no judge error)
+    covariates = record_covariates(db) if gate is None else None
+    latest: dict[tuple[str, str], int] = {}  # (judge model, rubric name) -> its latest version judged
+    for jm, sha in bases:
+        key = (jm, rubric_rows[sha][1])
+        latest[key] = max(latest.get(key, rubric_rows[sha][2]), rubric_rows[sha][2])
     groups = []
     for (jm, sha), base in sorted(bases.items(), key=lambda kv: (kv[0][0], rubric_rows[kv[0][1]][1],
                                                                  rubric_rows[kv[0][1]][2])):
+        if gate is not None and rubric_rows[sha][2] != latest[(jm, rubric_rows[sha][1])]:
+            continue  # the gate gates the latest version of each rubric (`latest_groups`)
         # the group's labelled pairs in pair order (what every label-dependent number reads: few, however many
         # pairs) with their verdicts; a slice's are those of its kind, in the same order
         verdicts, labelled = judged_lab[(jm, sha)]
@@ -1412,10 +1440,12 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         # the labelled pairs as columns, read once for every slice and rate they enter (issue 16.3); off: per pair
         cols = (_labelled_columns(labelled, verdicts, humans, rules, info, repeats, post_reveal, stratum_of)
                 if _COLUMNS else None)
+        pass_rates, pass_clustering = (), ()
         if cols is None:
             by_kind = _labelled_by_base(labelled, info)
-            pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
-        else:
+            if gate is None or gate.pass_rates:
+                pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
+        elif gate is None or gate.pass_rates:
             pass_rates, pass_clustering = _pass_rates_columns(base.ppi, cols)
         of_slice: dict[tuple[str, str], list[Pair]] | None = None
 
@@ -1459,6 +1489,17 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
             fresh_ls = {ls: [p for p in labelled_of(f"labels:{ls}") if p in fresh] for ls in by_ls}
             verification = (tuple(stats(f"labels:{ls}", fresh_ls[ls]) for ls in sorted(by_ls))
                             if len(by_ls) > 1 else (stats("overall", [p for p in labelled if p in fresh]),))
+        if gate is not None:  # what `run_gate` reads, each computed as below
+            groups.append(JudgeGroup(
+                jm, sha, name, rubric_version, created, stats("overall"),
+                by_constraint=(tuple(stats(f"constraint:{c}") for c in sorted(base.constraints))
+                               if gate.by_constraint else ()),
+                by_type=(), pass_rates=pass_rates,
+                by_label_set=tuple(stats(f"labels:{ls}") for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
+                verified_on=verified_on, verification=verification,
+                population_gaps=_population_gaps([], info, population, base.slices["overall"].stratum_sizes),
+                repeats_used=tuple(repeats), ignored_repeat_rows=base.ignored, pass_rate_clustering=pass_clustering))
+            continue
         groups.append(JudgeGroup(
             jm, sha, name, rubric_version, created, stats("overall"),
             tuple(stats(f"constraint:{c}") for c in sorted(base.constraints)),

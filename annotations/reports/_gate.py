@@ -29,8 +29,9 @@ import sqlite_utils
 
 from judgecal.evalsets import PASS_FAIL
 from judgecal.annotations.reports._calibration import (
-    CalibrationReport, JudgeGroup, Pair, _clean, _verification, calibration_report, common_repeats, counted_rules,
-    human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate, ppi_prediction,
+    CalibrationReport, GateParts, JudgeGroup, Pair, _clean, _verification, common_repeats,
+    counted_rules, gate_report, human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate,
+    ppi_prediction,
 )
 # The run gate's helpers (the run comparison module, the run records and items with their models) load when a run is
 # gated (`gate --run`), not for the calibration gate, the common CI call (issue 16.2, start-up).
@@ -90,7 +91,9 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
         raise ValueError(f"on must be one of {', '.join(GATE_ON)}, got {on!r}")
     if min_n < 1:
         raise ValueError(f"min_n must be at least 1, got {min_n}")
-    report = calibration_report(db, rubric=rubric, model=model, constraint=constraints or None, rate=min_coverage)
+    # only what the checks below read (`gate_report`: the latest versions' slices, gaps and rates, coverage)
+    report = gate_report(db, GateParts(by_constraint=bool(constraints), pass_rates=min_pass_rate is not None),
+                         rubric=rubric, model=model, constraint=constraints or None, rate=min_coverage)
     groups = latest_groups(report)
     checks: list[GateCheck] = []
     if not groups:
