@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from contextlib import closing
 
 import pytest
@@ -58,6 +59,11 @@ def _same(db, monkeypatch) -> int:
             assert {k: sorted(v) for k, v in fast.random_strata.items()} == {
                 k: sorted(v) for k, v in plain.random_strata.items()}
             n += len(want)
+            # the labelled counts as defined: each random pair's strata, counted where the pair is counted
+            done = ann.counted_pairs(db, run_id=run).pairs
+            labelled = Counter(key.stratum for pair, key in _sampling._strata_of_random_pairs(db, unjudged)
+                               if pair in done)
+            assert {r.stratum: r.labelled for r in want} == {r.stratum: labelled[r.stratum] for r in want}
         _clear()
         kept = _sampling.population_sizes(db, run, version=version)
         assert kept == _sampling.population_sizes(db, run) and list(kept) == list(_sampling.population_sizes(db, run))
@@ -104,6 +110,14 @@ def test_hostile_projects(project, monkeypatch):
                   + [(rid, cid, V2, "judge-a", 0, "fail", None, STAMP) for rid, cid in pairs[1::4]])
         ann.draw_sample(db, rate=0.4, overlap=0.1, seed=3)
         _label(db, 3)
+        with write(db):  # random pairs no version judged whose run records then fail: out of the unjudged strata
+            db.execute("UPDATE run_records SET output = NULL, trajectory = NULL WHERE id IN (SELECT s.run_record_id"
+                       " FROM samples s WHERE s.rule = 'random' AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE"
+                       " v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id) LIMIT 3)")
+        assert db.execute("SELECT count(*) FROM samples s JOIN run_records r ON r.id = s.run_record_id WHERE"
+                          " s.rule = 'random' AND r.output IS NULL AND r.trajectory IS NULL AND NOT EXISTS (SELECT 1"
+                          " FROM verdicts v WHERE v.run_record_id = s.run_record_id"
+                          " AND v.constraint_id = s.constraint_id)").fetchone()[0] >= 3
         several = db.execute("SELECT count(*) FROM (SELECT 1 FROM verdict_pairs GROUP BY run_record_id,"
                              " constraint_id, rubric_sha256 HAVING count(*) > 1)").fetchone()[0]
         assert several > 10
