@@ -1757,14 +1757,17 @@ def _random_pairs(db: sqlite_utils.Database, include_unjudged: bool, run_id: str
     those without (the run records' table rows are not read), the run record's model and run from 018's covering
     index."""
     r_index, c_index = pair_indexes(db)
+    # Without the unjudged strata a pair no version judged is in none: the verdict_pairs join is then an inner one,
+    # and whether a run record has output is not read.
+    failed, join = (("EXISTS (SELECT 1 FROM run_records f INDEXED BY run_records_failed"
+                     " WHERE f.id = s.run_record_id AND f.output IS NULL AND f.trajectory IS NULL)", "LEFT JOIN")
+                    if include_unjudged else ("0", "CROSS JOIN"))
     sql = f"""
-        SELECT s.run_record_id, s.constraint_id, r.model, r.run_id, vp.rubric_sha256,
-               EXISTS (SELECT 1 FROM run_records f INDEXED BY run_records_failed
-                       WHERE f.id = s.run_record_id AND f.output IS NULL AND f.trajectory IS NULL)
+        SELECT s.run_record_id, s.constraint_id, r.model, r.run_id, vp.rubric_sha256, {failed}
         FROM samples s
         CROSS JOIN run_records r{r_index} ON r.id = s.run_record_id
         CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
-        LEFT JOIN verdict_pairs vp ON vp.run_record_id = s.run_record_id AND vp.constraint_id = s.constraint_id
+        {join} verdict_pairs vp ON vp.run_record_id = s.run_record_id AND vp.constraint_id = s.constraint_id
         WHERE s.rule = 'random'
     """
     keys: dict[tuple[str, str, str | None], StratumKey] = {}
