@@ -146,6 +146,11 @@ def test_one_version_one_judge_model_counts_the_population_in_the_same_pass(tmp_
             _clear()
             _sampling.population_sizes(db, None, version=("v",))
         assert calls and calls[0] is not None
+        # the report's order: the population first, then the coverage from the same pass, which frees its slot
+        assert any(k[1] == ("pair_tally", None) for k in _sampling._MEMO)
+        kept = ann.coverage(db, 0.3, version=("v",))
+        assert not any(k[1] == ("pair_tally", None) for k in _sampling._MEMO)
+        assert kept == _rows(db, monkeypatch, True)
         assert _same(db, monkeypatch) > 5
 
 

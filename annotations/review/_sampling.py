@@ -1662,6 +1662,10 @@ def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: s
     tally = _pair_tally(db, run_id, version) if version is not None else _pair_tally_uncached(db, run_id)
     population = (population_sizes(db, run_id, version=version) if version is not None
                   else _population_count(db, run_id, tally.every))
+    if version is not None:
+        # both its readers now hold what they took from the pass (memoised under the same version): its slot goes
+        # back to the memo's other tables (a page rerun reads them)
+        _MEMO.pop((_db_file(db), ("pair_tally", run_id), version), None)
     strata, sampled = _random_pairs(db, include_unjudged, run_id)
     counts = {key: (n, sampled.get(key, 0)) for key, n in tally.judged.items()}
     if include_unjudged:
