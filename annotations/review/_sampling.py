@@ -373,36 +373,50 @@ def population_sizes(db: sqlite_utils.Database, run_id: str | None = None, *,
     (with `run_id`: that run's part of it). `version`: a key that changes whenever run records or constraints change
     (the report's `verdicts_version`): the count, a pass over every run record, is then memoised under it and
     shared by the report and `coverage` (the caller must not mutate it)."""
-    where, params = ("AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
+    if version is None:
+        return _population_count(db, run_id)
 
     def count() -> Counter[tuple[str, str]]:
-        r_index, c_index = pair_indexes(db)
-        if not (r_index and _has_failed_index(db)):
-            return Counter({(cid, model): n for cid, model, n in db.execute(
-                f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
-        # Every semantic pair through migration 018's covering indexes, less those of the run records without
-        # output through migration 022's partial index of them (few): the run records' table rows, which hold the
-        # outputs, are never read (issue 16.2: 3.7-4.1 -> 1.7-2.5 s CPU at a million run records). Counter's
-        # subtraction drops a stratum whose every pair lacks output, as the join with the output condition does,
-        # and keeps the GROUP BY's order.
-        pairs = f"CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.check_json IS NULL"
-        every = Counter({(cid, model): n for cid, model, n in db.execute(
-            f"SELECT c.id, r.model, count(*) FROM run_records r{r_index} {pairs} WHERE 1 {where}"
-            " GROUP BY c.id, r.model", params)})
-        failed = Counter({(cid, model): n for cid, model, n in db.execute(
-            f"SELECT c.id, r.model, count(*) FROM run_records r INDEXED BY run_records_failed {pairs}"
-            f" WHERE r.output IS NULL AND r.trajectory IS NULL {where} GROUP BY c.id, r.model", params)})
-        return every - failed
+        # With `coverage`'s pass over the semantic pairs kept under the same version (`_pair_tally`), the pairs of
+        # each constraint × model are often counted by it already: the report then makes one pass, not two.
+        tally = _pair_tally(db, run_id, version) if _tally_paths(db) else None
+        return _population_count(db, run_id, None if tally is None else tally.every)
 
     def stored() -> Counter[tuple[str, str]]:
         # the whole project's count is stored at write time with the report's pass (`store_report_pass`, migration
-        # 023) and read back while run records and constraints are unchanged: 2-3 s CPU at a million run records
+        # 023) and read back while run records and constraints are unchanged (what it counts depends on nothing
+        # else, however `count` finds it): 2-3 s CPU at a million run records
         if run_id is not None:
             return count()
         return stored_value(db, "population", [], ("run_records", "constraints"), _POPULATION_CODE, count,
                             _encode_population, _decode_population)
 
-    return count() if version is None else _memo(db, ("population_sizes", run_id), version, stored)
+    return _memo(db, ("population_sizes", run_id), version, stored)
+
+
+def _population_count(db: sqlite_utils.Database, run_id: str | None,
+                      every: Counter[tuple[str, str]] | None = None) -> Counter[tuple[str, str]]:
+    """`population_sizes` read from the project; `every`: every semantic pair (with output or not) per constraint ×
+    model in (constraint id, model) order, when the caller has counted them (`_PairTally.every`)."""
+    where, params = ("AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
+    r_index, c_index = pair_indexes(db)
+    if not (r_index and _has_failed_index(db)):
+        return Counter({(cid, model): n for cid, model, n in db.execute(
+            f"SELECT c.id, r.model, count(*) {_SEMANTIC_PAIRS} {where} GROUP BY c.id, r.model", params)})
+    # Every semantic pair through migration 018's covering indexes, less those of the run records without
+    # output through migration 022's partial index of them (few): the run records' table rows, which hold the
+    # outputs, are never read (issue 16.2: 3.7-4.1 -> 1.7-2.5 s CPU at a million run records). Counter's
+    # subtraction drops a stratum whose every pair lacks output, as the join with the output condition does,
+    # and keeps the GROUP BY's order.
+    pairs = f"CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.check_json IS NULL"
+    if every is None:
+        every = Counter({(cid, model): n for cid, model, n in db.execute(
+            f"SELECT c.id, r.model, count(*) FROM run_records r{r_index} {pairs} WHERE 1 {where}"
+            " GROUP BY c.id, r.model", params)})
+    failed = Counter({(cid, model): n for cid, model, n in db.execute(
+        f"SELECT c.id, r.model, count(*) FROM run_records r INDEXED BY run_records_failed {pairs}"
+        f" WHERE r.output IS NULL AND r.trajectory IS NULL {where} GROUP BY c.id, r.model", params)})
+    return every - failed
 
 
 def _encode_population(sizes: Counter[tuple[str, str]]) -> tuple[list[list[Any]], bytes]:
@@ -421,7 +435,7 @@ def _decode_population(meta: list[list[Any]], data: bytes) -> Counter[tuple[str,
     return out
 
 
-_POPULATION_CODE = code_digest(population_sizes, _encode_population, _decode_population)
+_POPULATION_CODE = code_digest(population_sizes, _population_count, _encode_population, _decode_population)
 
 
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
@@ -1637,9 +1651,10 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
                       lambda: _coverage_parts(db, include_unjudged, run_id, version))
     done = counted_pairs(db, run_id=run_id).pairs if counted is None else counted
     counts = {key: [judged, sampled, 0] for key, (judged, sampled) in parts.counts.items()}
-    for pair, key in parts.random_strata:
-        if pair in done and key in counts:  # with run_id, `done` holds the run's counted pairs only
-            counts[key][2] += 1
+    for key, records in parts.random_strata.items():
+        if key in counts:  # with run_id, `done` holds the run's counted pairs only
+            cid = key.constraint_id
+            counts[key][2] = sum((rid, cid) in done for rid in records)
     rows = []
     for key in sorted(counts, key=lambda k: k.stratum):
         judged, sampled, labelled = counts[key]
@@ -1656,11 +1671,165 @@ class _CoverageParts(NamedTuple):
 
     population: Counter[tuple[str, str]]
     counts: dict[StratumKey, tuple[int, int]]  # judged, in the random sample
-    random_strata: tuple[tuple[Pair, StratumKey], ...]  # each random pair's strata (`_strata_of_random_pairs`)
+    # the run record ids of the random-sample pairs of each stratum (the constraint is the stratum's), its
+    # `strata_members` members: a pair with two rubric versions is in both (`_strata_of_random_pairs`)
+    random_strata: dict[StratumKey, tuple[str, ...]]
+
+
+def _tally_paths(db: sqlite_utils.Database) -> bool:
+    """Whether the project has what `_pair_tally` and `_random_pairs` read: `verdict_pairs` (015), the covering
+    indexes (018) and the index of the run records without output (022). Else (a project opened read-only before
+    them) `coverage` reads its plain definition (`_coverage_parts_by_keys`)."""
+    return has_verdict_pairs(db) and bool(pair_indexes(db)[0]) and _has_failed_index(db)
 
 
 def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None,
                     version: tuple | None = None) -> _CoverageParts:
+    if not _tally_paths(db):
+        return _coverage_parts_by_keys(db, include_unjudged, run_id, version)
+    tally = _pair_tally(db, run_id, version) if version is not None else _pair_tally_uncached(db, run_id)
+    population = (population_sizes(db, run_id, version=version) if version is not None
+                  else _population_count(db, run_id, tally.every))
+    if version is not None:
+        # both its readers now hold what they took from the pass (memoised under the same version): its slot goes
+        # back to the memo's other tables (a page rerun reads them)
+        _MEMO.pop((_db_file(db), ("pair_tally", run_id), version), None)
+    strata, sampled = _random_pairs(db, include_unjudged, run_id)
+    counts = {key: (n, sampled.get(key, 0)) for key, n in tally.judged.items()}
+    if include_unjudged:
+        for pop, n in tally.unjudged_with_output(db, run_id).items():
+            key = StratumKey(*pop, None)
+            counts[key] = (n, sampled.get(key, 0))
+    return _CoverageParts(population, counts, strata)
+
+
+class _PairTally(NamedTuple):
+    """One pass over the semantic pairs (run record × semantic constraint of its item, of one run with `run_id`)
+    and their `verdict_pairs` rows, the strata of `strata_members` counted per constraint × model × rubric version
+    (`_pair_tally_uncached`)."""
+
+    judged: dict[StratumKey, int]  # distinct judged pairs per rubric version's stratum, output or not
+    unjudged: dict[tuple[str, str], int]  # pairs without any verdict_pairs row, output or not
+    every: Counter[tuple[str, str]] | None  # every pair per constraint × model, in that order, when the pass tells
+
+    def unjudged_with_output(self, db: sqlite_utils.Database, run_id: str | None) -> dict[tuple[str, str], int]:
+        """The unjudged pairs with output: less those of the run records without output (migration 022's index,
+        few). A population left with none has no unjudged stratum, as in the join with the output condition."""
+        in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
+        c_index = pair_indexes(db)[1]
+        failed = dict(((cid, model), n) for cid, model, n in db.execute(f"""
+            SELECT c.id, r.model, count(*) FROM run_records r INDEXED BY run_records_failed
+            CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.check_json IS NULL
+            WHERE r.output IS NULL AND r.trajectory IS NULL{in_run}
+              AND NOT EXISTS (SELECT 1 FROM verdict_pairs vp WHERE vp.run_record_id = r.id AND vp.constraint_id = c.id)
+            GROUP BY 1, 2""", run_args))
+        return {pop: n - failed.get(pop, 0) for pop, n in self.unjudged.items() if n > failed.get(pop, 0)}
+
+
+def _pair_tally(db: sqlite_utils.Database, run_id: str | None, version: tuple) -> _PairTally:
+    """`_pair_tally_uncached`, memoised under `version` (the report's `verdicts_version`): `population_sizes` and
+    `coverage` read the same pass."""
+    return _memo(db, ("pair_tally", run_id), version, lambda: _pair_tally_uncached(db, run_id))
+
+
+def _pair_tally_uncached(db: sqlite_utils.Database, run_id: str | None) -> _PairTally:
+    # Issue 16 item 2: the judged pairs of each stratum were counted from the distinct (run record, constraint,
+    # rubric version) of `verdict_pairs`, each looked up in the run records and the constraints by its text keys
+    # (two seeks a pair, the constraint's through its table row), and grouped on texts holding the rubric hash
+    # (7-9 s CPU at a million run records). Here the semantic pairs are walked from the run records' covering index
+    # (in key order) and the constraints of each item (one seek per run record), and each pair finds its
+    # `verdict_pairs` rows through the table's unique index (one seek, covering): the same (run record,
+    # constraint, rubric version) triples, as the key join checks them, in about half the time (4.9-5.7 s against
+    # 9.3 s with the old samples join, one process at 1M, load ~3: the GROUP BY of 1.76M rows is ~2 s of it).
+    # A pair with no row comes back once with a NULL version: the unjudged pairs (output or not) of its population.
+    # A pair has one row per (rubric version, judge model): a stratum whose rows name one judge model holds
+    # each pair once; one that names several may hold a pair twice, and is counted again by distinct run record
+    # (one constraint id per item: within a stratum the run record is the pair).
+    in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
+    r_index, c_index = pair_indexes(db)
+    semantic = (f"run_records r{r_index} CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id"
+                " AND c.check_json IS NULL")
+    judged: dict[StratumKey, int] = {}
+    unjudged: dict[tuple[str, str], int] = {}
+    every: Counter[tuple[str, str]] = Counter()
+    versions: Counter[tuple[str, str]] = Counter()  # the rubric versions found per constraint × model
+    several: set[str] = set()  # rubric versions with a stratum judged by several judge models
+    for cid, model, sha, n, low, high in db.execute(f"""
+            SELECT c.id, r.model, vp.rubric_sha256, count(*), min(vp.judge_model), max(vp.judge_model)
+            FROM {semantic}
+            LEFT JOIN verdict_pairs vp ON vp.run_record_id = r.id AND vp.constraint_id = c.id
+            WHERE 1{in_run}
+            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3""", run_args):
+        every[(cid, model)] += n
+        if sha is None:
+            unjudged[(cid, model)] = n
+            continue
+        judged[StratumKey(cid, model, sha)] = n
+        versions[(cid, model)] += 1
+        if low != high:
+            several.add(sha)
+    if several:
+        for cid, model, sha, n in db.execute(f"""
+                SELECT c.id, r.model, vp.rubric_sha256, count(DISTINCT r.rowid) FROM {semantic}
+                CROSS JOIN verdict_pairs vp ON vp.run_record_id = r.id AND vp.constraint_id = c.id
+                WHERE vp.rubric_sha256 IN (SELECT value FROM json_each(?)){in_run}
+                GROUP BY 1, 2, 3""", [json.dumps(sorted(several))] + run_args):
+            judged[StratumKey(cid, model, sha)] = n
+    # The rows of a constraint × model are its pairs when each pair has at most one verdict_pairs row there: one
+    # rubric version judged by one judge model (or none). Else its population is counted apart.
+    told = not several and all(k <= 1 for k in versions.values())
+    return _PairTally(judged, unjudged, every if told else None)
+
+
+def _random_pairs(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None
+                  ) -> tuple[dict[StratumKey, tuple[str, ...]], Counter[StratumKey]]:
+    """The strata of each random-sample pair (`_strata_of_random_pairs`), as the run record ids of each stratum's
+    pairs, and the number of each stratum's judged pairs in the random sample (of the run's records with
+    `run_id`): a pair has at most one random row, so they are counted from the same rows (issue 16 item 2: not a
+    samples look-up per judged pair). Whether a pair's run record has output comes from migration 022's index of
+    those without (the run records' table rows are not read), the run record's model and run from 018's covering
+    index."""
+    r_index, c_index = pair_indexes(db)
+    # Without the unjudged strata a pair no version judged is in none: the verdict_pairs join is then an inner one,
+    # and whether a run record has output is not read.
+    failed, join = (("EXISTS (SELECT 1 FROM run_records f INDEXED BY run_records_failed"
+                     " WHERE f.id = s.run_record_id AND f.output IS NULL AND f.trajectory IS NULL)", "LEFT JOIN")
+                    if include_unjudged else ("0", "CROSS JOIN"))
+    sql = f"""
+        SELECT s.run_record_id, s.constraint_id, r.model, r.run_id, vp.rubric_sha256, {failed}
+        FROM samples s
+        CROSS JOIN run_records r{r_index} ON r.id = s.run_record_id
+        CROSS JOIN constraints c{c_index} ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
+        {join} verdict_pairs vp ON vp.run_record_id = s.run_record_id AND vp.constraint_id = s.constraint_id
+        WHERE s.rule = 'random'
+    """
+    keys: dict[tuple[str, str, str | None], StratumKey] = {}
+    members: dict[StratumKey, list[str]] = {}
+    sampled: Counter[StratumKey] = Counter()
+    last = None
+    # A pair's rows are consecutive (its verdict_pairs rows, innermost, in (version, judge model) order): a
+    # version's second judge model repeats the row before it.
+    for rid, cid, model, run, sha, failed in db.execute(sql):
+        if (rid, cid, sha) == last:
+            continue
+        last = (rid, cid, sha)
+        if sha is None and not (include_unjudged and not failed):
+            continue
+        key = keys.get((cid, model, sha))
+        if key is None:
+            key = keys[(cid, model, sha)] = StratumKey(cid, model, sha)
+            members[key] = []
+        members[key].append(rid)
+        if run_id is None or run == run_id:
+            sampled[key] += 1
+    return {key: tuple(rids) for key, rids in members.items()}, sampled
+
+
+def _coverage_parts_by_keys(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None,
+                            version: tuple | None = None) -> _CoverageParts:
+    """`coverage`'s parts as defined: each judged pair joined to its run record and constraint by its keys and to
+    its random row. For a project without migrations 015, 018 or 022 (opened read-only), and the tests' reference
+    for `_pair_tally` and `_random_pairs`."""
     population = population_sizes(db, run_id, version=version)
     # `run_id`: only that run's records (the same SQL with one more condition)
     in_run, run_args = (" AND r.run_id = ?", [run_id]) if run_id is not None else ("", [])
@@ -1696,7 +1865,10 @@ def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: s
                 {in_run}
                 GROUP BY 1, 2""", run_args):
             counts[StratumKey(cid, model, None)] = (judged, sampled)
-    return _CoverageParts(population, counts, tuple(_strata_of_random_pairs(db, include_unjudged)))
+    strata: dict[StratumKey, list[str]] = defaultdict(list)
+    for (rid, _cid), key in _strata_of_random_pairs(db, include_unjudged):
+        strata[key].append(rid)
+    return _CoverageParts(population, counts, {key: tuple(rids) for key, rids in strata.items()})
 
 
 def _strata_of_random_pairs(db: sqlite_utils.Database, include_unjudged: bool
