@@ -230,7 +230,7 @@ def test_import_verdicts_stores_the_pass(tmp_path: Path, passes: list[int]) -> N
             assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
         assert _rows(path) == []
         assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["pair_tally", "population", "report_pass"] and passes == [1]
     _report(path)
     assert passes == [1]
 
@@ -244,7 +244,7 @@ def test_code_digest_tells_functions_apart() -> None:
 
 def test_the_population_is_stored_beside_the_pass_and_read_only_while_current(demo: Path) -> None:
     names = [r[0] for r in _rows(demo)]
-    assert sorted(names) == ["population", "report_pass"]
+    assert sorted(names) == ["pair_tally", "population", "report_pass"]
     fresh = _report(demo)
     assert fresh == _fresh(demo)
     # a stored count that decodes is read back as it is (whoever can write the file could edit the run records
@@ -267,4 +267,27 @@ def test_the_population_is_stored_beside_the_pass_and_read_only_while_current(de
 def test_a_damaged_population_is_counted_again(demo: Path, meta: str) -> None:
     with sqlite3.connect(demo) as conn:
         conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'population'", [meta])
+    assert _report(demo) == _fresh(demo)
+
+
+def test_coverage_s_tally_is_stored_and_read_only_while_current(demo: Path) -> None:
+    fresh = _report(demo)
+    with sqlite3.connect(demo) as conn:
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'pair_tally'").fetchone()[0])
+        assert meta["judged"] and all(n > 0 for *_, n in meta["judged"])
+        meta["judged"] = [[cid, model, sha, n + 1000] for cid, model, sha, n in meta["judged"]]
+        conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'pair_tally'", [json.dumps(meta)])
+    assert _report(demo) != fresh  # read back: the coverage rows' judged counts moved
+    with sqlite3.connect(demo) as conn:  # a verdict edited: no longer current
+        assert conn.execute("UPDATE verdicts SET reason = reason WHERE id = (SELECT max(id) FROM verdicts)"
+                            ).rowcount == 1
+    assert _report(demo) == fresh == _fresh(demo)
+
+
+@pytest.mark.parametrize("change", ['$.judged[0][3]', '$.unjudged', '$.every[0][0]', '$.judged[0][2]'])
+def test_a_damaged_tally_is_counted_again(demo: Path, change: str) -> None:
+    value = {"$.judged[0][3]": "-2", "$.unjudged": "7", "$.every[0][0]": "3", "$.judged[0][2]": "null"}[change]
+    with sqlite3.connect(demo) as conn:
+        assert conn.execute(f"UPDATE stored_aggregates SET meta = json_set(meta, '{change}', json(?))"
+                            " WHERE name = 'pair_tally'", [value]).rowcount == 1
     assert _report(demo) == _fresh(demo)

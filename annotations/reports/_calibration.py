@@ -68,7 +68,7 @@ from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, record_covariates
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
-                                   sample_rules, PAIRED)
+                                   sample_rules, store_pair_tally, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import (PATTERN_SQL, code_digest, has_pair_rowids, has_verdict_pairs, pair_indexes,
@@ -1742,14 +1742,15 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
 
 
 def store_report_pass(db: sqlite_utils.Database) -> None:
-    """Store the unfiltered report's pass over every judged pair and the population sizes, unless the stored ones are
-    current (migration 023):
+    """Store the unfiltered report's pass over every judged pair, the population sizes and coverage's pass over the
+    semantic pairs, unless the stored ones are current (migration 023):
     the last step of a command that wrote verdicts (`judge`, `import verdicts`, the harness imports, `demo`), so the
     `report` and `gate` after it, which never write, read the pass back instead of joining every pair again (10 s
     CPU at a million run records). A no-op on a project without verdict pairs."""
     if _AGGREGATE_IN_SQL and has_verdict_pairs(db):
         _stored_pass(db, None, None, None, None)
     population_sizes(db, version=verdicts_version(db))  # the semantic pairs per stratum: stored beside it
+    store_pair_tally(db)  # coverage's judged counts, from the same tables
 
 
 def _stored_pass(db: sqlite_utils.Database, shas: set[str] | None, model: str | None, constraints: set[str] | None,

@@ -1728,8 +1728,51 @@ class _PairTally(NamedTuple):
 
 def _pair_tally(db: sqlite_utils.Database, run_id: str | None, version: tuple) -> _PairTally:
     """`_pair_tally_uncached`, memoised under `version` (the report's `verdicts_version`): `population_sizes` and
-    `coverage` read the same pass."""
-    return _memo(db, ("pair_tally", run_id), version, lambda: _pair_tally_uncached(db, run_id))
+    `coverage` read the same pass. The whole project's is stored at write time (`store_pair_tally`)."""
+    return _memo(db, ("pair_tally", run_id), version, lambda: _stored_tally(db, run_id))
+
+
+def store_pair_tally(db: sqlite_utils.Database) -> None:
+    """Store the whole project's pass over the semantic pairs (`_pair_tally_uncached`) unless the stored one is
+    current (migration 023): `store_report_pass` calls it after the commands that write verdicts, so the `report` and
+    `gate` after them read coverage's judged counts back (~4 s CPU at a million run records)."""
+    if _tally_paths(db):
+        _stored_tally(db, None)
+
+
+def _stored_tally(db: sqlite_utils.Database, run_id: str | None) -> _PairTally:
+    """`_pair_tally_uncached`; the whole project's read from `stored_aggregates` while verdicts, run records and
+    constraints are unchanged (`stored_value`), one run's computed."""
+    if run_id is not None:
+        return _pair_tally_uncached(db, run_id)
+    return stored_value(db, "pair_tally", [], ("verdicts", "run_records", "constraints"), _TALLY_CODE,
+                        lambda: _pair_tally_uncached(db, None), _encode_tally, _decode_tally)
+
+
+def _encode_tally(t: _PairTally) -> tuple[dict[str, Any], bytes]:
+    return ({"judged": [[*key, n] for key, n in t.judged.items()],
+             "unjudged": [[*pop, n] for pop, n in t.unjudged.items()],
+             "every": None if t.every is None else [[*pop, n] for pop, n in t.every.items()]}, b"")
+
+
+def _decode_tally(meta: dict[str, Any], data: bytes) -> _PairTally:
+    """`_encode_tally`'s inverse, in the stored orders; ValueError for anything the pass could not have counted."""
+    def counts(rows: list, width: int) -> dict[tuple, int]:
+        out: dict[tuple, int] = {}
+        for row in rows:
+            *key, n = row
+            if len(key) != width or type(n) is not int or n <= 0 or not all(isinstance(k, str) for k in key):
+                raise ValueError("not a stored tally")
+            out[tuple(key)] = n
+        if len(out) != len(rows):
+            raise ValueError("a stored tally names a stratum twice")
+        return out
+
+    if data:
+        raise ValueError("not a stored tally")
+    every = meta["every"]
+    return _PairTally({StratumKey(*key): n for key, n in counts(meta["judged"], 3).items()},
+                      counts(meta["unjudged"], 2), None if every is None else Counter(counts(every, 2)))
 
 
 def _pair_tally_uncached(db: sqlite_utils.Database, run_id: str | None) -> _PairTally:
@@ -1779,6 +1822,10 @@ def _pair_tally_uncached(db: sqlite_utils.Database, run_id: str | None) -> _Pair
     # rubric version judged by one judge model (or none). Else its population is counted apart.
     told = not several and all(k <= 1 for k in versions.values())
     return _PairTally(judged, unjudged, every if told else None)
+
+
+# The code the stored tally was computed and encoded by (`stored_value`'s version: other code recomputes it).
+_TALLY_CODE = code_digest(_pair_tally_uncached, _encode_tally, _decode_tally)
 
 
 def _random_pairs(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None
