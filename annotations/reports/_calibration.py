@@ -1546,7 +1546,7 @@ def _kept_label_side(db: sqlite_utils.Database, run_id: str | None,
                           counted_rules(db, run_id, raw_rules, found.pairs), counted)
 
     def update(old: _LabelSide, since: int) -> _LabelSide:
-        blind = kept_blind_first(db).pairs
+        blind = _kept_labels_by_pair(db)  # its keys: the pairs with a blind first label
         prefix, added = dict(old.prefix), []
         for key, order in old.order.items():
             k = start = prefix[key]

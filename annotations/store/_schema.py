@@ -1115,10 +1115,11 @@ def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | Non
     marked = {"verdicts": "verdict_pairs_delete", "samples": "samples_rewrite_delete",
               **{t: f"{t}_rewrite_delete" for t in REWRITE_MARKED + LATER_REWRITE_MARKED}}
     triggers = [marked[t] for t in tables]
+    # the counters' table too: a copy whose table_rewrites was dropped (a test of the fallback does) has the triggers
     found = {r[0] for r in db.execute(
-        f"SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ({','.join('?' * len(triggers))})",
-        triggers)}
-    if len(found) < len(set(triggers)):
+        f"SELECT name FROM sqlite_master WHERE (type = 'trigger' AND name IN ({','.join('?' * len(triggers))}))"
+        " OR (type = 'table' AND name = 'table_rewrites')", triggers)}
+    if len(found) < len(set(triggers)) + 1:
         return None
     parts = ", ".join(f"(SELECT coalesce(max(rowid), 0) FROM {t}), (SELECT coalesce(max(n), 0) FROM table_rewrites"
                       f" WHERE name = '{t}')" for t in tables)
