@@ -64,9 +64,10 @@ from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE
                                         design_weights, JudgedUnits, judged_units, kappa_from_table, label_prediction,
                                         label_predictions,
                                         label_shares, ppi_pass_rate, ppi_prediction, rate_plan, RoganGladen,
+                                        AllSummary, summarise_all,
                                         rogan_gladen)
-from judgecal.annotations.reports._judge_error import JudgeError, judge_error, record_covariates
-from judgecal.annotations.store import blind_first_labels, current_labels
+from judgecal.annotations.reports._judge_error import JudgeError, judge_error, kept_record_covariates
+from judgecal.annotations.store import blind_first_labels, current_labels, kept_blind_first, kept_for_tables
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, store_pair_tally, PAIRED)
 from judgecal.annotations.store import majority_label
@@ -864,9 +865,11 @@ def _code_of(cols: _LabelledColumns, label: str) -> int:
     return cols.vocab.index(label) if label in cols.vocab else -1
 
 
-def _pass_rates_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns
+def _pass_rates_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns,
+                        summaries: dict[str, AllSummary] | None = None
                         ) -> tuple[tuple[PassRate, ...], tuple[PassRateClustering, ...]]:
-    """`_pass_rates` from the labelled pairs' columns: each model's counted pass/fail pairs, the same lists."""
+    """`_pass_rates` from the labelled pairs' columns: each model's counted pass/fail pairs, the same lists.
+    `summaries`: `_ppi_summaries`' of these bases."""
     rates = []
     for model in sorted(bases):
         base = bases[model]
@@ -874,7 +877,8 @@ def _pass_rates_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns
         judge_lab = cols.prediction[idx].tolist()
         human_lab = (cols.human[idx] == _code_of(cols, "pass")).astype(int).tolist()
         strata_lab = list(map(_CONSTRAINT, lab_pairs))
-        rate = ppi_pass_rate(model, base.judge, judge_lab, human_lab, strata_all=base.strata, strata_lab=strata_lab)
+        rate = ppi_pass_rate(model, base.judge, judge_lab, human_lab, strata_all=base.strata, strata_lab=strata_lab,
+                             summary=None if summaries is None else summaries[model])
         if math.isnan(rate.ppi_estimate):
             rates.append((rate, clustered_pass_rate(rate, [], [], [], [], [], [])[1]))
             continue
@@ -899,17 +903,29 @@ def _rogan_gladen_columns(bases: dict[str, _PpiBase], cols: _LabelledColumns) ->
     return tuple(out)
 
 
-def _label_rates_columns(bases: dict[tuple[str, tuple[str, ...]], _ShareBase], cols: _LabelledColumns
+def _label_rates_columns(bases: dict[tuple[str, tuple[str, ...]], _ShareBase], cols: _LabelledColumns,
+                         summaries: dict[tuple[str, tuple[str, ...]], dict[str, AllSummary]] | None = None
                          ) -> tuple[LabelShare, ...]:
-    """`_label_rates` from the labelled pairs' columns."""
+    """`_label_rates` from the labelled pairs' columns. `summaries`: `_ppi_summaries`' of these bases."""
     out: list[LabelShare] = []
     for (model, label_set), base in bases.items():
         code = cols.label_sets.index(label_set) if label_set in cols.label_sets else -1
         idx, lab = _positions(cols, cols.random & (cols.label_set == code) & _model_mask(cols, model))
         out += label_shares(model, label_set, [], list(map(cols.repeat_labels.__getitem__, cols.pattern[idx].tolist())),
                             list(map(cols.vocab.__getitem__, cols.human[idx].tolist())),
-                            strata_all=base.strata, strata_lab=list(map(_CONSTRAINT, lab)), f_all_by_label=base.f_all)
+                            strata_all=base.strata, strata_lab=list(map(_CONSTRAINT, lab)), f_all_by_label=base.f_all,
+                            summaries=None if summaries is None else summaries[(model, label_set)])
     return tuple(out)
+
+
+def _ppi_summaries(bases: dict[tuple[str, str], Any]) -> dict[tuple[str, str], tuple[dict, dict]]:
+    """Each group's `summarise_all` of its models' pass/fail predictions and of its label shares' predictions, with
+    their strata: what every corrected rate reads of all judged pairs, label-free, so kept with the bases (issue 16
+    item 3: a sum and two counts over up to 1.7M pairs per rate, paid again after every new label)."""
+    return {key: ({model: summarise_all(b.judge, b.strata) for model, b in base.ppi.items()},
+                  {sk: {label: summarise_all(f, sb.strata) for label, f in sb.f_all.items()}
+                   for sk, sb in base.shares.items()})
+            for key, base in bases.items()}
 
 
 def _first_appearance(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1364,12 +1380,13 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     version = verdicts_version(db)  # read once: it keys every kept part
     # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
     raw_rules = kept_sample_rules(db, version)
-    blind = blind_first_labels(db)  # read once: the counted pairs and the labels by pair both start from it
-    counted_of_run = counted_pairs(db, run_id=run_id, blind=blind).pairs
-    rules = counted_rules(db, run_id, raw_rules, counted_of_run)
-    # the pairs whose counted rules hold "random": the counted pairs drawn at random (as `rules` has them)
-    counted = frozenset(p for p in counted_of_run if "random" in raw_rules.get(p, ()))
-    all_labels = human_labels_by_pair(db, rubric_seen=seen, rows=blind)
+    # The blind first labels, the counted pairs, their rules and the labels by pair: kept in the process, and after
+    # labels were only added updated for the new rows' pairs (issue 16 item 3: ~6 s of a report after a new label
+    # at a million run records)
+    label_side = _kept_label_side(db, run_id, raw_rules)
+    counted_of_run, rules, counted = label_side.counted_of_run, label_side.rules, label_side.counted
+    all_labels = (_kept_labels_by_pair(db) if seen is None
+                  else human_labels_by_pair(db, rubric_seen=seen, rows=kept_blind_first(db).rows))
     records = None
     if run_id is not None:
         # the run comparison module loads only for `--run-id` (issue 16.2, start-up)
@@ -1384,16 +1401,23 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     args = _judged_args(shas, model, constraints, run_id)
     bases = (_kept(db, "group_bases_sql", args, lambda: _sql_group_bases(db, shas, model, constraints, run_id),
                    version) if _AGGREGATE_IN_SQL and has_verdict_pairs(db) else None)
+    maps = None
     if bases is not None:
-        # every labelled pair's info, kept (a new label reads its own pair's), restricted to these labels' pairs
-        kept_info = _kept_labelled_info(db)
-        info = {p: kept_info[p] for p in all_labels if p in kept_info}
+        if seen is None and records is None:
+            # the labelled pairs' maps below, kept and updated per new label's pair (issue 16 item 3)
+            maps = _kept_label_maps(db)
+            info = maps.info
+        else:
+            # every labelled pair's info, kept (a new label reads its own pair's), restricted to these labels' pairs
+            kept_info = _kept_labelled_info(db)
+            info = {p: kept_info[p] for p in all_labels if p in kept_info}
     else:
         info = _pair_info_kept(db, version)
-    if records is not None:
-        info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
-    labels_by_pair = {p: rows for p, rows in all_labels.items() if p in info}
-    humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
+    if maps is None:
+        if records is not None:
+            info = {p: i for p, i in info.items() if p[0] in records}  # a new dict: the kept one is never mutated
+        maps = _label_maps(info, all_labels, later_events(db))
+    labels_by_pair, humans = maps.labels_by_pair, maps.humans
     if bases is not None:
         lab_verdicts = _kept_labelled_verdicts(db, humans, shas, model, constraints)
         judged_lab = {}
@@ -1415,14 +1439,16 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         judged_lab = {key: (verdicts, sorted((p for p in humans if p in bases[key].position),
                                              key=bases[key].position.__getitem__))
                       for key, (verdicts, _) in judged.items()}
-    stratum_of = {p: (p[1], info[p].model) for p in humans}  # the labelled pairs' design strata
-    later = later_events(db)
-    post_reveal = {p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later}
+    stratum_of, post_reveal = maps.stratum_of, maps.post_reveal
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
     population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id, version=version), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
-    # the labelled records' only: read again after a new label (the gate reads no judge error)
-    covariates = record_covariates(db) if gate is None else None
+    # the labelled records' only: a new label reads its own record's (the gate reads no judge error)
+    covariates = kept_record_covariates(db) if gate is None else None
+    # what the corrected rates read of every judged pair, kept beside the bases (the same key)
+    summaries = (_kept(db, "ppi_summaries", (_AGGREGATE_IN_SQL and has_verdict_pairs(db), *args),
+                       lambda: _ppi_summaries(bases), version) if _COLUMNS and (gate is None or gate.pass_rates)
+                 else None)
     latest: dict[tuple[str, str], int] = {}  # (judge model, rubric name) -> its latest version judged
     for jm, sha in bases:
         key = (jm, rubric_rows[sha][1])
@@ -1446,7 +1472,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
             if gate is None or gate.pass_rates:
                 pass_rates, pass_clustering = _pass_rates(base.ppi, by_kind, verdicts, humans, rules, info)
         elif gate is None or gate.pass_rates:
-            pass_rates, pass_clustering = _pass_rates_columns(base.ppi, cols)
+            pass_rates, pass_clustering = _pass_rates_columns(base.ppi, cols, summaries[(jm, sha)][0])
         of_slice: dict[tuple[str, str], list[Pair]] | None = None
 
         def labelled_of(name: str) -> list[Pair]:
@@ -1511,7 +1537,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
             verified_on, verification, _population_gaps([], info, population, base.slices["overall"].stratum_sizes),
             tuple(repeats), base.ignored,
             shares := (_label_rates(base.shares, by_kind, verdicts, humans, rules) if cols is None
-                       else _label_rates_columns(base.shares, cols)),
+                       else _label_rates_columns(base.shares, cols, summaries[(jm, sha)][1])),
             _plans(pass_rates, shares, target_half_width, pass_clustering),
             pass_clustering, (_judge_error(labelled, verdicts, humans, rules, info, covariates) if cols is None
                               else _judge_error_columns(cols, info, covariates)),
@@ -1531,6 +1557,147 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     if run_id is not None:
         filters["run_id"] = run_id
     return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
+
+
+class _LabelSide(NamedTuple):
+    """What the report reads from the blind first labels and the sample (`_kept_label_side`)."""
+
+    order: dict[tuple[str, str], tuple[Pair, ...]]  # `counted_pairs(...).order`
+    prefix: dict[tuple[str, str], int]  # `counted_pairs(...).prefix`
+    counted_of_run: frozenset[Pair]  # `counted_pairs(...).pairs`
+    rules: dict[Pair, frozenset[str]]  # `counted_rules`
+    counted: frozenset[Pair]  # the counted pairs whose sample rules hold "random"
+
+
+# The tables `_kept_label_side` is computed from: the sample rules' (verdicts, run records, constraints, rubrics and
+# samples: `verdicts_version` and `samples_version`), the draw orders' (samples, run records, verdicts) and the labels.
+_LABEL_SIDE_TABLES = ("verdicts", "run_records", "constraints", "rubrics", "samples", "human_labels")
+
+
+def _kept_label_side(db: sqlite_utils.Database, run_id: str | None,
+                     raw_rules: dict[Pair, frozenset[str]]) -> _LabelSide:
+    """The counted pairs (`counted_pairs`), their rules (`counted_rules`) and the counted random pairs, kept under the
+    versions of the tables they are read from (`kept_for_tables`). After labels were only added, the blind first
+    labels only grew (a pair and reviewer keep their first event), so each population's counted prefix can only
+    lengthen: it is walked on from where it ended, and only the newly counted pairs' rules change (a new value: the
+    kept one is never mutated). `raw_rules`: `kept_sample_rules(db, version)`, unchanged while the value is kept."""
+
+    def compute() -> _LabelSide:
+        found = counted_pairs(db, run_id=run_id, blind=kept_blind_first(db).rows)
+        counted = frozenset(p for p in found.pairs if "random" in raw_rules.get(p, ()))
+        return _LabelSide(found.order, found.prefix, found.pairs,
+                          counted_rules(db, run_id, raw_rules, found.pairs), counted)
+
+    def update(old: _LabelSide, since: int) -> _LabelSide:
+        blind = _kept_labels_by_pair(db)  # its keys: the pairs with a blind first label
+        prefix, added = dict(old.prefix), []
+        for key, order in old.order.items():
+            k = start = prefix[key]
+            while k < len(order) and order[k] in blind:
+                k += 1
+            if k > start:
+                prefix[key] = k
+                added.extend(order[start:k])
+        if not added:
+            return old._replace(prefix=prefix)
+        rules = dict(old.rules)
+        for p in added:
+            r = raw_rules.get(p)
+            if r is not None:
+                rules[p] = r
+        return _LabelSide(old.order, prefix, old.counted_of_run | frozenset(added), rules,
+                          old.counted | frozenset(p for p in added if "random" in raw_rules.get(p, ())))
+
+    return kept_for_tables(db, "label_side", (run_id,), _LABEL_SIDE_TABLES, compute,
+                           appended=("human_labels", update))
+
+
+def _kept_labels_by_pair(db: sqlite_utils.Database) -> dict[Pair, list[Any]]:
+    """`human_labels_by_pair(db, rows=kept_blind_first(db).rows)`, kept under the labels' version. A pair's rows are
+    its reviewers' blind first labels, each its reviewer's first event there, so in event order they are already in
+    the order `human_labels_by_pair` sorts them into (each reviewer's first event); the new blind first labels after
+    labels were only added are appended to their pairs (new lists, a new dict: the kept ones are never mutated)."""
+
+    def update(old: dict[Pair, list[Any]], since: int) -> dict[Pair, list[Any]]:
+        rows = kept_blind_first(db).rows
+        k = len(rows)
+        while k > 0 and rows[k - 1].id > since:  # the blind first labels stored since: the last rows
+            k -= 1
+        if k == len(rows):
+            return old
+        out = dict(old)
+        for row in rows[k:]:
+            pair = (row.run_record_id, row.constraint_id)
+            out[pair] = [*out.get(pair, ()), row]
+        return out
+
+    return kept_for_tables(db, "labels_by_pair", (), ("human_labels",),
+                           lambda: human_labels_by_pair(db, rows=kept_blind_first(db).rows),
+                           appended=("human_labels", update))
+
+
+class _LabelMaps(NamedTuple):
+    """The report's maps of its labelled pairs (`_label_maps`)."""
+
+    info: dict[Pair, PairInfo]  # the labelled pairs' info, in the labels' pair order
+    labels_by_pair: dict[Pair, list[Any]]  # their blind first labels, the first reviewer's first
+    humans: dict[Pair, str]  # their first reviewer's blind first label
+    stratum_of: dict[Pair, tuple[str, str]]  # their design strata
+    post_reveal: frozenset[Pair]  # those whose first reviewer has events after their blind first label
+    later: frozenset[tuple[str, str, str]]  # `later_events`
+
+
+def _label_maps(info: dict[Pair, PairInfo], all_labels: dict[Pair, list[Any]],
+                later: set[tuple[str, str, str]]) -> _LabelMaps:
+    """`info` (a labelled pair's info, for the pairs with it) restricted to the pairs of `all_labels`, and what the
+    report reads of those pairs' labels."""
+    info = {p: info[p] for p in all_labels if p in info}
+    labels_by_pair = {p: rows for p, rows in all_labels.items() if p in info}
+    humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
+    stratum_of = {p: (p[1], info[p].model) for p in humans}
+    post_reveal = frozenset(p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later)
+    return _LabelMaps(info, labels_by_pair, humans, stratum_of, post_reveal, frozenset(later))
+
+
+def _kept_label_maps(db: sqlite_utils.Database) -> _LabelMaps:
+    """`_label_maps` of every labelled pair's info (`_kept_labelled_info`), the labels by pair (`_kept_labels_by_pair`)
+    and `later_events`, kept under the run records', constraints' and labels' versions. After labels were only added,
+    only the pairs with new events change: their entries are recomputed (a pair new to the labels goes last, in the
+    order its first blind label puts it in the labels by pair), and their later events are counted again through
+    the pair index. New containers: the kept ones are never mutated."""
+    from judgecal.annotations.store import PAIRS_IN_JSON, pairs_labelled_since  # noqa: PLC0415
+
+    def update(old: _LabelMaps, since: int) -> _LabelMaps | None:
+        touched = pairs_labelled_since(db, since)
+        if touched is None:
+            return None
+        touched = list(dict.fromkeys(map(tuple, touched)))
+        if not touched:
+            return old
+        kept_info, all_labels = _kept_labelled_info(db), _kept_labels_by_pair(db)
+        keys = set(touched)
+        later = {k for k in old.later if k[:2] not in keys} | {tuple(r) for r in db.execute(
+            "SELECT run_record_id, constraint_id, reviewer FROM human_labels WHERE " + PAIRS_IN_JSON
+            + " GROUP BY 1, 2, 3 HAVING count(*) > 1", [json.dumps(touched)])}
+        info, labels_by_pair, humans = dict(old.info), dict(old.labels_by_pair), dict(old.humans)
+        stratum_of, post_reveal = dict(old.stratum_of), set(old.post_reveal)
+        # the pairs new to the labels by pair are its last ones, in its order
+        new_pairs = [p for p in itertools.islice(reversed(all_labels), len(touched)) if p in keys and p not in info]
+        for p in [*(p for p in touched if p in info), *reversed(new_pairs)]:
+            rows = all_labels.get(p)
+            if rows is None or p not in kept_info:
+                continue
+            info[p], labels_by_pair[p], humans[p] = kept_info[p], rows, rows[0]["label"]
+            stratum_of[p] = (p[1], info[p].model)
+            if (p[0], p[1], rows[0]["reviewer"]) in later:
+                post_reveal.add(p)
+            else:
+                post_reveal.discard(p)
+        return _LabelMaps(info, labels_by_pair, humans, stratum_of, frozenset(post_reveal), frozenset(later))
+
+    return kept_for_tables(db, "label_maps", (), ("run_records", "constraints", "human_labels"),
+                           lambda: _label_maps(_kept_labelled_info(db), _kept_labels_by_pair(db), later_events(db)),
+                           appended=("human_labels", update))
 
 
 def _strata_of(info: dict[Pair, PairInfo]) -> dict[Pair, tuple[str, str]]:
@@ -1580,7 +1747,7 @@ _AGGREGATE_IN_SQL = True
 # The label-dependent numbers from the labelled pairs' columns (`_labelled_columns`, issue 16.3); tests turn it off to
 # compare them with the per-pair computation (`_slice_stats` and the rest) on the same project.
 _COLUMNS = True
-_KEPT_SIZE = 12
+_KEPT_SIZE = 16  # per filter: the bases and their summaries (`_ppi_summaries`), beside the shared values
 _KEPT_LOCK = threading.Lock()
 
 

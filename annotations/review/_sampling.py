@@ -60,7 +60,7 @@ from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks, gc_paused
 
 from judgecal.annotations.store import blind_first_labels, current_labels
 from judgecal.annotations.store import now_iso, write
-from judgecal.annotations.store import code_digest, has_verdict_pairs, pair_indexes, stored_value
+from judgecal.annotations.store import code_digest, has_verdict_pairs, pair_indexes, stored_value, table_marks
 
 # The sample file's row model (pydantic) loads with the first sample export or import, not with the draw the report
 # and `judgecal gate` read (issue 16.2, start-up).
@@ -268,9 +268,13 @@ def _data_version(db: sqlite_utils.Database) -> tuple:
     """What the memoised tables are computed from. Samples can be deleted (tests and repairs do) and drawn again
     into the same row ids, so their part is an aggregate over every row: count, largest row id, and sums that move
     when a row id holds another seed; run records and verdicts are only ever added, so their largest row id."""
-    return (tuple(db.execute("SELECT count(*), max(rowid), total(rowid), total(seed), total(rowid * (seed + 1))"
-                             " FROM samples").fetchone()),
-            _table_mark(db, "run_records"), _table_mark(db, "verdicts"))
+    # With migration 016 the samples' part is their O(1) version (`table_marks`: a delete or an update bumps its
+    # counter, so rows drawn again into freed row ids move it too) instead of a pass over every sample row (~0.3 s
+    # at a million run records, twice per report: issue 16 item 3).
+    marks = table_marks(db, ("samples",))
+    samples = ("marks", *marks) if marks is not None else tuple(db.execute(
+        "SELECT count(*), max(rowid), total(rowid), total(seed), total(rowid * (seed + 1)) FROM samples").fetchone())
+    return samples, _table_mark(db, "run_records"), _table_mark(db, "verdicts")
 
 
 def _memo(db: sqlite_utils.Database, name: str, key: tuple, compute):

@@ -25,7 +25,8 @@ _OWNERS = {
         "majority_label",
     ),
     "._ppi": (
-        "PPI_TUNE_MIN_N", "PassRate", "PPIMean", "design_weights", "ppi_mean", "ppi_pass_rate",
+        "PPI_TUNE_MIN_N", "PassRate", "PPIMean", "design_weights", "ppi_mean", "ppi_pass_rate", "AllSummary",
+        "summarise_all",
         "ppi_prediction", "variance_of",
     ),
     "._rates": (

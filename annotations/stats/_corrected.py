@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from judgecal.annotations.stats._common import Z_95
-from judgecal.annotations.stats._ppi import PassRate, _strata_weights, ppi_mean, ppi_pass_rate
+from judgecal.annotations.stats._ppi import AllSummary, PassRate, _strata_weights, ppi_mean, ppi_pass_rate
 
 
 @dataclass(frozen=True)
@@ -123,11 +123,13 @@ def label_shares(model: str, label_set: Sequence[str], judge_all: Sequence[Seque
                  judge_lab: Sequence[Sequence[str | None]], human_lab: Sequence[str], *,
                  strata_all: Sequence[Any] | None = None,
                  strata_lab: Sequence[Any] | None = None,
-                 f_all_by_label: Mapping[str, Sequence[float]] | None = None) -> tuple[LabelShare, ...]:
+                 f_all_by_label: Mapping[str, Sequence[float]] | None = None,
+                 summaries: Mapping[str, AllSummary] | None = None) -> tuple[LabelShare, ...]:
     """One corrected share per label of `label_set`: PPI on the indicator "the label is ℓ" (`label_prediction` for
     the judge's repeats on every judged pair, the human label on the labelled ones), post-stratified like the pass
     rate. The shares are estimated one label at a time: each has its own CI (and λ), and they need not sum to 1.
-    `f_all_by_label`: `label_predictions(label_set, judge_all)`, when the caller keeps it (it reads every pair)."""
+    `f_all_by_label`: `label_predictions(label_set, judge_all)`, when the caller keeps it (it reads every pair);
+    `summaries`: label -> `summarise_all(f_all_by_label[label], strata_all)`, likewise."""
     if f_all_by_label is None:
         f_all_by_label = label_predictions(label_set, judge_all)
     out = []
@@ -147,7 +149,8 @@ def label_shares(model: str, label_set: Sequence[str], judge_all: Sequence[Seque
         y_lab = [int(h == label) for h in human_lab]
         out.append(LabelShare(model, "/".join(label_set), label,
                               ppi_pass_rate(model, f_all, f_lab, y_lab, strata_all=strata_all,
-                                            strata_lab=strata_lab)))
+                                            strata_lab=strata_lab,
+                                            summary=None if summaries is None else summaries[label])))
     return tuple(out)
 
 

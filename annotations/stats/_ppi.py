@@ -53,8 +53,27 @@ class PassRate:
         return None if math.isnan(self.ppi_estimate) else self.ppi_estimate
 
 
+class AllSummary(NamedTuple):
+    """What `ppi_pass_rate` reads of the predictions and strata on all N judged pairs, none of it label-dependent
+    (`summarise_all`): a caller that keeps those lists (the report, after a new label) computes it once and passes it
+    again, instead of a sum and two counts over every judged pair per rate (issue 16 item 3)."""
+
+    n: int
+    total: float  # sum(judge_all), in order
+    variance: float  # variance_of(judge_all); NaN below two
+    sizes: Counter | None  # Counter(strata_all); None without strata
+
+
+def summarise_all(judge_all: Sequence[float], strata_all: Sequence[Any] | None = None) -> AllSummary:
+    """The `AllSummary` of these predictions and strata on all N judged pairs."""
+    n = len(judge_all)
+    return AllSummary(n, sum(judge_all), variance_of(judge_all) if n >= 2 else math.nan,
+                      None if strata_all is None else Counter(strata_all))
+
+
 def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[float], human_lab: Sequence[int], *,
-                  strata_all: Sequence[Any] | None = None, strata_lab: Sequence[Any] | None = None) -> PassRate:
+                  strata_all: Sequence[Any] | None = None, strata_lab: Sequence[Any] | None = None,
+                  summary: AllSummary | None = None) -> PassRate:
     """Prediction-powered estimate of a pass rate (1 = pass): judge predictions (0, 1, or 0.5 for an abstention: see
     `ppi_prediction`) on all N pairs, judge predictions and human labels on
     the n random labelled pairs. Power-tuned (PPI++) with λ̂ clipped to [0, 1] from PPI_TUNE_MIN_N labels on, plain
@@ -68,9 +87,13 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
     var(judge)/N + var(z)/n (the with-replacement variance of the weighted mean, which ignores the gain from
     stratifying:
     conservative). With equal sampling fractions every z_i is the plain rectifier. A stratum with judged pairs but
-    no labelled one cannot be corrected: the estimate is then undefined, with the reason."""
+    no labelled one cannot be corrected: the estimate is then undefined, with the reason.
+
+    `summary`: `summarise_all(judge_all, strata_all)` when the caller keeps it (the same numbers, not read again)."""
     n_all, n_lab = len(judge_all), len(judge_lab)
-    raw = sum(judge_all) / n_all if n_all else math.nan
+    if summary is not None and (summary.n != n_all or (summary.sizes is None) != (strata_all is None)):
+        raise ValueError("summary is not summarise_all(judge_all, strata_all)")
+    raw = (sum(judge_all) if summary is None else summary.total) / n_all if n_all else math.nan
     human = sum(human_lab) / n_lab if n_lab else math.nan
     reason = None
     if n_all == 0:
@@ -79,10 +102,10 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
     if n_lab == 0:
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
                         "no human labels on the random sample: the judge's pass rate cannot be corrected")
-    weight = _strata_weights(strata_all, strata_lab, n_all, n_lab)
+    weight = _strata_weights(strata_all, strata_lab, n_all, n_lab, None if summary is None else summary.sizes)
     if isinstance(weight, str):
         return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, weight)
-    core = ppi_mean(judge_all, judge_lab, human_lab, weight)
+    core = ppi_mean(judge_all, judge_lab, human_lab, weight, summary=summary)
     estimate, se, lam, method = core.estimate, core.se, core.lam, core.method
     if math.isnan(se):
         reason = "at least two judged and two labelled pairs are needed for a CI"
@@ -116,13 +139,15 @@ class PPIMean(NamedTuple):
 
 
 def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequence[float],
-             weight: Sequence[float] | None = None, *, tune_min_n: int = PPI_TUNE_MIN_N) -> PPIMean:
+             weight: Sequence[float] | None = None, *, tune_min_n: int = PPI_TUNE_MIN_N,
+             summary: AllSummary | None = None) -> PPIMean:
     """PPI / PPI++ estimate of the mean of y over all N units from predictions on all N (`pred_all`, labelled units
     included, as in Angelopoulos et al. 2023) and predictions and labels on the n labelled units, each rectifier
     weighted by `weight` (post-stratification, see `ppi_pass_rate`; 1 by default). The one λ rule of the project:
     λ = 1 below PPI_TUNE_MIN_N labels, else λ̂ minimising the estimated variance, clipped to [0, 1]. Needs n >= 1
     and N >= 1 (callers say why when not). `tune_min_n` exists for the coverage benchmark (bench/ppi_coverage.py
-    compares the rule with tuning from 2 labels and with λ = 1 always, a huge value); callers leave it alone."""
+    compares the rule with tuning from 2 labels and with λ = 1 always, a huge value); callers leave it alone.
+    `summary`: `summarise_all(pred_all)` (its sum and variance) when the caller keeps it."""
     n_all, n_lab = len(pred_all), len(pred_lab)
     if n_all == 0 or n_lab == 0 or len(y_lab) != n_lab:
         raise ValueError("ppi_mean needs predictions on at least one unit and one label per labelled prediction")
@@ -134,7 +159,11 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     wy = [w * h for w, h in zip(weight, y_lab)]
     wf = [w * j for w, j in zip(weight, pred_lab)]
     lam, method = 1.0, "PPI (λ = 1)"
-    var_pred = variance_of(pred_all) if n_all >= 2 else math.nan
+    if summary is None:
+        var_pred = variance_of(pred_all) if n_all >= 2 else math.nan
+        total = sum(pred_all)
+    else:
+        var_pred, total = summary.variance, summary.total
     if n_lab >= tune_min_n and n_all >= 2:
         denom = var_pred / n_all + variance_of(wf) / n_lab
         if denom > 0:
@@ -143,7 +172,7 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     else:
         method = f"PPI (λ = 1: fewer than {tune_min_n} labels to tune λ)"
     rect = [y - lam * f for y, f in zip(wy, wf)]
-    estimate = lam * sum(pred_all) / n_all + sum(rect) / n_lab
+    estimate = lam * total / n_all + sum(rect) / n_lab
     if n_lab < 2 or n_all < 2:
         return PPIMean(estimate, math.nan, lam, method, var_pred, math.nan, n_all, n_lab)
     # variance_of: statistics.variance bit for bit, from the counts of the few distinct weighted values
@@ -175,14 +204,14 @@ def variance_of(data: Sequence[float]) -> float:
 
 
 def _strata_weights(strata_all: Sequence[Any] | None, strata_lab: Sequence[Any] | None, n_all: int,
-                    n_lab: int) -> list[float] | str:
+                    n_lab: int, sizes: Counter | None = None) -> list[float] | str:
     """Each labelled unit's post-stratification weight n (N_s / n_s) / N (see `ppi_pass_rate`), 1 without strata;
     a reason (str) when a judged stratum has no labelled unit or a labelled one lies outside the judged strata."""
     if strata_all is None and strata_lab is None:
         return [1.0] * n_lab
     if strata_all is None or strata_lab is None or len(strata_all) != n_all or len(strata_lab) != n_lab:
         raise ValueError("strata_all and strata_lab must both be given, one stratum per judged / labelled pair")
-    size, got = Counter(strata_all), Counter(strata_lab)
+    size, got = (Counter(strata_all) if sizes is None else sizes), Counter(strata_lab)  # sizes: Counter(strata_all)
     missing = sorted((str(k) for k in size if k not in got))
     if missing or set(got) - set(size):
         return (f"no human label in the random sample on {', '.join(map(repr, missing))}: the judge's pass rate "

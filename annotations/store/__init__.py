@@ -32,9 +32,9 @@ _OWNERS = {
         "HumanLabelRow",
     ),
     "._labels": (
-        "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
+        "BlindFirst", "BlindLabel", "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
         "import_labels", "label_export_rows", "pair_label_sets", "reviewer_names", "standing_labels_sql",
-        "validate_label_rows", "INCREMENTAL_PAIRS", "PAIRS_IN_JSON", "pairs_labelled_since",
+        "validate_label_rows", "INCREMENTAL_PAIRS", "PAIRS_IN_JSON", "pairs_labelled_since", "kept_blind_first",
     ),
     "judgecal.annotations.stats": (
         "majority_label",

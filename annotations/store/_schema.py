@@ -1106,18 +1106,39 @@ def _m023_stored_aggregates(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("023_stored_aggregates", _m023_stored_aggregates),)
 
 
+# Tables given migration 020's rule by a later migration (024): `table_marks` finds their counters the same way.
+LATER_REWRITE_MARKED = ("eval_items",)
+
+
+def _m024_item_rewrite_marks(db: sqlite_utils.Database) -> None:
+    # Issue 16 item 3: the report keeps the labelled run records' covariates (their items' tags) across new labels,
+    # so `eval_items` needs an O(1) version too: migration 020's rule (an insert moves the largest rowid; a delete or
+    # an update bumps table_rewrites). Items are only ever inserted by judgecal (the import refuses a changed item),
+    # so the triggers cost nothing in practice. No gap trigger: the table has no integer key of its own.
+    script = ["CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);"]
+    for table in LATER_REWRITE_MARKED:
+        bump = _bump_rewrites(table)
+        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump} END;",
+                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump} END;"]
+    _execute_script(db, "\n".join(script))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("024_item_rewrite_marks", _m024_item_rewrite_marks),)
+
+
 def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | None:
     """(largest rowid, rewrite count) of each table in one statement, then a digest of each table's last row: a
     version that changes with every insert, delete and update judgecal makes, and costs three index look-ups a table
     (migrations 015, 016 and 020 keep the counters; docs/decisions.md lists the hand edits it does not see). None when the project lacks a table's counter (opened read-only before its migration): the caller
     then reads its slower version."""
     marked = {"verdicts": "verdict_pairs_delete", "samples": "samples_rewrite_delete",
-              **{t: f"{t}_rewrite_delete" for t in REWRITE_MARKED}}
+              **{t: f"{t}_rewrite_delete" for t in REWRITE_MARKED + LATER_REWRITE_MARKED}}
     triggers = [marked[t] for t in tables]
+    # the counters' table too: a copy whose table_rewrites was dropped (a test of the fallback does) has the triggers
     found = {r[0] for r in db.execute(
-        f"SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ({','.join('?' * len(triggers))})",
-        triggers)}
-    if len(found) < len(set(triggers)):
+        f"SELECT name FROM sqlite_master WHERE (type = 'trigger' AND name IN ({','.join('?' * len(triggers))}))"
+        " OR (type = 'table' AND name = 'table_rewrites')", triggers)}
+    if len(found) < len(set(triggers)) + 1:
         return None
     parts = ", ".join(f"(SELECT coalesce(max(rowid), 0) FROM {t}), (SELECT coalesce(max(n), 0) FROM table_rewrites"
                       f" WHERE name = '{t}')" for t in tables)
