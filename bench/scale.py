@@ -10,7 +10,7 @@ verdicts per run record, like the issue's measurements. Built projects are cache
 (`judgecal-scale-<N>.db`), so a second run times only the commands.
 
 Each command runs in a fresh process (peak memory is that process's max RSS), in-process through `judgecal.cli.main`
-after the imports, beside a baseline in the same process: one raw SQL pass over the verdicts
+after the imports (`process=True`: as the console script runs it, a reading command with the cycle collector off), beside a baseline in the same process: one raw SQL pass over the verdicts
 (`SELECT judge_model, rubric_sha256, constraint_id, label, count(*) FROM verdicts GROUP BY ...`). Printed: the median
 of `reps` wall seconds, the command's CPU seconds (steadier than wall time on a shared machine), the ratio of wall
 time to the baseline, and the peak RSS. `report` and `gate` are timed twice: `(nothing stored)` with no stored
@@ -190,8 +190,8 @@ def one(path: Path, command: str, extra: list[str] = ()) -> dict:
             ann.store_report_pass(db)
         rc = 0
     else:
-        with contextlib.redirect_stdout(out):
-            rc = main(["--db", str(path), *COMMANDS[command], *extra])
+        with contextlib.redirect_stdout(out):  # this process is the command's, as the console script's is
+            rc = main(["--db", str(path), *COMMANDS[command], *extra], process=True)
     seconds = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"baseline": baseline, "seconds": seconds, "rc": rc, "cpu": usage.ru_utime + usage.ru_stime - cpu0,
