@@ -120,8 +120,14 @@ def judgecal_app(db: Path, port: int, tmp_path: Path, **env: str) -> Iterator[su
         yield proc
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            # SIGTERM first: `judgecal app` stops the Streamlit server it started (a SIGKILL would leave that child
+            # serving on after the test, as it did)
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def _listen_addresses(port: int) -> set[str]:
