@@ -291,3 +291,18 @@ def test_a_damaged_tally_is_counted_again(demo: Path, change: str) -> None:
         assert conn.execute(f"UPDATE stored_aggregates SET meta = json_set(meta, '{change}', json(?))"
                             " WHERE name = 'pair_tally'", [value]).rowcount == 1
     assert _report(demo) == _fresh(demo)
+
+
+def test_the_code_digests_are_the_same_in_every_process() -> None:
+    """A stored value is read by another process: the digests must not follow the string hashes a process draws
+    (a set literal's frozenset constant has a repr in hash order)."""
+    import subprocess
+    import sys
+
+    script = ("from judgecal.annotations.reports import _calibration as c; from judgecal.annotations.review import"
+              " _sampling as s; print(c._PASS_CODE, s._POPULATION_CODE, s._TALLY_CODE,"
+              " c.code_digest(lambda x: x in {'a', 'b', 'c', 'd', 'e', 'f'}))")
+    seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           cwd=REPO, env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2", "3", "4")}
+    assert len(seen) == 1, seen

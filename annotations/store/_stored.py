@@ -40,14 +40,23 @@ def code_digest(*functions: Callable) -> str:
     stored value's version, so a judgecal whose computation differs never reads a value the old code stored."""
     h = hashlib.blake2b(digest_size=12)
 
+    def text(const: Any) -> str:
+        # the same in every process: a set literal compiles to a frozenset, whose repr's order follows string
+        # hashes, which differ between processes (PYTHONHASHSEED)
+        if isinstance(const, types.CodeType):
+            feed(const)
+            return "<code>"
+        if isinstance(const, frozenset):
+            return "frozenset(" + repr(sorted(map(text, const))) + ")"
+        if isinstance(const, tuple):
+            return "(" + ",".join(map(text, const)) + ")"
+        return repr(const)
+
     def feed(code: types.CodeType) -> None:
         h.update(code.co_code)
         h.update(repr(code.co_names).encode())
         for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                feed(const)
-            else:
-                h.update(repr(const).encode("utf-8", "backslashreplace"))
+            h.update(text(const).encode("utf-8", "backslashreplace"))
 
     for fn in functions:
         feed(fn.__code__)
@@ -65,8 +74,8 @@ def stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequen
     """`compute()`, or the value stored under (name, args) when it was stored at the current `table_marks(tables)`
     and by code with digest `code`. `tables` must be every table `compute` reads. `encode(value)` gives (JSON-able
     meta, bytes); `decode(meta, data)` rebuilds the value and raises ValueError (or TypeError, KeyError, IndexError)
-    for data it cannot trust, which is then computed again. Nothing is stored for a project without the table or the
-    counters (opened read-only before its migrations) or an in-memory database."""
+    for data it cannot trust, which is then computed again. Nothing is stored or read for a project without the table
+    or the counters (opened read-only before its migrations), and nothing is stored on a read-only connection."""
     marks = table_marks(db, tables)
     if marks is None or not _has_table(db):
         return compute()
