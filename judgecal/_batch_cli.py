@@ -13,12 +13,25 @@ from judgecal._args import EXIT_NOTHING_ANSWERED, CommandError, say
 
 
 def store_report_pass(db_path: Any) -> None:
-    """After a judge batch's verdicts are committed: the next `report`/`gate` reads the pass over every judged pair
-    back instead of joining them again (`annotations.store_report_pass`, migration 023)."""
+    """After a judge batch's verdicts are committed: `keep_report_aggregates` on its own connection."""
     from judgecal import annotations as ann  # noqa: PLC0415
 
     with ann.unit_of_work(db_path) as db:
+        keep_report_aggregates(db)
+
+
+def keep_report_aggregates(db: Any) -> None:
+    """After a command's verdicts are committed: store what the report computes from every judged pair and no label,
+    so the next `report`/`gate` reads it back (`annotations.store_report_pass`, migration 023). Derived data, stored
+    after the command's own work is done: a failure here is a warning, never the command's failure (its rows are
+    committed; the next report computes what was not stored)."""
+    from judgecal import annotations as ann  # noqa: PLC0415
+
+    try:
         ann.store_report_pass(db)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        say(f"warning: the report's stored aggregates were not updated ({type(exc).__name__}: {exc}); the next "
+            "report computes them", err=True)
 
 
 def stop_grace_s(args: argparse.Namespace) -> float | None:

@@ -20,6 +20,7 @@ from judgecal.annotations import store as av
 from judgecal.evalsets import Parsed
 from judgecal.evalsets import HARNESSES, HarnessImport, MissingExtra, diagnose
 from judgecal._args import CommandError, say
+from judgecal._batch_cli import keep_report_aggregates
 
 
 def _verdict_rows(h: HarnessImport) -> Parsed[av.VerdictImportRow]:
@@ -76,7 +77,7 @@ def harness_importer(kind: str) -> Callable[[Path, Path], str]:
         try:
             with ann.unit_of_work(db_path) as db:
                 c = import_harness_chunks(db, stream(file))
-                ann.store_report_pass(db)  # after the import's commit: the next report reads the pass back
+                keep_report_aggregates(db)  # after the import's commit: the next report reads them back
         except MissingExtra as exc:
             raise CommandError(str(exc)) from None
         skipped = "".join(f"; not imported: {n} {why}" for why, n in sorted(c.skipped.items()))

@@ -27,8 +27,8 @@ from judgecal.judge import (
 from judgecal.judge import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S
 from judgecal import jobs
 from judgecal import _cmd_judge_batch
-from judgecal._batch_cli import (acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s,
-                                 store_report_pass)
+from judgecal._batch_cli import (acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors,
+                                 keep_report_aggregates, stop_grace_s, store_report_pass)
 from judgecal._args import (
     CommandError,
     non_negative_float,
@@ -141,7 +141,7 @@ def _import_verdicts(db_path: Path, file: Path) -> str:
     with ann.unit_of_work(db_path) as db:
         # Verdicts of a shipped rubric (the demo's, or any judgecal user's) bring its real template along.
         s = av.import_verdicts(db, stream_rows(file, av.VerdictImportRow, id_field=None), templates=shipped_versions())
-        ann.store_report_pass(db)  # after the import's commit: the next report reads the pass back
+        keep_report_aggregates(db)  # after the import's commit: the next report reads them back
     return f"judge verdicts: {s['inserted']} imported, {s['unchanged']} already present ({file})"
 
 

@@ -10,6 +10,7 @@ from judgecal import evalsets
 from judgecal.annotations.reports import require_run
 from judgecal.evalsets import write_jsonl
 from judgecal._args import CommandError, port, say
+from judgecal._batch_cli import keep_report_aggregates
 from judgecal._transfer import IMPORTERS, import_evalset, import_runs
 
 PACKAGE = Path(__file__).resolve().parent
@@ -35,7 +36,7 @@ def cmd_demo(args: argparse.Namespace) -> str:
         ann.run_checks(db)
         # Drawing again adds nothing (a drawn pair stays drawn); after new verdicts it tops the strata up.
         s = ann.draw_sample(db)
-        ann.store_report_pass(db)
+        keep_report_aggregates(db)
     messages.append(
         f"Review sample: {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap pairs")
     messages.append(f"Demo project ready: {args.db}")

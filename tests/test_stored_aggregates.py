@@ -165,6 +165,9 @@ DAMAGE = {
     "an item that is not text": ("UPDATE stored_aggregates SET meta = json_set(meta, '$.items[0]', 5)",),
     "a class text with a part missing": ("UPDATE stored_aggregates SET meta = json_set(meta, '$.classes[0]', 'x')",),
     "written by other code": ("UPDATE stored_aggregates SET version = json_set(version, '$[0]', 'other')",),
+    "an infinite count": ("UPDATE stored_aggregates SET meta = json_set(meta, '$.n', 9e999)",),
+    "meta nested past the recursion limit": ("UPDATE stored_aggregates SET meta = ?",
+                                             "[" * 100_000 + "]" * 100_000),
     "a blob holding a pickle": ("UPDATE stored_aggregates SET data = ?",
                                 b"\x80\x04\x95" + b"\x00" * 5),
 }
@@ -306,3 +309,43 @@ def test_the_code_digests_are_the_same_in_every_process() -> None:
                            cwd=REPO, env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
             for seed in ("1", "2", "3", "4")}
     assert len(seen) == 1, seen
+
+
+def test_a_stored_value_is_not_read_under_another_schema(demo: Path, passes: list[int]) -> None:
+    """A migration that rewrote a table's stored text without moving its version must not be read through."""
+    with sqlite3.connect(demo) as conn:
+        conn.execute("INSERT INTO _migrations VALUES ('999_future_rewrite', '2026-12-01T00:00:00Z')")
+    from judgecal.annotations.store import _schema  # house: private (the known migrations)
+
+    known = _schema.MIGRATIONS
+    try:
+        _schema.MIGRATIONS = known + (_schema.Migration("999_future_rewrite", lambda db: None),)
+        got = _report(demo)
+        assert passes == [1]
+    finally:
+        _schema.MIGRATIONS = known
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM _migrations WHERE name = '999_future_rewrite'")
+    assert got == _fresh(demo)
+
+
+def test_a_failure_to_store_is_a_warning_after_the_import_is_committed(tmp_path: Path, monkeypatch, capsys) -> None:
+    path = tmp_path / "p.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "import", "evalset", str(REPO / "data" / "demo_evalset.jsonl")]) == 0
+        for runs in ("demo_runs.jsonl", "demo_boundary_runs.jsonl"):
+            assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
+
+    def broken(*a, **k):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(_calibration, "_sql_pair_pass", broken)
+    capsys.readouterr()
+    assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert "stored aggregates were not updated (OperationalError: disk I/O error)" in err
+    with sqlite3.connect(path) as conn:  # the verdicts are in; the pass is not stored
+        assert conn.execute("SELECT count(*) FROM verdicts").fetchone()[0] > 0
+        assert conn.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'report_pass'").fetchone()[0] == 0
+    monkeypatch.undo()
+    assert _report(path) == _fresh(path)

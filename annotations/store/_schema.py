@@ -1095,7 +1095,7 @@ def _m023_stored_aggregates(db: sqlite_utils.Database) -> None:
         CREATE TABLE stored_aggregates (
             name TEXT NOT NULL,        -- what was computed
             args TEXT NOT NULL,        -- its arguments, JSON
-            version TEXT NOT NULL,     -- JSON: the format, judgecal's version and the tables' versions it was read at
+            version TEXT NOT NULL,     -- JSON: the code's digest, the migrations, the tables and their versions
             meta TEXT NOT NULL,        -- JSON
             data BLOB NOT NULL,        -- little-endian arrays
             written_at TEXT NOT NULL,

@@ -73,22 +73,26 @@ def stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequen
                  decode: Callable[[Any, bytes], T]) -> T:
     """`compute()`, or the value stored under (name, args) when it was stored at the current `table_marks(tables)`
     and by code with digest `code`. `tables` must be every table `compute` reads. `encode(value)` gives (JSON-able
-    meta, bytes); `decode(meta, data)` rebuilds the value and raises ValueError (or TypeError, KeyError, IndexError)
-    for data it cannot trust, which is then computed again. Nothing is stored or read for a project without the table
+    meta, bytes); `decode(meta, data)` rebuilds the value and raises for data it cannot trust (whatever it raises,
+    the value is then computed again and replaced). Nothing is stored or read for a project without the table
     or the counters (opened read-only before its migrations), and nothing is stored on a read-only connection."""
     marks = table_marks(db, tables)
     if marks is None or not _has_table(db):
         return compute()
     args_text = json.dumps(args, sort_keys=True)
-    version = json.dumps([code, list(tables), list(marks)])
+    # the schema's migrations too: one that rewrote a table's stored text without moving its version (say the
+    # pattern format of `verdict_pairs`) must not be read through with values of the old format
+    migrations = db.execute("SELECT group_concat(name, ',') FROM (SELECT name FROM _migrations ORDER BY rowid)"
+                            ).fetchone()[0]
+    version = json.dumps([code, migrations, list(tables), list(marks)])
     # read as bytes whatever is stored (a text that is not UTF-8 would fail in sqlite3, before any check of ours)
     row = db.execute("SELECT CAST(version AS BLOB), CAST(meta AS BLOB), CAST(data AS BLOB) FROM stored_aggregates"
                      " WHERE name = ? AND args = ?", [name, args_text]).fetchone()
     if row is not None and row[0] == version.encode():
         try:
             return decode(json.loads(row[1].decode()), row[2])
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-            pass  # damaged or foreign (UnicodeDecodeError and JSONDecodeError are ValueErrors): computed again
+        except Exception:  # noqa: BLE001 - damaged or foreign, whatever it raises (an infinite count's
+            pass  # OverflowError, a nesting's RecursionError, not UTF-8, not JSON): computed again and replaced
     value = compute()
     if not db.execute("PRAGMA query_only").fetchone()[0]:  # a reading command's connection never writes
         meta, data = encode(value)
