@@ -2208,7 +2208,6 @@ def _kept_labelled_rows(db: sqlite_utils.Database) -> _LabelledRows:
     only added, the pairs labelled since that have no rows kept yet are read and merged in vp.id order (a new value:
     the kept one is never mutated), so a new label on the Calibration page reads its own pair's verdicts, not 183k
     pairs' (issue 16.3)."""
-    from judgecal.annotations.store import kept_for_tables  # noqa: PLC0415
 
     def update(old: _LabelledRows, since: int) -> _LabelledRows | None:
         fresh = _labelled_since(db, since, old.pairs)
@@ -2240,7 +2239,6 @@ def _kept_labelled_verdicts(db: sqlite_utils.Database, pairs: dict[Pair, Any] | 
 def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     """`pair_info_of` every pair with a label event, kept under the run records', constraints' and labels' versions;
     after labels were only added, the pairs labelled since that are not kept yet are read and merged (a new dict)."""
-    from judgecal.annotations.store import kept_for_tables  # noqa: PLC0415
 
     def update(old: dict[Pair, PairInfo], since: int) -> dict[Pair, PairInfo] | None:
         fresh = _labelled_since(db, since, old)
@@ -2362,7 +2360,6 @@ def filter_options(db: sqlite_utils.Database) -> FilterOptions:
     """What the report can be filtered by: rubric versions, judge models and constraint ids that have verdicts.
     Kept under the verdicts' and rubrics' versions (a scan of every verdict: seconds at 1M run records), so a new
     label or a rerun does not read them again."""
-    from judgecal.annotations.store import kept_for_tables  # here, not at the top: the rest of the file is other work
 
     return kept_for_tables(db, "filter_options", (), ("verdicts", "rubrics"), lambda: _filter_options(db))
 
