@@ -429,17 +429,27 @@ def _encode_population(sizes: Counter[tuple[str, str]]) -> tuple[list[list[Any]]
 
 def _decode_population(meta: list[list[Any]], data: bytes) -> Counter[tuple[str, str]]:
     """`_encode_population`'s inverse, in the stored order; ValueError for anything a count could not be."""
-    out: Counter[tuple[str, str]] = Counter()
-    for cid, model, n in meta:
-        if not (isinstance(cid, str) and isinstance(model, str) and type(n) is int and n > 0) or data:
-            raise ValueError("not a stored population")
-        out[(cid, model)] = n
-    if len(out) != len(meta):
-        raise ValueError("a stored population names a stratum twice")
+    if data:
+        raise ValueError("not a stored population")
+    return Counter(_stored_counts(meta, 2))
+
+
+def _stored_counts(rows: list, width: int) -> dict[tuple, int]:
+    """Stored count rows `[key part, ..., n]` (`width` text parts, n a positive int, each key once) as a dict in
+    their order; ValueError for anything else."""
+    out: dict[tuple, int] = {}
+    for row in rows:
+        *key, n = row
+        if len(key) != width or type(n) is not int or n <= 0 or not all(isinstance(k, str) for k in key):
+            raise ValueError("not a stored count")
+        out[tuple(key)] = n
+    if len(out) != len(rows):
+        raise ValueError("stored counts name a key twice")
     return out
 
 
-_POPULATION_CODE = code_digest(population_sizes, _population_count, _encode_population, _decode_population)
+_POPULATION_CODE = code_digest(population_sizes, _population_count, _encode_population, _decode_population,
+                               _stored_counts)
 
 
 def targeted_pairs(db: sqlite_utils.Database) -> dict[Pair, tuple[str, str]]:
@@ -1761,22 +1771,11 @@ def _encode_tally(t: _PairTally) -> tuple[dict[str, Any], bytes]:
 
 def _decode_tally(meta: dict[str, Any], data: bytes) -> _PairTally:
     """`_encode_tally`'s inverse, in the stored orders; ValueError for anything the pass could not have counted."""
-    def counts(rows: list, width: int) -> dict[tuple, int]:
-        out: dict[tuple, int] = {}
-        for row in rows:
-            *key, n = row
-            if len(key) != width or type(n) is not int or n <= 0 or not all(isinstance(k, str) for k in key):
-                raise ValueError("not a stored tally")
-            out[tuple(key)] = n
-        if len(out) != len(rows):
-            raise ValueError("a stored tally names a stratum twice")
-        return out
-
     if data:
         raise ValueError("not a stored tally")
     every = meta["every"]
-    return _PairTally({StratumKey(*key): n for key, n in counts(meta["judged"], 3).items()},
-                      counts(meta["unjudged"], 2), None if every is None else Counter(counts(every, 2)))
+    return _PairTally({StratumKey(*key): n for key, n in _stored_counts(meta["judged"], 3).items()},
+                      _stored_counts(meta["unjudged"], 2), None if every is None else Counter(_stored_counts(every, 2)))
 
 
 def _pair_tally_uncached(db: sqlite_utils.Database, run_id: str | None) -> _PairTally:
@@ -1829,7 +1828,7 @@ def _pair_tally_uncached(db: sqlite_utils.Database, run_id: str | None) -> _Pair
 
 
 # The code the stored tally was computed and encoded by (`stored_value`'s version: other code recomputes it).
-_TALLY_CODE = code_digest(_pair_tally_uncached, _encode_tally, _decode_tally)
+_TALLY_CODE = code_digest(_pair_tally_uncached, _encode_tally, _decode_tally, _stored_counts)
 
 
 def _random_pairs(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None
