@@ -17,12 +17,14 @@ from judgecal._args import CommandError, fraction, kappa_threshold, positive_fra
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
+    from judgecal._batch_cli import keep_report_aggregates  # noqa: PLC0415
     from judgecal.annotations.review import import_llmbar  # here, not at the top: `gate` does not load the import
 
     if not file.is_file():
         read_text_file(file)  # raises the InputError that says why (not found, a directory), before the db opens
     with ann.unit_of_work(db_path) as db:
         s = import_llmbar(db, file)
+        keep_report_aggregates(db)  # after the import's commit: it wrote verdicts, run records and constraints
     return (f"LLMBar: {s.items} eval items, {s.runs} run records, {s.labels} human labels, {s.verdicts} verdicts "
             f"({s.errors} unparsable) imported; rubric versions: {', '.join(s.rubrics)} ({file})")
 

@@ -114,6 +114,7 @@ def _cmd_pairwise(args: argparse.Namespace) -> int:
             args.db, backend, run_a, run_b, rubric=args.rubric, repeats=args.repeats or 1,
             concurrency=args.concurrency, progress=not args.quiet, grace_s=stop_grace_s(args), on_start=started,
             on_stop=acknowledge_stop("requests"))
+    store_report_pass(args.db)  # its verdicts, and the pair records it wrote, move what the report's pass reads
     say(result.summary.format())
     say("")
     say(result.report.format())

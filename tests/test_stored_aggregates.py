@@ -349,3 +349,38 @@ def test_a_failure_to_store_is_a_warning_after_the_import_is_committed(tmp_path:
         assert conn.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'report_pass'").fetchone()[0] == 0
     monkeypatch.undo()
     assert _report(path) == _fresh(path)
+
+
+def test_import_llmbar_stores_the_pass(tmp_path: Path, passes: list[int]) -> None:
+    # It writes items, run records and verdicts: without storing, the next report and gate compute the pass again.
+    rows = [{"item_id": f"x/{k}", "dataset": "X", "instruction": f"Say hi {k}", "output_1": "hi", "output_2": "yo",
+             "human_label": 1 + k % 2, "judge_s_order_original": 1 + (k // 2) % 2, "judge_s_order_swapped": 2}
+            for k in range(6)]
+    f = tmp_path / "llmbar.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    path = tmp_path / "p.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "import", "llmbar", str(f)]) == 0
+    assert sorted(r[0] for r in _rows(path)) == ["pair_tally", "population", "report_pass"] and passes == [1]
+    got = _report(path)
+    assert passes == [1] and got == _fresh(path)
+
+
+def test_judge_pairwise_stores_the_pass(tmp_path: Path, passes: list[int]) -> None:
+    from openai_stub import StubServer, by_position
+
+    items, runs = tmp_path / "items.jsonl", tmp_path / "runs.jsonl"
+    items.write_text("".join(json.dumps({"id": f"it-{n}", "instruction": f"Answer {n}.", "constraints": [
+        {"id": "correct", "text": "The answer is correct.", "type": "content"}]}) + "\n" for n in range(4)))
+    runs.write_text("".join(json.dumps({"id": f"{r}-{n}", "item_id": f"it-{n}", "model": f"model-{r}", "run_id": r,
+                                        "output": f"answer {n}"}) + "\n" for r in ("ra", "rb") for n in range(4)))
+    path = tmp_path / "p.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "import", "evalset", str(items)]) == 0
+        assert main(["--db", str(path), "import", "runs", str(runs)]) == 0
+        with StubServer(by_position("output_1")) as s:
+            assert main(["--db", str(path), "judge", "--pairwise", "ra", "rb", "--model", "j", "--base-url", s.url,
+                         "--api-key", "x", "--quiet"]) == 0
+    assert sorted(r[0] for r in _rows(path)) == ["pair_tally", "population", "report_pass"] and passes == [1]
+    got = _report(path)
+    assert passes == [1] and got == _fresh(path)
