@@ -7,7 +7,8 @@ Compared with the three-scan pass (`_draw_pass`) population by population and wi
 (`_reference_draw`: every sample row in row id order, every stored quota) on twin projects: slices of one, two and
 three rows (so that a pair's rows fall on both sides of a slice's end), random rows that are not members (a failed
 run record no verdict covers, a constraint made mechanical, a run record deleted by hand, a run's own draw), a
-rubric version the rubrics table lacks on a pair's first row with its second row in the next slice.
+rubric version the rubrics table lacks on a pair's first row with its second row in the next slice; and the
+targeted groups (unchanged code) with verdicts written apart and hand-edited repeat counts.
 """
 
 from __future__ import annotations
@@ -181,3 +182,61 @@ def test_overlap_ranks_hashed_once_are_the_rank(tmp_path):
     got = _sampling._overlap_ranks(9, ("c|1", "model-é"), pairs)
     assert got == {p: _sampling._rank(9, f"overlap\x1f{_sampling.population_key('c|1', 'model-é')}", p)
                    for p in pairs}
+
+
+def _apart(db) -> None:
+    """Groups whose verdicts are not written together: each repeat of 30 pairs in its own pass over them (a group's
+    row ids are 30 apart), disagreeing and with errors, stamps tied and not; and `verdict_pairs` rows edited by hand
+    (a repeat count too small, so the window misses verdicts; one far too large)."""
+    pairs = sorted(ann.population_pairs(db))[200:230]
+    rows = []
+    for rep in range(3):
+        for k, (rid, cid) in enumerate(pairs):
+            label = None if (k + rep) % 4 == 0 else ("pass" if (k * rep) % 3 else "fail")
+            rows.append((rid, cid, V2, "judge-apart", rep, label, None if label else "rate_limit",
+                         STAMP if k % 2 else f"2026-10-{rep + 1:02d}T00:00:00Z"))
+    _verdicts(db, rows)
+    with write(db):
+        # groups with an error behind a first repeat that is a label: a window of one row shows no error
+        small = db.execute("SELECT id FROM verdict_pairs WHERE n = 3 AND instr(pattern, char(30)) > 3"
+                           " AND substr(pattern, 1, 3) = '0' || char(31) || '=' AND judge_model <> 'judge-apart'"
+                           " ORDER BY id LIMIT 2").fetchall()
+        assert len(small) == 2
+        db.execute("UPDATE verdict_pairs SET n = 1 WHERE id = ?", small[0])
+        db.execute("UPDATE verdict_pairs SET n = 1000000 WHERE id = ?", small[1])
+
+
+@pytest.mark.parametrize("odd", [True, False])
+def test_targeted_groups_written_apart_are_the_definition(tmp_path, odd):
+    """Groups read by their `verdict_pairs` row ids whose verdicts were not written together, or whose repeat count
+    was edited by hand: every targeted pair in `targeted_pairs`' order with its reason (odd labels, ties on the
+    stamp, repeats out of order, two judge models besides)."""
+    from test_sampling_whole import _odd_verdicts
+
+    path = _project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        if odd:
+            _odd_verdicts(db)
+        _apart(db)
+        want = list(_sampling.targeted_pairs(db).items())
+        with write(db):
+            candidates = _sampling._targeted_candidates(db)
+            ids = sorted(i for got in candidates.values() for i in got)
+            got = list(_sampling._new_targeted(db, set(), candidates).items())
+        assert got == want and any("judge-apart" in reason for _p, (_s, reason) in want)
+        skip = {p for p, _ in want[::4]}
+        with write(db):
+            assert list(_sampling._new_targeted(db, skip, candidates).items()) == [kv for kv in want
+                                                                                  if kv[0] not in skip]
+        assert ids
+
+
+def test_verdicts_written_apart_draw_the_reference(tmp_path):
+    twins = Twins(tmp_path)
+    twins.change(_apart)
+    twins.draw(**KW)
+    for path in (twins.fast, twins.ref):
+        with closing(sqlite3.connect(path)) as c, c:
+            c.execute("DELETE FROM samples")
+            c.execute("DELETE FROM settings WHERE key = ?", [_sampling.DRAW_SETTING])
+    twins.draw(**{**KW, "seed": 4})
