@@ -240,3 +240,27 @@ def test_verdicts_written_apart_draw_the_reference(tmp_path):
             c.execute("DELETE FROM samples")
             c.execute("DELETE FROM settings WHERE key = ?", [_sampling.DRAW_SETTING])
     twins.draw(**{**KW, "seed": 4})
+
+
+def test_semantic_constraint_ids_through_the_covering_index_or_the_table(tmp_path):
+    """The draw's constraint ids through migration 018's covering index, the table without it, and the table when an
+    index of that name cannot serve the query (a partial index of the other constraints): the same ids."""
+    path = _project(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        with write(db):
+            db.execute("UPDATE constraints SET check_json = '{}' WHERE rowid IN"
+                       " (SELECT rowid FROM constraints WHERE check_json IS NULL LIMIT 1)")
+        want = sorted({row[0] for row in db.execute("SELECT id FROM constraints WHERE check_json IS NULL")})
+        statements = []
+        db.conn.set_trace_callback(statements.append)
+        try:
+            assert sorted(_sampling._semantic_constraint_ids(db)) == want
+        finally:
+            db.conn.set_trace_callback(None)
+        assert any("INDEXED BY constraints_pair" in s for s in statements)
+        for index in ("", "CREATE INDEX constraints_pair ON constraints(item_id, id) WHERE check_json IS NOT NULL"):
+            with write(db):
+                db.execute("DROP INDEX IF EXISTS constraints_pair")
+                if index:
+                    db.execute(index)
+            assert sorted(_sampling._semantic_constraint_ids(db)) == want

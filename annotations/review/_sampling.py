@@ -51,6 +51,7 @@ import itertools
 import json
 import math
 import operator
+import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
@@ -982,13 +983,7 @@ def _draw_members(db: sqlite_utils.Database, rate: float, seed: int, seeds: dict
 
     if not _SQL_PASS or not has_verdict_pairs(db):
         return None
-    # through migration 018's covering index when the project has it (the table rows hold the constraints' texts:
-    # 1.2 s at a million run records to read 438k of them for 16 ids)
-    covering = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'constraints_pair'"
-                          " AND tbl_name = 'constraints'").fetchone() is not None
-    cids = [row[0] for row in db.execute("SELECT DISTINCT id FROM constraints"
-                                         f"{' INDEXED BY constraints_pair' if covering else ''}"
-                                         " WHERE check_json IS NULL")]
+    cids = _semantic_constraint_ids(db)
     models = [row[0] for row in db.execute("SELECT DISTINCT model FROM run_records")]
     if len(cids) * len(models) > _MAX_POPULATIONS:
         return None
@@ -1015,6 +1010,20 @@ def _draw_members(db: sqlite_utils.Database, rate: float, seed: int, seeds: dict
     finally:
         for name in temps:
             db.execute(f"DELETE FROM temp.{name}")
+
+
+def _semantic_constraint_ids(db: sqlite_utils.Database) -> list[str]:
+    """The distinct ids of the semantic constraints, through migration 018's covering index when the project has one
+    that serves (the table rows hold the constraints' texts: 1.2 s at a million run records to read 438k of them for
+    16 ids); otherwise (no such index, or one SQLite cannot use for this query) from the table."""
+    sql = "SELECT DISTINCT id FROM constraints{} WHERE check_json IS NULL"
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'constraints_pair'"
+                  " AND tbl_name = 'constraints'").fetchone() is not None:
+        try:
+            return [row[0] for row in db.execute(sql.format(" INDEXED BY constraints_pair"))]
+        except sqlite3.OperationalError:  # "no query solution": an index of that name that cannot serve
+            pass
+    return [row[0] for row in db.execute(sql.format(""))]
 
 
 def _drawn_of(db: sqlite_utils.Database, pops: list[tuple[str, str]], states: dict[tuple[str, str], _Members],
