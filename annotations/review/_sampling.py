@@ -1059,7 +1059,7 @@ def _members_of(db, rate, pops, prefix_of, shas, np) -> dict[tuple[str, str], _M
     sets: dict[str, int] = {}
     multi: dict[int, int] = {}  # member -> index into `names`, for a pair judged by more than one version
     # In slices of rows, each hashed and appended by C-level maps (issue 16.2, third pass: a Python loop over 1.76M
-    # rows was ~3 s of a whole draw at a million run records); a slice holding a pair's second `verdict_pairs` row
+    # rows was ~2-3 s of a whole draw at a million run records); a slice holding a pair's second `verdict_pairs` row
     # (another version or judge model: the same rank text as the row before it) is read row by row.
     digest, first, second = operator.methodcaller("digest"), operator.itemgetter(0), operator.itemgetter(1)
     cursor = db.execute(_MEMBERS, {"versions": versions})
