@@ -50,6 +50,8 @@ import heapq
 import itertools
 import json
 import math
+import operator
+import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
@@ -925,17 +927,31 @@ def _draw_pass(db: sqlite_utils.Database, judged: dict[str, tuple], rate: float,
 # each other). What reaches Python per pair is one integer and the text its rank hashes: the join, the prefix and the
 # rank text are made in SQLite, the counts in numpy, and only each population's front is looked at pair by pair.
 _MEMBERS = """
-    SELECT ((p.idx * 2 + (s.run_record_id IS NOT NULL)) * 2 + (f.id IS NULL)) * :versions
+    SELECT (p.idx * 2 + (f.id IS NULL)) * :versions
            + CASE WHEN v.rubric_sha256 IS NULL THEN 0 ELSE coalesce(t.idx + 2, 1) END,
-           p.prefix || r.id || char(31) || c.id
+           CAST(p.prefix || r.id || char(31) || c.id AS BLOB)
     FROM run_records r
     CROSS JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
     CROSS JOIN temp._draw_pops p ON p.constraint_id = c.id AND p.model = r.model
     LEFT JOIN temp._draw_failed f ON f.id = r.id
-    LEFT JOIN samples s ON s.run_record_id = r.id AND s.constraint_id = c.id AND s.rule = 'random'
     LEFT JOIN verdict_pairs v ON v.run_record_id = r.id AND v.constraint_id = c.id
     LEFT JOIN temp._draw_rubrics t ON t.sha = v.rubric_sha256
     WHERE f.id IS NULL OR v.rubric_sha256 IS NOT NULL
+"""
+# The random rows' pairs that are members, with their population and rubric versions: the members' join conditions
+# from the samples side (issue 16.2, third pass: a samples seek per member was 2.2 s of SQLite at a million run
+# records, for 176k random rows). In the samples' key order, which is the members' order (run record id, then
+# constraint id); a pair's `verdict_pairs` rows are consecutive.
+_DRAWN = """
+    SELECT s.run_record_id, s.constraint_id, p.idx, v.rubric_sha256
+    FROM samples s
+    CROSS JOIN run_records r ON r.id = s.run_record_id
+    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
+    CROSS JOIN temp._draw_pops p ON p.constraint_id = c.id AND p.model = r.model
+    LEFT JOIN temp._draw_failed f ON f.id = r.id
+    LEFT JOIN verdict_pairs v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
+    WHERE s.rule = 'random' AND (f.id IS NULL OR v.rubric_sha256 IS NOT NULL)
+    ORDER BY s.run_record_id, s.constraint_id
 """
 # The run records without output (failed runs), through migration 022's partial index when the project has it.
 _FAILED = "INSERT INTO temp._draw_failed SELECT id FROM run_records WHERE output IS NULL AND trajectory IS NULL"
@@ -943,6 +959,7 @@ _FAILED = "INSERT INTO temp._draw_failed SELECT id FROM run_records WHERE output
 # empty when constraint ids are all different): the draw reads its members as three scans (`_draw_pass`).
 _MAX_POPULATIONS = 200_000
 _SQL_PASS = True  # tests turn it off to run `_draw_pass`
+_SLICE = 1 << 16  # `_members_of` reads the members in slices of this many rows (tests make it small)
 
 
 class _Members:
@@ -966,7 +983,7 @@ def _draw_members(db: sqlite_utils.Database, rate: float, seed: int, seeds: dict
 
     if not _SQL_PASS or not has_verdict_pairs(db):
         return None
-    cids = [row[0] for row in db.execute("SELECT DISTINCT id FROM constraints WHERE check_json IS NULL")]
+    cids = _semantic_constraint_ids(db)
     models = [row[0] for row in db.execute("SELECT DISTINCT model FROM run_records")]
     if len(cids) * len(models) > _MAX_POPULATIONS:
         return None
@@ -986,46 +1003,97 @@ def _draw_members(db: sqlite_utils.Database, rate: float, seed: int, seeds: dict
         db.conn.executemany("INSERT INTO temp._draw_pops VALUES (?, ?, ?, ?)",
                             ((*pop, k, prefix_of[k]) for k, pop in enumerate(pops)))
         db.conn.executemany("INSERT INTO temp._draw_rubrics VALUES (?, ?)", ((sha, k) for k, sha in enumerate(shas)))
-        return _members_of(db, rate, pops, prefix_of, shas, random_set, np)
+        states = _members_of(db, rate, pops, prefix_of, shas, np)
+        if states is not None:
+            _drawn_of(db, pops, states, random_set)
+        return states
     finally:
         for name in temps:
             db.execute(f"DELETE FROM temp.{name}")
 
 
-def _members_of(db, rate, pops, prefix_of, shas, random_set, np) -> dict[tuple[str, str], _Members] | None:
+def _semantic_constraint_ids(db: sqlite_utils.Database) -> list[str]:
+    """The distinct ids of the semantic constraints, through migration 018's covering index when the project has one
+    that serves (the table rows hold the constraints' texts: 1.2 s at a million run records to read 438k of them for
+    16 ids); otherwise (no such index, or one SQLite cannot use for this query) from the table."""
+    sql = "SELECT DISTINCT id FROM constraints{} WHERE check_json IS NULL"
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'constraints_pair'"
+                  " AND tbl_name = 'constraints'").fetchone() is not None:
+        try:
+            return [row[0] for row in db.execute(sql.format(" INDEXED BY constraints_pair"))]
+        except sqlite3.OperationalError:  # "no query solution": an index of that name that cannot serve
+            pass
+    return [row[0] for row in db.execute(sql.format(""))]
+
+
+def _drawn_of(db: sqlite_utils.Database, pops: list[tuple[str, str]], states: dict[tuple[str, str], _Members],
+              random_set: set[Pair]) -> None:
+    """Each population's `drawn`: its members with a random row of the population draw (in `random_set`; not one
+    run's), each with its rubric versions as `_members_of` names them (one sha, or the sorted distinct ones joined by
+    commas; None: unjudged). Read from the random rows (`_DRAWN`), not by a samples seek per member."""
+    new = tuple.__new__
+    prev = None
+    got: list[str] = []
+    for rid, cid, k, sha in itertools.chain(db.execute(_DRAWN), [(None, None, None, None)]):
+        if prev is not None and (rid != prev[0] or cid != prev[1]):
+            pair = new(Pair, prev[:2])
+            if pair in random_set:
+                states[pops[prev[2]]].drawn[pair] = (None if not got else got[0] if len(got) == 1
+                                                     else ",".join(sorted(set(got))))
+            got = []
+        if rid is None:
+            break
+        prev = (rid, cid, k)
+        if sha is not None:
+            got.append(sha)
+
+
+def _members_of(db, rate, pops, prefix_of, shas, np) -> dict[tuple[str, str], _Members] | None:
     sha256 = hashlib.sha256
     ranks = bytearray()  # every member's rank, 32 bytes each, in the order read
-    codes: list[int] = []  # per member: ((population index × 2 + has a random row) × 2 + has output) × versions
+    codes: list[int] = []  # per member: (population index × 2 + has output) × versions
     #                        + its rubric versions (0 unjudged, 2 + index into `names`)
-    texts: list[str] = []  # the rank text: prefix, run record id, \x1f, constraint id
+    texts: list[bytes] = []  # the rank text (UTF-8): prefix, run record id, \x1f, constraint id
     versions = len(shas) + 2  # a pair's rubric versions: an index into `names`, which grows by the sets found
     names = list(shas)  # rubric index -> comma-separated versions (a pair judged by more than one: sorted)
     sets: dict[str, int] = {}
     multi: dict[int, int] = {}  # member -> index into `names`, for a pair judged by more than one version
-    prev = None
-    code_append, text_append = codes.append, texts.append
-    for code, text in db.execute(_MEMBERS, {"versions": versions}):
-        if text == prev:  # the same pair's next `verdict_pairs` row: another version or judge model
-            got = code % versions
-            if got == 1:
-                return None  # a version the rubrics table does not hold (not written by judgecal)
-            last = len(codes) - 1
-            have = names[multi.get(last, codes[last] % versions - 2)].split(",")
-            if shas[got - 2] not in have:
-                both = ",".join(sorted([*have, shas[got - 2]]))
-                if both not in sets:
-                    sets[both] = len(names)
-                    names.append(both)
-                multi[last] = sets[both]
-            continue
-        if code % versions == 1:
-            # a version the rubrics table does not hold, on a pair's first row: the pair's next row would be merged
-            # into `names[-1]` (a review found a rubric credited with a pair it never judged), so fall back here too
-            return None
-        prev = text
-        code_append(code)
-        text_append(text)
-        ranks += sha256(text.encode()).digest()  # `draw_rank`
+    # In slices of rows, each hashed and appended by C-level maps (issue 16.2, third pass: a Python loop over 1.76M
+    # rows was ~2-3 s of a whole draw at a million run records); a slice holding a pair's second `verdict_pairs` row
+    # (another version or judge model: the same rank text as the row before it) is read row by row.
+    digest, first, second = operator.methodcaller("digest"), operator.itemgetter(0), operator.itemgetter(1)
+    cursor = db.execute(_MEMBERS, {"versions": versions})
+    while rows := cursor.fetchmany(_SLICE):
+        slice_texts = list(map(second, rows))
+        before = [texts[-1] if texts else None, *slice_texts[:-1]]
+        if not any(map(operator.eq, slice_texts, before)):
+            codes.extend(map(first, rows))
+            texts.extend(slice_texts)
+            ranks += b"".join(map(digest, map(sha256, slice_texts)))  # `draw_rank`
+            continue  # a first row of an unknown version (code % versions == 1) is found below, over every member
+        prev = before[0]
+        for code, text in rows:
+            if text == prev:  # the same pair's next `verdict_pairs` row: another version or judge model
+                got = code % versions
+                last = len(codes) - 1
+                if got == 1 or codes[last] % versions == 1:
+                    return None  # a version the rubrics table does not hold (not written by judgecal)
+                have = names[multi.get(last, codes[last] % versions - 2)].split(",")
+                if shas[got - 2] not in have:
+                    both = ",".join(sorted([*have, shas[got - 2]]))
+                    if both not in sets:
+                        sets[both] = len(names)
+                        names.append(both)
+                    multi[last] = sets[both]
+                continue
+            if code % versions == 1:
+                # a version the rubrics table does not hold, on a pair's first row: the pair's next row would be
+                # merged into `names[-1]` (a review found a rubric credited with a pair it never judged): fall back
+                return None
+            prev = text
+            codes.append(code)
+            texts.append(text)
+            ranks += sha256(text).digest()  # `draw_rank`
     n = len(codes)
     if not n:
         return {}
@@ -1037,8 +1105,7 @@ def _members_of(db, rate, pops, prefix_of, shas, random_set, np) -> dict[tuple[s
     if np.any(rub == 1):
         return None  # a version the rubrics table does not hold (not written by judgecal): read as three scans
     has_output = (rest & 1).astype(bool)
-    in_sample = ((rest >> 1) & 1).astype(bool)
-    pop_of = rest >> 2
+    pop_of = rest >> 1
     stored = np.frombuffer(ranks, dtype=">u8").reshape(n, 4)  # the ranks as bytes, for the kept members
     words = stored.astype(np.uint64)  # compared in the machine's byte order (a numpy sort of '>u8' is generic)
     order = np.argsort(pop_of, kind="stable")
@@ -1058,14 +1125,10 @@ def _members_of(db, rate, pops, prefix_of, shas, random_set, np) -> dict[tuple[s
         values, counts = np.unique(judged[judged >= 2], return_counts=True)
         for value, count in zip(values.tolist(), counts.tolist()):
             st.rubrics[labels[value]] = count
-        start, end = len(prefix_of[k]), -len(cid) - 1
-        for i in idx[in_sample[idx]].tolist():  # a random row: of the population draw unless drawn for one run
-            pair = new(Pair, (texts[i][start:end], cid))
-            if pair in random_set:
-                st.drawn[pair] = labels[rubs[i]]
+        start, end = len(prefix_of[k].encode()), -len(cid.encode()) - 1
         idx = _first_by_rank(np, words, idx, min(st.size, _front_size(quota(rate, st.size))))
         kept = stored[idx].tobytes()
-        st.kept = [new(_Candidate, (kept[32 * j:32 * j + 32], texts[i][start:end], labels[rubs[i]]))
+        st.kept = [new(_Candidate, (kept[32 * j:32 * j + 32], texts[i][start:end].decode(), labels[rubs[i]]))
                    for j, i in enumerate(idx.tolist())]
     return states
 
@@ -1128,6 +1191,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     promoted: list[Pair] = []
     promoted_pops: set[tuple[str, str]] = set()
     added: Counter = Counter()
+    oranks: dict[tuple[str, str], dict[Pair, bytes]] = {}
     for pop in pops:
         cid, model = pop
         drawn = drawn_before[pop]
@@ -1148,11 +1212,10 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             new_rows.append((p[0], p[1], "random", _stratum_of(p, model, c.rubrics), None, pop_seed[pop], stamp))
         want_overlap = quota(overlap, len(drawn)) if overlap else 0
         have_overlap = sum(p in overlap_set for p in drawn)
+        if overlap:  # each drawn pair's overlap rank (`_rank`), hashed once for the draw and the stored front
+            oranks[pop] = _overlap_ranks(pop_seed[pop], pop, [p for p in drawn if p not in overlap_set])
         if have_overlap < want_overlap:
-            fresh = (p for p in drawn if p not in overlap_set)
-            salt = f"overlap\x1f{population_key(*pop)}"
-            for p in heapq.nsmallest(want_overlap - have_overlap, fresh,
-                                     key=lambda p: _rank(pop_seed[pop], salt, p)):
+            for p in heapq.nsmallest(want_overlap - have_overlap, oranks[pop], key=oranks[pop].__getitem__):
                 overlap_set.add(p)
                 new_rows.append((p[0], p[1], "overlap", _stratum_of(p, model, drawn[p]), "second reviewer",
                                  pop_seed[pop], stamp))
@@ -1183,9 +1246,10 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
                 sampled[(cid, model, sha)] += 1
         if overlap:
             fresh = [p for p in drawn if p not in overlap_set]
-            salt = f"overlap\x1f{population_key(*pop)}"
-            ranked = heapq.nsmallest(_front_size(quota(overlap, len(drawn))),
-                                     ((_rank(state.seed, salt, p), p.run_record_id) for p in fresh))
+            ranks = oranks.get(pop)
+            if ranks is None:  # a population not drawn (--judged-only)
+                ranks = _overlap_ranks(state.seed, pop, fresh)
+            ranked = heapq.nsmallest(_front_size(quota(overlap, len(drawn))), ((ranks[p], p[0]) for p in fresh))
             state.ofront = len(ranked)
             state.obound = None if len(ranked) == len(fresh) else ranked[-1][0]
             fronts.extend(("overlap", cid, model, orank, rid) for orank, rid in ranked)
@@ -1197,6 +1261,12 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     return _Drawn(added, _since(populations, judged_counts, sampled, unsized))
 
 
+def _overlap_ranks(seed: int, pop: tuple[str, str], pairs: list[Pair]) -> dict[Pair, bytes]:
+    """`_rank(seed, f"overlap\x1f{population_key(*pop)}", p)` of each pair, the prefix made once."""
+    prefix, sha256 = _rank_prefix(seed, f"overlap\x1f{population_key(*pop)}"), hashlib.sha256
+    return {p: sha256(f"{prefix}{p[0]}\x1f{p[1]}".encode()).digest() for p in pairs}
+
+
 def _store_fronts(db: sqlite_utils.Database, fronts: list[tuple]) -> None:
     """`draw_fronts` made to hold exactly `fronts`: only the rows that differ are deleted and inserted, in key order
     (a whole draw of a project that only grew rewrites few of them; issue 16.2: writing ~400k rows again was 1.4 s
@@ -1206,7 +1276,13 @@ def _store_fronts(db: sqlite_utils.Database, fronts: list[tuple]) -> None:
         db.conn.executemany("INSERT INTO draw_fronts (kind, constraint_id, model, rank, run_record_id)"
                             " VALUES (?,?,?,?,?)", fronts)
         return
-    old = set(db.execute("SELECT kind, constraint_id, model, rank, run_record_id FROM draw_fronts"))
+    # The table in its key order (WITHOUT ROWID): the same list as the sorted fronts when nothing moved (a whole draw
+    # of an unchanged project; Python orders str by code point and bytes bytewise, as SQLite's BINARY and BLOB do).
+    old = db.execute("SELECT kind, constraint_id, model, rank, run_record_id FROM draw_fronts"
+                     " ORDER BY kind, constraint_id, model, rank").fetchall()
+    if old == fronts:
+        return
+    old = set(old)
     new = set(fronts)
     db.conn.executemany("DELETE FROM draw_fronts WHERE kind = ? AND constraint_id = ? AND model = ? AND rank = ?",
                         sorted(row[:4] for row in old - new))
