@@ -27,9 +27,21 @@ def keep_report_aggregates(db: Any) -> None:
     committed; the next report computes what was not stored)."""
     from judgecal import annotations as ann  # noqa: PLC0415
 
+    _keep(ann.store_report_pass, db)
+
+
+def keep_draw_orders(db: Any) -> None:
+    """After a draw is committed (`sample`): store the counted pairs' draw orders, as `keep_report_aggregates`
+    does (`annotations.store_draw_orders`), a failure a warning."""
+    from judgecal import annotations as ann  # noqa: PLC0415
+
+    _keep(ann.store_draw_orders, db)
+
+
+def _keep(store: Any, db: Any) -> None:
     try:
-        ann.store_report_pass(db)
-    except Exception as exc:  # noqa: BLE001 - see the docstring
+        store(db)
+    except Exception as exc:  # noqa: BLE001 - derived data, stored after the command's committed work
         say(f"warning: the report's stored aggregates were not updated ({type(exc).__name__}: {exc}); the next "
             "report computes them", err=True)
 

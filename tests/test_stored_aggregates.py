@@ -233,7 +233,7 @@ def test_import_verdicts_stores_the_pass(tmp_path: Path, passes: list[int]) -> N
             assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
         assert _rows(path) == []
         assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["pair_tally", "population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "report_pass"] and passes == [1]
     _report(path)
     assert passes == [1]
 
@@ -247,7 +247,7 @@ def test_code_digest_tells_functions_apart() -> None:
 
 def test_the_population_is_stored_beside_the_pass_and_read_only_while_current(demo: Path) -> None:
     names = [r[0] for r in _rows(demo)]
-    assert sorted(names) == ["pair_tally", "population", "report_pass"]
+    assert sorted(names) == ["draw_orders", "pair_tally", "population", "report_pass"]
     fresh = _report(demo)
     assert fresh == _fresh(demo)
     # a stored count that decodes is read back as it is (whoever can write the file could edit the run records
@@ -303,7 +303,7 @@ def test_the_code_digests_are_the_same_in_every_process() -> None:
     import sys
 
     script = ("from judgecal.annotations.reports import _calibration as c; from judgecal.annotations.review import"
-              " _sampling as s; print(c._PASS_CODE, s._POPULATION_CODE, s._TALLY_CODE,"
+              " _sampling as s; print(c._PASS_CODE, s._POPULATION_CODE, s._TALLY_CODE, s._ORDERS_CODE,"
               " c.code_digest(lambda x: x in {'a', 'b', 'c', 'd', 'e', 'f'}))")
     seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                            cwd=REPO, env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
@@ -361,7 +361,7 @@ def test_import_llmbar_stores_the_pass(tmp_path: Path, passes: list[int]) -> Non
     path = tmp_path / "p.db"
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["--db", str(path), "import", "llmbar", str(f)]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["pair_tally", "population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "report_pass"] and passes == [1]
     got = _report(path)
     assert passes == [1] and got == _fresh(path)
 
@@ -381,6 +381,99 @@ def test_judge_pairwise_stores_the_pass(tmp_path: Path, passes: list[int]) -> No
         with StubServer(by_position("output_1")) as s:
             assert main(["--db", str(path), "judge", "--pairwise", "ra", "rb", "--model", "j", "--base-url", s.url,
                          "--api-key", "x", "--quiet"]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["pair_tally", "population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "report_pass"] and passes == [1]
     got = _report(path)
     assert passes == [1] and got == _fresh(path)
+
+
+def _orders(path: Path) -> dict:
+    """The counted pairs' draw orders as a reading command finds them (stored, or computed when not current)."""
+    from judgecal.annotations.review import _sampling  # house: private (its memo)
+
+    _clear_process()
+    with ann.unit_of_work(path, readonly=True) as db:
+        return _sampling.counted_pairs(db).order
+
+
+def _computed_orders(path: Path) -> dict:
+    from judgecal.annotations.review import _sampling  # house: private (the orders' definition)
+
+    with ann.unit_of_work(path, readonly=True) as db:
+        return _sampling._draw_orders(db)
+
+
+def test_the_draw_orders_are_stored_and_read_only_while_current(demo: Path, monkeypatch) -> None:
+    from judgecal.annotations.review import _sampling  # house: private (the orders' definition)
+
+    fresh = _fresh(demo)
+    computed = []
+    real = _sampling._draw_orders
+    monkeypatch.setattr(_sampling, "_draw_orders", lambda *a, **k: computed.append(1) or real(*a, **k))
+    assert _report(demo) == fresh and computed == []  # read back, not computed
+    monkeypatch.setattr(_sampling, "_draw_orders", real)
+    orders = _computed_orders(demo)
+    assert _orders(demo) == orders and orders
+    # a stored order that decodes is read back as it is: reversed, it is what a reader gets (proves it is read) ...
+    with sqlite3.connect(demo) as conn:
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'draw_orders'").fetchone()[0])
+        meta["records"].reverse()
+        meta["populations"].reverse()
+        conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'draw_orders'", [json.dumps(meta)])
+    assert _orders(demo) != orders
+    # ... until a sample row or a run record changes: then it is computed again
+    with sqlite3.connect(demo) as conn:
+        assert conn.execute("UPDATE samples SET seed = seed WHERE rowid = (SELECT max(rowid) FROM samples)"
+                            ).rowcount == 1
+    assert _orders(demo) == _computed_orders(demo) == orders
+    assert _report(demo) == fresh
+
+
+def test_a_run_record_change_makes_the_stored_orders_stale(demo: Path) -> None:
+    orders = _orders(demo)
+    with sqlite3.connect(demo) as conn:  # a random pair's run record moved to another model: another population
+        rid = conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random' LIMIT 1").fetchone()[0]
+        assert conn.execute("UPDATE run_records SET model = 'another-model' WHERE id = ?", [rid]).rowcount == 1
+    got = _orders(demo)
+    assert got == _computed_orders(demo) and got != orders
+    assert any(model == "another-model" for _, model in got)
+
+
+@pytest.mark.parametrize("damage", ["text record", "short", "long", "empty population", "twice", "data", "shape"])
+def test_damaged_draw_orders_are_computed_again(demo: Path, damage: str) -> None:
+    orders = _orders(demo)
+    with sqlite3.connect(demo) as conn:
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'draw_orders'").fetchone()[0])
+        pops, data = meta["populations"], b""
+        if damage == "text record":
+            meta["records"][0] = 7
+        elif damage == "short":
+            meta["records"].pop()
+        elif damage == "long":
+            meta["records"].append("extra")
+        elif damage == "empty population":
+            pops.append([pops[0][0], "m-empty", 0])
+        elif damage == "twice":
+            pops[1] = [pops[0][0], pops[0][1], pops[1][2]]
+        elif damage == "data":
+            data = b"\x00"
+        else:
+            meta = [meta["populations"], meta["records"]]
+        conn.execute("UPDATE stored_aggregates SET meta = ?, data = ? WHERE name = 'draw_orders'",
+                     [json.dumps(meta), data])
+    assert _orders(demo) == orders == _computed_orders(demo)
+    assert _report(demo) == _fresh(demo)
+
+
+@pytest.mark.parametrize("argv", [[], ["--run-id", "demo-run-b"]])
+def test_sample_stores_the_draw_orders(demo: Path, argv: list[str]) -> None:
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM stored_aggregates")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(demo), "sample", "--rate", "0.2", *argv]) == 0
+    assert [r[0] for r in _rows(demo)] == ["draw_orders"]
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM samples WHERE 0")  # nothing: the stored row stays current
+    assert _orders(demo) == _computed_orders(demo)
+    before = demo.read_bytes()
+    _orders(demo)
+    assert demo.read_bytes() == before

@@ -349,7 +349,7 @@ def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
     blind = {(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
     version = version or _data_version(db)
     orders = dict(_memo(db, ("counted_orders", run_id), version,
-                        lambda: _draw_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
+                        lambda: _stored_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
     prefix: dict[tuple[str, str], int] = {}
     pairs: set[Pair] = set()
     for key, order in orders.items():
@@ -359,6 +359,45 @@ def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
         prefix[key] = k
         pairs.update(order[:k])
     return CountedPairs(orders, prefix, frozenset(pairs))
+
+
+def store_draw_orders(db: sqlite_utils.Database) -> None:
+    """Store the population draw's orders (`_draw_orders(db)`) unless the stored ones are current (migration 023):
+    `sample` calls it after its draw, and `store_report_pass` after the commands that write verdicts, so the
+    `report`, `gate` and `compare` after them read the counted pairs' orders back (~1 s CPU at a million run
+    records: a join of every random row to its run record and a sha256 per pair)."""
+    _stored_orders(db)
+
+
+def _stored_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
+    """`_draw_orders(db)`, read from `stored_aggregates` while the samples and run records (each random row's model
+    and run) are unchanged (`stored_value`)."""
+    return stored_value(db, "draw_orders", [], ("samples", "run_records"), _ORDERS_CODE, lambda: _draw_orders(db),
+                        _encode_orders, _decode_orders)
+
+
+def _encode_orders(orders: dict[tuple[str, str], tuple[Pair, ...]]) -> tuple[dict[str, Any], bytes]:
+    # a population's pairs all hold its constraint id: only their run record ids are stored, in draw order
+    return ({"populations": [[cid, model, len(pairs)] for (cid, model), pairs in orders.items()],
+             "records": [p[0] for pairs in orders.values() for p in pairs]}, b"")
+
+
+def _decode_orders(meta: dict[str, Any], data: bytes) -> dict[tuple[str, str], tuple[Pair, ...]]:
+    """`_encode_orders`' inverse, in the stored orders; ValueError for anything `_draw_orders` could not have made."""
+    pops, records = meta["populations"], meta["records"]
+    if data or not isinstance(pops, list) or not isinstance(records, list):
+        raise ValueError("not stored draw orders")
+    if not all(isinstance(r, str) for r in records):
+        raise ValueError("a stored draw order names a run record that is not text")
+    new, out, at = tuple.__new__, {}, 0
+    for cid, model, n in pops:
+        if not (isinstance(cid, str) and isinstance(model, str) and type(n) is int and n > 0) or (cid, model) in out:
+            raise ValueError("not a stored population")
+        out[(cid, model)] = tuple(new(Pair, (rid, cid)) for rid in records[at:at + n])
+        at += n
+    if at != len(records):
+        raise ValueError("stored draw orders hold more or fewer run records than their populations")
+    return out
 
 
 def population_pairs(db: sqlite_utils.Database) -> set[Pair]:
@@ -450,6 +489,8 @@ def _stored_counts(rows: list, width: int) -> dict[tuple, int]:
     return out
 
 
+# The code the stored orders were computed and encoded by (`stored_value`'s version: other code recomputes them).
+_ORDERS_CODE = code_digest(_draw_orders, _in_draw_order, _rank_prefix, population_key, _encode_orders, _decode_orders)
 _POPULATION_CODE = code_digest(population_sizes, _population_count, _encode_population, _decode_population,
                                _stored_counts)
 
