@@ -30,12 +30,12 @@ def keep_report_aggregates(db: Any) -> None:
     _keep(ann.store_report_pass, db)
 
 
-def keep_draw_orders(db: Any) -> None:
-    """After a draw is committed (`sample`): store the counted pairs' draw orders, as `keep_report_aggregates`
-    does (`annotations.store_draw_orders`), a failure a warning."""
+def keep_sample_side(db: Any) -> None:
+    """After a draw is committed (`sample`): store what the report reads of the random sample apart from labels, as
+    `keep_report_aggregates` does (`annotations.store_sample_side`), a failure a warning."""
     from judgecal import annotations as ann  # noqa: PLC0415
 
-    _keep(ann.store_draw_orders, db)
+    _keep(ann.store_sample_side, db)
 
 
 def _keep(store: Any, db: Any) -> None:

@@ -8,7 +8,7 @@ import argparse
 from judgecal import annotations as ann
 from judgecal.annotations.reports import require_run
 from judgecal._args import CommandError, fraction, positive_fraction
-from judgecal._batch_cli import keep_draw_orders
+from judgecal._batch_cli import keep_sample_side
 
 
 def format_coverage(rows: list[ann.StratumCoverage]) -> str:
@@ -33,7 +33,7 @@ def cmd_sample(args: argparse.Namespace) -> str:
         s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
                             include_unjudged=not args.judged_only)
         rows = ann.quota_progress(db)
-        keep_draw_orders(db)  # after the draw's commit; `quota_progress` has just computed them
+        keep_sample_side(db)  # after the draw's commit (the orders: `quota_progress` has just stored them)
     return (
         f"{s.strata} strata; added {s.random_added} random, {s.targeted_added} targeted, {s.overlap_added} overlap "
         f"pairs (now {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap)\n\n"
@@ -74,7 +74,7 @@ def _sample_run(args: argparse.Namespace) -> str:
     with ann.unit_of_work(args.db) as db:
         s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
         rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
-        keep_draw_orders(db)  # the run's rows moved the samples' version
+        keep_sample_side(db)  # the run's rows moved the samples' version
     return (f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
             f"{s.random_total} random in the project)\n\n" + format_coverage(rows))
 

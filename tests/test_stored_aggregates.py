@@ -233,7 +233,7 @@ def test_import_verdicts_stores_the_pass(tmp_path: Path, passes: list[int]) -> N
             assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
         assert _rows(path) == []
         assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "random_strata", "report_pass"] and passes == [1]
     _report(path)
     assert passes == [1]
 
@@ -247,7 +247,7 @@ def test_code_digest_tells_functions_apart() -> None:
 
 def test_the_population_is_stored_beside_the_pass_and_read_only_while_current(demo: Path) -> None:
     names = [r[0] for r in _rows(demo)]
-    assert sorted(names) == ["draw_orders", "pair_tally", "population", "report_pass"]
+    assert sorted(names) == ["draw_orders", "pair_tally", "population", "random_strata", "report_pass"]
     fresh = _report(demo)
     assert fresh == _fresh(demo)
     # a stored count that decodes is read back as it is (whoever can write the file could edit the run records
@@ -303,7 +303,7 @@ def test_the_code_digests_are_the_same_in_every_process() -> None:
     import sys
 
     script = ("from judgecal.annotations.reports import _calibration as c; from judgecal.annotations.review import"
-              " _sampling as s; print(c._PASS_CODE, s._POPULATION_CODE, s._TALLY_CODE, s._ORDERS_CODE,"
+              " _sampling as s; print(c._PASS_CODE, s._POPULATION_CODE, s._TALLY_CODE, s._ORDERS_CODE, s._RANDOM_CODE,"
               " c.code_digest(lambda x: x in {'a', 'b', 'c', 'd', 'e', 'f'}))")
     seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                            cwd=REPO, env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
@@ -361,7 +361,7 @@ def test_import_llmbar_stores_the_pass(tmp_path: Path, passes: list[int]) -> Non
     path = tmp_path / "p.db"
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["--db", str(path), "import", "llmbar", str(f)]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "random_strata", "report_pass"] and passes == [1]
     got = _report(path)
     assert passes == [1] and got == _fresh(path)
 
@@ -381,7 +381,7 @@ def test_judge_pairwise_stores_the_pass(tmp_path: Path, passes: list[int]) -> No
         with StubServer(by_position("output_1")) as s:
             assert main(["--db", str(path), "judge", "--pairwise", "ra", "rb", "--model", "j", "--base-url", s.url,
                          "--api-key", "x", "--quiet"]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["draw_orders", "pair_tally", "population", "random_strata", "report_pass"] and passes == [1]
     got = _report(path)
     assert passes == [1] and got == _fresh(path)
 
@@ -470,10 +470,86 @@ def test_sample_stores_the_draw_orders(demo: Path, argv: list[str]) -> None:
         conn.execute("DELETE FROM stored_aggregates")
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["--db", str(demo), "sample", "--rate", "0.2", *argv]) == 0
-    assert [r[0] for r in _rows(demo)] == ["draw_orders"]
+    assert sorted(r[0] for r in _rows(demo)) == ["draw_orders", "random_strata"]
     with sqlite3.connect(demo) as conn:
         conn.execute("DELETE FROM samples WHERE 0")  # nothing: the stored row stays current
     assert _orders(demo) == _computed_orders(demo)
     before = demo.read_bytes()
     _orders(demo)
     assert demo.read_bytes() == before
+
+
+def _random_strata(path: Path, stored: bool) -> tuple:
+    from judgecal.annotations.review import _sampling  # house: private (coverage's random strata)
+
+    with ann.unit_of_work(path, readonly=True) as db:
+        got = _sampling._stored_random_pairs(db) if stored else _sampling._random_pairs(db, False, None)
+    return list(got[0].items()), list(got[1].items())
+
+
+def test_coverage_s_random_strata_are_stored_and_read_only_while_current(demo: Path, monkeypatch) -> None:
+    from judgecal.annotations.review import _sampling  # house: private (coverage's random strata)
+
+    fresh = _fresh(demo)
+    computed = []
+    real = _sampling._random_pairs
+    monkeypatch.setattr(_sampling, "_random_pairs", lambda *a, **k: computed.append(1) or real(*a, **k))
+    assert _report(demo) == fresh and computed == []  # read back, not computed
+    monkeypatch.setattr(_sampling, "_random_pairs", real)
+    assert _random_strata(demo, True) == _random_strata(demo, False)
+    # a stored value that decodes is read back as it is: a stratum's last random pair dropped shows in coverage
+    with sqlite3.connect(demo) as conn:
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'random_strata'"
+                                       ).fetchone()[0])
+        j = max(range(len(meta["strata"])), key=lambda k: meta["strata"][k][3])  # the stratum with most pairs
+        del meta["records"][sum(n for *_, n in meta["strata"][:j + 1]) - 1]
+        meta["strata"][j][3] -= 1
+        assert meta["strata"][j][3] > 0
+        conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'random_strata'", [json.dumps(meta)])
+    assert _random_strata(demo, True) != _random_strata(demo, False)
+    # ... until what it reads changes: a verdict, a sample row, a constraint or a run record
+    with sqlite3.connect(demo) as conn:
+        assert conn.execute("UPDATE verdicts SET reason = reason WHERE id = (SELECT max(id) FROM verdicts)"
+                            ).rowcount == 1
+    assert _random_strata(demo, True) == _random_strata(demo, False)
+    assert _report(demo) == fresh
+
+
+@pytest.mark.parametrize("table", ["samples", "constraints", "run_records", "verdicts"])
+def test_each_table_the_random_strata_read_makes_them_stale(demo: Path, table: str) -> None:
+    with sqlite3.connect(demo) as conn:  # stored and altered (read back while current), then the table changes
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'random_strata'"
+                                       ).fetchone()[0])
+        meta["records"].reverse()
+        conn.execute("UPDATE stored_aggregates SET meta = ? WHERE name = 'random_strata'", [json.dumps(meta)])
+    assert _random_strata(demo, True) != _random_strata(demo, False)
+    with sqlite3.connect(demo) as conn:
+        assert conn.execute(f"UPDATE {table} SET rowid = rowid WHERE rowid = (SELECT max(rowid) FROM {table})"
+                            ).rowcount == 1
+    assert _random_strata(demo, True) == _random_strata(demo, False)
+
+
+@pytest.mark.parametrize("damage", ["text record", "short", "long", "zero", "twice", "null version", "data"])
+def test_damaged_random_strata_are_computed_again(demo: Path, damage: str) -> None:
+    with sqlite3.connect(demo) as conn:
+        meta = json.loads(conn.execute("SELECT meta FROM stored_aggregates WHERE name = 'random_strata'"
+                                       ).fetchone()[0])
+        rows, data = meta["strata"], b""
+        if damage == "text record":
+            meta["records"][0] = None
+        elif damage == "short":
+            meta["records"].pop()
+        elif damage == "long":
+            meta["records"].append("extra")
+        elif damage == "zero":
+            rows.append(["c", "m", "sha", 0])
+        elif damage == "twice":
+            rows[1][:3] = rows[0][:3]
+        elif damage == "null version":
+            rows[0][2] = None
+        else:
+            data = b"\x01"
+        conn.execute("UPDATE stored_aggregates SET meta = ?, data = ? WHERE name = 'random_strata'",
+                     [json.dumps(meta), data])
+    assert _random_strata(demo, True) == _random_strata(demo, False)
+    assert _report(demo) == _fresh(demo)

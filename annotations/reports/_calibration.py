@@ -69,7 +69,7 @@ from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, kept_record_covariates
 from judgecal.annotations.store import blind_first_labels, current_labels, kept_blind_first, kept_for_tables
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
-                                   sample_rules, store_draw_orders, store_pair_tally, PAIRED)
+                                   sample_rules, store_pair_tally, store_sample_side, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import (PATTERN_SQL, code_digest, has_pair_rowids, has_verdict_pairs, pair_indexes,
@@ -1918,7 +1918,7 @@ def store_report_pass(db: sqlite_utils.Database) -> None:
         _stored_pass(db, None, None, None, None)
     population_sizes(db, version=verdicts_version(db))  # the semantic pairs per stratum: stored beside it
     store_pair_tally(db)  # coverage's judged counts, from the same tables
-    store_draw_orders(db)  # the counted pairs' draw orders (samples and run records: current unless they changed)
+    store_sample_side(db)  # the random sample's orders and strata (current unless samples or those tables moved)
 
 
 def _stored_pass(db: sqlite_utils.Database, shas: set[str] | None, model: str | None, constraints: set[str] | None,

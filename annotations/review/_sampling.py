@@ -361,12 +361,15 @@ def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
     return CountedPairs(orders, prefix, frozenset(pairs))
 
 
-def store_draw_orders(db: sqlite_utils.Database) -> None:
-    """Store the population draw's orders (`_draw_orders(db)`) unless the stored ones are current (migration 023):
-    `sample` calls it after its draw, and `store_report_pass` after the commands that write verdicts, so the
-    `report`, `gate` and `compare` after them read the counted pairs' orders back (~1 s CPU at a million run
-    records: a join of every random row to its run record and a sha256 per pair)."""
+def store_sample_side(db: sqlite_utils.Database) -> None:
+    """Store what the report reads of the random sample apart from labels, unless the stored values are current
+    (migration 023): the population draw's orders (`_draw_orders(db)`, the counted pairs' orders) and the judged
+    strata of the random pairs (`_random_pairs`, coverage's). `sample` calls it after its draw, and
+    `store_report_pass` after the commands that write verdicts, so the `report`, `gate` and `compare` after them
+    read them back (each ~1 s CPU at a million run records: a join of every random row and a sha256 per pair)."""
     _stored_orders(db)
+    if _tally_paths(db):
+        _stored_random_pairs(db)
 
 
 def _stored_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
@@ -1825,7 +1828,8 @@ def _coverage_parts(db: sqlite_utils.Database, include_unjudged: bool, run_id: s
         # both its readers now hold what they took from the pass (memoised under the same version): its slot goes
         # back to the memo's other tables (a page rerun reads them)
         _MEMO.pop((_db_file(db), ("pair_tally", run_id), version), None)
-    strata, sampled = _random_pairs(db, include_unjudged, run_id)
+    strata, sampled = (_stored_random_pairs(db) if not include_unjudged and run_id is None
+                       else _random_pairs(db, include_unjudged, run_id))
     counts = {key: (n, sampled.get(key, 0)) for key, n in tally.judged.items()}
     if include_unjudged:
         for pop, n in tally.unjudged_with_output(db, run_id).items():
@@ -1990,6 +1994,45 @@ def _random_pairs(db: sqlite_utils.Database, include_unjudged: bool, run_id: str
         if run_id is None or run == run_id:
             sampled[key] += 1
     return {key: tuple(rids) for key, rids in members.items()}, sampled
+
+
+def _stored_random_pairs(db: sqlite_utils.Database
+                         ) -> tuple[dict[StratumKey, tuple[str, ...]], Counter[StratumKey]]:
+    """`_random_pairs(db, False, None)` (the judged strata of the whole project's random pairs, what the report's and
+    the gate's coverage read), from `stored_aggregates` while samples, run records, constraints and verdicts are
+    unchanged (`stored_value`): `sample` and the verdict writers store it (`store_sample_side`)."""
+    return stored_value(db, "random_strata", [], ("samples", "run_records", "constraints", "verdicts"),
+                        _RANDOM_CODE, lambda: _random_pairs(db, False, None), _encode_random, _decode_random)
+
+
+def _encode_random(value: tuple[dict[StratumKey, tuple[str, ...]], Counter[StratumKey]]
+                   ) -> tuple[dict[str, Any], bytes]:
+    # without a run every member is counted as sampled, in the same order: the counts are the members' (decoded so)
+    strata = value[0]
+    return ({"strata": [[*key, len(rids)] for key, rids in strata.items()],
+             "records": [rid for rids in strata.values() for rid in rids]}, b"")
+
+
+def _decode_random(meta: dict[str, Any], data: bytes
+                   ) -> tuple[dict[StratumKey, tuple[str, ...]], Counter[StratumKey]]:
+    """`_encode_random`'s inverse, in the stored orders; ValueError for anything `_random_pairs` could not make."""
+    rows, records = meta["strata"], meta["records"]
+    if data or not isinstance(rows, list) or not isinstance(records, list):
+        raise ValueError("not stored random strata")
+    if not all(isinstance(r, str) for r in records):
+        raise ValueError("stored random strata name a run record that is not text")
+    strata: dict[StratumKey, tuple[str, ...]] = {}
+    at = 0
+    for key, n in _stored_counts(rows, 3).items():
+        strata[StratumKey(*key)] = tuple(records[at:at + n])
+        at += n
+    if at != len(records):
+        raise ValueError("stored random strata hold more or fewer run records than their counts")
+    return strata, Counter({key: len(rids) for key, rids in strata.items()})
+
+
+# The code the stored random strata were computed and encoded by (`stored_value`'s version).
+_RANDOM_CODE = code_digest(_random_pairs, _encode_random, _decode_random, _stored_counts)
 
 
 def _coverage_parts_by_keys(db: sqlite_utils.Database, include_unjudged: bool, run_id: str | None,
