@@ -1909,11 +1909,11 @@ def _sql_group_bases(db: sqlite_utils.Database, shas: set[str] | None, model: st
 
 
 def store_report_pass(db: sqlite_utils.Database) -> None:
-    """Store the unfiltered report's pass over every judged pair, the population sizes and coverage's pass over the
-    semantic pairs, unless the stored ones are current (migration 023):
-    the last step of a command that wrote verdicts (`judge`, `import verdicts`, the harness imports, `demo`), so the
-    `report` and `gate` after it, which never write, read the pass back instead of joining every pair again (10 s
-    CPU at a million run records). A no-op on a project without verdict pairs."""
+    """Store the unfiltered report's pass over every judged pair, the population sizes, coverage's pass over the
+    semantic pairs and the random sample's orders and strata, unless the stored ones are current (migration 023):
+    the last step of a command that wrote verdicts (`judge`, `import verdicts`, `import llmbar`, the harness imports,
+    `demo`), so the `report` and `gate` after it, which never write, read the pass back instead of joining every
+    pair again (10 s CPU at a million run records). The pass is a no-op on a project without verdict pairs."""
     if _AGGREGATE_IN_SQL and has_verdict_pairs(db):
         _stored_pass(db, None, None, None, None)
     population_sizes(db, version=verdicts_version(db))  # the semantic pairs per stratum: stored beside it
