@@ -402,15 +402,21 @@ def _computed_orders(path: Path) -> dict:
         return _sampling._draw_orders(db)
 
 
-def test_the_draw_orders_are_stored_and_read_only_while_current(demo: Path, monkeypatch) -> None:
-    from judgecal.annotations.review import _sampling  # house: private (the orders' definition)
+def _read_back(demo: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> str:
+    """The report, with the sample module's `name` never called (its value read back); equal to the fresh one."""
+    from judgecal.annotations.review import _sampling  # house: private (the stored values' definitions)
 
     fresh = _fresh(demo)
     computed = []
-    real = _sampling._draw_orders
-    monkeypatch.setattr(_sampling, "_draw_orders", lambda *a, **k: computed.append(1) or real(*a, **k))
-    assert _report(demo) == fresh and computed == []  # read back, not computed
-    monkeypatch.setattr(_sampling, "_draw_orders", real)
+    real = getattr(_sampling, name)
+    monkeypatch.setattr(_sampling, name, lambda *a, **k: computed.append(1) or real(*a, **k))
+    assert _report(demo) == fresh and computed == []
+    monkeypatch.setattr(_sampling, name, real)
+    return fresh
+
+
+def test_the_draw_orders_are_stored_and_read_only_while_current(demo: Path, monkeypatch) -> None:
+    fresh = _read_back(demo, monkeypatch, "_draw_orders")
     orders = _computed_orders(demo)
     assert _orders(demo) == orders and orders
     # a stored order that decodes is read back as it is: reversed, it is what a reader gets (proves it is read) ...
@@ -488,14 +494,7 @@ def _random_strata(path: Path, stored: bool) -> tuple:
 
 
 def test_coverage_s_random_strata_are_stored_and_read_only_while_current(demo: Path, monkeypatch) -> None:
-    from judgecal.annotations.review import _sampling  # house: private (coverage's random strata)
-
-    fresh = _fresh(demo)
-    computed = []
-    real = _sampling._random_pairs
-    monkeypatch.setattr(_sampling, "_random_pairs", lambda *a, **k: computed.append(1) or real(*a, **k))
-    assert _report(demo) == fresh and computed == []  # read back, not computed
-    monkeypatch.setattr(_sampling, "_random_pairs", real)
+    fresh = _read_back(demo, monkeypatch, "_random_pairs")
     assert _random_strata(demo, True) == _random_strata(demo, False)
     # a stored value that decodes is read back as it is: a stratum's last random pair dropped shows in coverage
     with sqlite3.connect(demo) as conn:
