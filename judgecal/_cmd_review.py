@@ -32,8 +32,8 @@ def cmd_sample(args: argparse.Namespace) -> str:
     with ann.unit_of_work(args.db) as db:
         s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
                             include_unjudged=not args.judged_only)
+        keep_sample_side(db)  # after the draw's commit; the coverage below reads the orders back
         rows = ann.quota_progress(db)
-        keep_sample_side(db)  # after the draw's commit (the orders: `quota_progress` has just stored them)
     return (
         f"{s.strata} strata; added {s.random_added} random, {s.targeted_added} targeted, {s.overlap_added} overlap "
         f"pairs (now {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap)\n\n"
@@ -73,8 +73,8 @@ def _sample_run(args: argparse.Namespace) -> str:
             raise CommandError(str(exc)) from None
     with ann.unit_of_work(args.db) as db:
         s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
-        rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
         keep_sample_side(db)  # the run's rows moved the samples' version
+        rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
     return (f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
             f"{s.random_total} random in the project)\n\n" + format_coverage(rows))
 

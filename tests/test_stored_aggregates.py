@@ -552,3 +552,16 @@ def test_damaged_random_strata_are_computed_again(demo: Path, damage: str) -> No
                      [json.dumps(meta), data])
     assert _random_strata(demo, True) == _random_strata(demo, False)
     assert _report(demo) == _fresh(demo)
+
+
+def test_a_writing_command_that_only_reads_the_sample_side_stores_nothing(demo: Path) -> None:
+    """The sample side is stored by its writers only: a writable connection that computes it on its way (a command
+    that may then fail with bad input) leaves the file as it was."""
+    from judgecal.annotations.review import _sampling  # house: private (the stored values' readers)
+
+    with sqlite3.connect(demo) as conn:
+        conn.execute("DELETE FROM stored_aggregates WHERE name IN ('draw_orders', 'random_strata')")
+    _clear_process()
+    with ann.unit_of_work(demo) as db:
+        assert _sampling.counted_pairs(db).order and _sampling._stored_random_pairs(db)[0]
+    assert sorted(r[0] for r in _rows(demo)) == ["pair_tally", "population", "report_pass"]

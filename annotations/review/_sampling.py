@@ -366,17 +366,19 @@ def store_sample_side(db: sqlite_utils.Database) -> None:
     (migration 023): the population draw's orders (`_draw_orders(db)`, the counted pairs' orders) and the judged
     strata of the random pairs (`_random_pairs`, coverage's). `sample` calls it after its draw, and
     `store_report_pass` after the commands that write verdicts, so the `report`, `gate` and `compare` after them
-    read them back (each ~1 s CPU at a million run records: a join of every random row and a sha256 per pair)."""
-    _stored_orders(db)
+    read them back (each ~1 s CPU at a million run records: a join of every random row and a sha256 per pair).
+    `sample` stores them before it prints its coverage, which then reads the orders back."""
+    _stored_orders(db, write=True)
     if _tally_paths(db):
-        _stored_random_pairs(db)
+        _stored_random_pairs(db, write=True)
 
 
-def _stored_orders(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[Pair, ...]]:
+def _stored_orders(db: sqlite_utils.Database, *, write: bool = False) -> dict[tuple[str, str], tuple[Pair, ...]]:
     """`_draw_orders(db)`, read from `stored_aggregates` while the samples and run records (each random row's model
-    and run) are unchanged (`stored_value`)."""
+    and run) are unchanged (`stored_value`). Stored only by `store_sample_side` (`write`): a command that computes
+    them on its way, and then fails, leaves the file as it was."""
     return stored_value(db, "draw_orders", [], ("samples", "run_records"), _ORDERS_CODE, lambda: _draw_orders(db),
-                        _encode_orders, _decode_orders)
+                        _encode_orders, _decode_orders, write=write)
 
 
 def _encode_orders(orders: dict[tuple[str, str], tuple[Pair, ...]]) -> tuple[dict[str, Any], bytes]:
@@ -1996,13 +1998,14 @@ def _random_pairs(db: sqlite_utils.Database, include_unjudged: bool, run_id: str
     return {key: tuple(rids) for key, rids in members.items()}, sampled
 
 
-def _stored_random_pairs(db: sqlite_utils.Database
+def _stored_random_pairs(db: sqlite_utils.Database, *, write: bool = False
                          ) -> tuple[dict[StratumKey, tuple[str, ...]], Counter[StratumKey]]:
     """`_random_pairs(db, False, None)` (the judged strata of the whole project's random pairs, what the report's and
     the gate's coverage read), from `stored_aggregates` while samples, run records, constraints and verdicts are
-    unchanged (`stored_value`): `sample` and the verdict writers store it (`store_sample_side`)."""
+    unchanged (`stored_value`): only `sample` and the verdict writers store it (`store_sample_side`, `write`)."""
     return stored_value(db, "random_strata", [], ("samples", "run_records", "constraints", "verdicts"),
-                        _RANDOM_CODE, lambda: _random_pairs(db, False, None), _encode_random, _decode_random)
+                        _RANDOM_CODE, lambda: _random_pairs(db, False, None), _encode_random, _decode_random,
+                        write=write)
 
 
 def _encode_random(value: tuple[dict[StratumKey, tuple[str, ...]], Counter[StratumKey]]

@@ -70,12 +70,13 @@ def _has_table(db: sqlite_utils.Database) -> bool:
 
 def stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], code: str,
                  compute: Callable[[], T], encode: Callable[[T], tuple[Any, bytes]],
-                 decode: Callable[[Any, bytes], T]) -> T:
+                 decode: Callable[[Any, bytes], T], *, write: bool = True) -> T:
     """`compute()`, or the value stored under (name, args) when it was stored at the current `table_marks(tables)`
     and by code with digest `code`. `tables` must be every table `compute` reads. `encode(value)` gives (JSON-able
     meta, bytes); `decode(meta, data)` rebuilds the value and raises for data it cannot trust (whatever it raises,
     the value is then computed again and replaced). Nothing is stored or read for a project without the table
-    or the counters (opened read-only before its migrations), and nothing is stored on a read-only connection."""
+    or the counters (opened read-only before its migrations), and nothing is stored on a read-only connection or
+    with `write` False (a value only its writing commands store: a reader that computes it leaves the file alone)."""
     marks = table_marks(db, tables)
     if marks is None or not _has_table(db):
         return compute()
@@ -94,7 +95,7 @@ def stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequen
         except Exception:  # noqa: BLE001 - damaged or foreign, whatever it raises (an infinite count's
             pass  # OverflowError, a nesting's RecursionError, not UTF-8, not JSON): computed again and replaced
     value = compute()
-    if not db.execute("PRAGMA query_only").fetchone()[0]:  # a reading command's connection never writes
+    if write and not db.execute("PRAGMA query_only").fetchone()[0]:  # a reading command's connection never writes
         meta, data = encode(value)
         _store(db, name, args_text, version, json.dumps(meta), data)
     return value
