@@ -9,6 +9,8 @@ functions; the verdict rows are written directly (the judge's own tests cover ho
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -99,6 +101,30 @@ def add_verdicts(db, rows, *, judge_model: str = "judge-1") -> None:
 @pytest.fixture
 def project_db(tmp_path: Path) -> Path:
     return seed_project(tmp_path / "project.db")
+
+
+def _demo(path: Path, *, labels: bool) -> Path:
+    """`judgecal demo` into `path` (its output kept off the test's capture), with the demo's labels when asked."""
+    from judgecal.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(path), "demo"]) == 0
+        if labels:
+            labelled = Path(__file__).resolve().parents[1] / "data" / "demo_labels.jsonl"
+            assert main(["--db", str(path), "import", "labels", str(labelled)]) == 0
+    return path
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    """The demo project with the demo's labels (a module may override it, building on it)."""
+    return _demo(tmp_path / "demo.db", labels=True)
+
+
+@pytest.fixture
+def unlabelled_demo(tmp_path: Path) -> Path:
+    """The demo project as `judgecal demo` leaves it."""
+    return _demo(tmp_path / "demo.db", labels=False)
 
 
 @pytest.fixture

@@ -17,14 +17,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
-def demo(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["--db", str(path), "demo"]) == 0
-    return path
-
-
-@pytest.fixture()
 def collector():
     was = gc.isenabled()
     gc.enable()
@@ -37,18 +29,19 @@ def collector():
 
 @pytest.mark.parametrize("command", [["report", "--json"], ["gate", "--min-kappa", "0.1"],
                                      ["compare", "demo-run-a", "demo-run-b"]])
-def test_a_reading_command_as_its_own_process_leaves_the_collector_off(demo: Path, collector, command) -> None:
+def test_a_reading_command_as_its_own_process_leaves_the_collector_off(unlabelled_demo: Path, collector,
+                                                                         command) -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        main(["--db", str(demo), *command])
+        main(["--db", str(unlabelled_demo), *command])
     assert gc.isenabled()  # in-process: as it was
     with contextlib.redirect_stdout(io.StringIO()):
-        main(["--db", str(demo), *command], process=True)
+        main(["--db", str(unlabelled_demo), *command], process=True)
     assert not gc.isenabled()
 
 
-def test_a_writing_command_keeps_the_collector(demo: Path, collector) -> None:
+def test_a_writing_command_keeps_the_collector(unlabelled_demo: Path, collector) -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["--db", str(demo), "sample"], process=True) == 0
-        assert main(["--db", str(demo), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")],
+        assert main(["--db", str(unlabelled_demo), "sample"], process=True) == 0
+        assert main(["--db", str(unlabelled_demo), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")],
                     process=True) == 0
     assert gc.isenabled()

@@ -38,11 +38,8 @@ def _both(db, **filters):
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["--db", str(path), "demo"]) == 0
-    return path
+def project(unlabelled_demo: Path) -> Path:
+    return unlabelled_demo
 
 
 def _semantic_pairs(c, run="demo-run-b"):

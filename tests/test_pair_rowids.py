@@ -14,16 +14,13 @@ from judgecal import annotations as ann
 from judgecal.annotations.reports import _calibration  # house: private (the row-id switch is read there)
 from judgecal.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()
-def demo(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    assert main(["--db", str(path), "demo"]) == 0
-    assert main(["--db", str(path), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")]) == 0
-    assert main(["--db", str(path), "sample"]) == 0
-    return path
+def demo(demo: Path) -> Path:
+    """The labelled demo (conftest), sampled again."""
+    assert main(["--db", str(demo), "sample"]) == 0
+    return demo
 
 
 def _report(path: Path, *args: str) -> str:

@@ -10,17 +10,6 @@ import pytest
 
 from judgecal import annotations as ann
 from judgecal.annotations.review import _sampling  # house: private (patched: the memo key is read where it lives)
-from judgecal.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture()
-def demo(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    assert main(["--db", str(path), "demo"]) == 0
-    assert main(["--db", str(path), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")]) == 0
-    return path
 
 
 def _assert_page_equals_slow(db) -> None:

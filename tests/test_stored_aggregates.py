@@ -25,15 +25,6 @@ from judgecal.cli import main
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture()
-def demo(tmp_path: Path) -> Path:
-    path = tmp_path / "demo.db"
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["--db", str(path), "demo"]) == 0
-        assert main(["--db", str(path), "import", "labels", str(REPO / "data" / "demo_labels.jsonl")]) == 0
-    return path
-
-
 def _clear_process() -> None:
     from judgecal.annotations.review import _sampling  # house: private (its memo)
 
