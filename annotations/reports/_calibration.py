@@ -67,7 +67,8 @@ from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE
                                         AllSummary, summarise_all,
                                         rogan_gladen)
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, kept_record_covariates
-from judgecal.annotations.store import blind_first_labels, current_labels, kept_blind_first, kept_for_tables
+from judgecal.annotations.store import (blind_first_labels, current_labels, kept_blind_first, kept_for_tables,
+                                        merged)
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    sample_rules, store_pair_tally, store_sample_side, PAIRED)
 from judgecal.annotations.store import majority_label
@@ -2242,14 +2243,7 @@ def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     after labels were only added, the pairs labelled since that are not kept yet are read and merged (a new dict)."""
 
     def update(old: dict[Pair, PairInfo], since: int) -> dict[Pair, PairInfo] | None:
-        fresh = _labelled_since(db, since, old)
-        if fresh is None:
-            return None
-        if not fresh:
-            return old
-        out = dict(old)
-        out.update(pair_info_of(db, fresh))
-        return out
+        return merged(old, _labelled_since(db, since, old), lambda pairs: pair_info_of(db, pairs))
 
     return kept_for_tables(db, "labelled_pair_info", (), ("run_records", "constraints", "human_labels"),
                            lambda: pair_info_of(db, None, labelled=True), appended=("human_labels", update))

@@ -77,18 +77,12 @@ def kept_record_covariates(db: sqlite_utils.Database) -> dict[str, RecordCovaria
     versions (`kept_for_tables`); after labels were only added, the records of the pairs labelled since that are not
     kept yet are read and merged (a new dict: the kept one is never mutated), so the report after a new label reads
     its own record's row, not every labelled record's (issue 16 item 3: 2.3 s at a million run records)."""
-    from judgecal.annotations.store import kept_for_tables, pairs_labelled_since  # noqa: PLC0415
+    from judgecal.annotations.store import kept_for_tables, merged, pairs_labelled_since  # noqa: PLC0415
 
     def update(old: dict[str, RecordCovariates], since: int) -> dict[str, RecordCovariates] | None:
         new = pairs_labelled_since(db, since)
-        if new is None:
-            return None
-        fresh = [rid for rid in dict.fromkeys(p[0] for p in new) if rid not in old]
-        if not fresh:
-            return old
-        out = dict(old)
-        out.update(record_covariates(db, fresh))
-        return out
+        fresh = None if new is None else [rid for rid in dict.fromkeys(p[0] for p in new) if rid not in old]
+        return merged(old, fresh, lambda rids: record_covariates(db, rids))
 
     return kept_for_tables(db, "record_covariates", (), ("run_records", "eval_items", "human_labels"),
                            lambda: record_covariates(db), appended=("human_labels", update))

@@ -65,7 +65,7 @@ _OWNERS = {
         "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
     ),
     "._memo": (
-        "kept_for_tables",
+        "kept_for_tables", "merged",
     ),
     "._stored": (
         "code_digest", "stored_value",

@@ -67,6 +67,18 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
     return value
 
 
+def merged(old: dict, fresh: list | None, read: Callable[[list], dict]) -> dict | None:
+    """An `appended` update of a kept dict: None (compute afresh) when `fresh` is None, `old` itself when nothing is
+    fresh, else a new dict of `old` and `read(fresh)` (the kept one is never mutated)."""
+    if fresh is None:
+        return None
+    if not fresh:
+        return old
+    out = dict(old)
+    out.update(read(fresh))
+    return out
+
+
 def _appended_since(tables: Sequence[str], table: str, old: tuple, new: tuple) -> int | None:
     """The old largest rowid of `table` when `new` differs from `old` only by a larger one (marks are (largest
     rowid, rewrites) per table, in `tables` order, then each table's last-row digest: `table`'s own digest moves
