@@ -841,6 +841,18 @@ def _bump_rewrites(table: str) -> str:
             f" ON CONFLICT (name) DO UPDATE SET n = n + 1;")
 
 
+def _rewrite_triggers(tables: Sequence[str]) -> list[str]:
+    """Migration 020's rule for `tables` (024 gives it to one more): the counter table, and per table a delete and an
+    update trigger that bump its count (an insert moves the largest rowid instead). The statements only: a released
+    migration keeps emitting exactly what it emitted."""
+    script = ["CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);"]
+    for table in tables:
+        bump = _bump_rewrites(table)
+        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump} END;",
+                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump} END;"]
+    return script
+
+
 def _m015_verdict_pairs(db: sqlite_utils.Database) -> None:
     # Issue 16.2: the report at a million run records. verdict_pairs holds one row per judged pair (judge model,
     # rubric, run record, constraint) with its repeats as one pattern text, so the report reads 1.7M short rows in
@@ -1061,11 +1073,7 @@ def _m020_rewrite_marks(db: sqlite_utils.Database) -> None:
     # Inserts pay nothing: no insert trigger, except on the two tables whose rows carry their own id (an import could
     # store one in a gap a delete left), where an insert below the largest id bumps too; both are written a row at a
     # time (a click, a decision), so the one b-tree step per insert does not show.
-    script = ["CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);"]
-    for table in REWRITE_MARKED:
-        bump = _bump_rewrites(table)
-        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump} END;",
-                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump} END;"]
+    script = _rewrite_triggers(REWRITE_MARKED)
     for table in _GAP_MARKED:
         script.append(f"CREATE TRIGGER {table}_gap_insert AFTER INSERT ON {table}"
                       f" WHEN NEW.rowid < (SELECT max(rowid) FROM {table}) BEGIN {_bump_rewrites(table)} END;")
@@ -1115,12 +1123,7 @@ def _m024_item_rewrite_marks(db: sqlite_utils.Database) -> None:
     # so `eval_items` needs an O(1) version too: migration 020's rule (an insert moves the largest rowid; a delete or
     # an update bumps table_rewrites). Items are only ever inserted by judgecal (the import refuses a changed item),
     # so the triggers cost nothing in practice. No gap trigger: the table has no integer key of its own.
-    script = ["CREATE TABLE IF NOT EXISTS table_rewrites (name TEXT PRIMARY KEY, n INTEGER NOT NULL);"]
-    for table in LATER_REWRITE_MARKED:
-        bump = _bump_rewrites(table)
-        script += [f"CREATE TRIGGER {table}_rewrite_delete AFTER DELETE ON {table} BEGIN {bump} END;",
-                   f"CREATE TRIGGER {table}_rewrite_update AFTER UPDATE ON {table} BEGIN {bump} END;"]
-    _execute_script(db, "\n".join(script))
+    _execute_script(db, "\n".join(_rewrite_triggers(LATER_REWRITE_MARKED)))
 
 
 MIGRATIONS = MIGRATIONS + (Migration("024_item_rewrite_marks", _m024_item_rewrite_marks),)
