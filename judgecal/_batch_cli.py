@@ -38,6 +38,14 @@ def keep_sample_side(db: Any) -> None:
     _keep(ann.store_sample_side, db)
 
 
+def keep_label_side(db: Any) -> None:
+    """After labels are committed (`import labels`): store what the report reads of every labelled pair whatever its
+    label (`annotations.store_label_side`), as `keep_report_aggregates` does, a failure a warning."""
+    from judgecal import annotations as ann  # noqa: PLC0415
+
+    _keep(ann.store_label_side, db)
+
+
 def _keep(store: Any, db: Any) -> None:
     try:
         store(db)

@@ -14,6 +14,7 @@ from judgecal import annotations as ann
 from judgecal import evalsets
 from judgecal.evalsets import Parsed, write_jsonl
 from judgecal import _cmd_calibration, _cmd_harness, _cmd_judge
+from judgecal._batch_cli import keep_label_side
 
 
 class Transfer(NamedTuple):
@@ -46,6 +47,7 @@ def import_labels(db_path: Path, file: Path) -> str:
     stream = _Counted(evalsets.stream_rows(file, ann.HumanLabelRow, id_field=None))
     with ann.unit_of_work(db_path) as db:
         n = ann.import_labels(db, stream)
+        keep_label_side(db)
     return f"human labels: {n} imported, {stream.rows - n} already present ({file})"
 
 

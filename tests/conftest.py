@@ -154,3 +154,16 @@ def _keep_main_module():
     yield
     if main is not None:
         sys.modules["__main__"] = main
+
+
+@pytest.fixture(autouse=True)
+def _no_process_exit(monkeypatch: pytest.MonkeyPatch):
+    """A reading command called with `process=True` ends its process with `os._exit` (judgecal.cli._exit_now): in a
+    test that would end pytest itself, with the command's status (0: a green run that stopped part-way). It fails
+    the test instead; a test of the exit replaces it again."""
+    from judgecal import cli
+
+    def refuse(rc: int) -> None:
+        raise AssertionError(f"a test called a reading command as its own process (os._exit({rc}) would end pytest)")
+
+    monkeypatch.setattr(cli, "_exit_now", refuse)

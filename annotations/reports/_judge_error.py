@@ -5,10 +5,11 @@ reads the covariates of the run records and hands the counted pairs to them."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import sqlite_utils
 
@@ -85,7 +86,45 @@ def kept_record_covariates(db: sqlite_utils.Database) -> dict[str, RecordCovaria
         return merged(old, fresh, lambda rids: record_covariates(db, rids))
 
     return kept_for_tables(db, "record_covariates", (), ("run_records", "eval_items", "human_labels"),
-                           lambda: record_covariates(db), appended=("human_labels", update))
+                           lambda: record_covariates(db), appended=("human_labels", update),
+                           persisted=_covariates_persisted())
+
+
+@functools.cache
+def _covariates_persisted() -> Any:
+    """How `kept_record_covariates` is stored across processes (`kept_for_tables`' `persisted`)."""
+    from judgecal.annotations.store import (Persisted, decode_column, kept_for_tables,  # noqa: PLC0415
+                                            modules_digest, pairs_labelled_since)
+
+    return Persisted(modules_digest(record_covariates, kept_for_tables, pairs_labelled_since, decode_column),
+                     _encode_covariates, _decode_covariates)
+
+
+def _encode_covariates(value: dict[str, RecordCovariates]) -> tuple[dict[str, Any], bytes]:
+    from judgecal.annotations.store import encode_texts  # noqa: PLC0415
+
+    rows = value.values()
+    return {"n": len(value), "columns": [encode_texts(list(value)), *(
+        encode_texts([r[k] for r in rows]) for k in range(5)), encode_texts([json.dumps(list(r.tags)) for r in rows])]
+            }, b""
+
+
+def _decode_covariates(meta: dict[str, Any], data: bytes) -> dict[str, RecordCovariates]:
+    """`_encode_covariates`' inverse; ValueError for covariates `record_covariates` could not have made."""
+    from judgecal.annotations.store import decode_column, decode_json_column, text_tuple  # noqa: PLC0415
+
+    n, columns = meta["n"], meta["columns"]
+    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 7:
+        raise ValueError("not stored covariates")
+    count, number = (int, type(None)), (int, float, type(None))
+    rids = decode_column(columns[0], n, (str,))
+    fields = [decode_column(c, n, k) for c, k in zip(columns[1:6], (count, count, count, number, count))]
+    tags = decode_json_column(columns[6], n, text_tuple)
+    new = tuple.__new__
+    out = dict(zip(rids, (new(RecordCovariates, r) for r in zip(*fields, tags))))
+    if len(out) != n:
+        raise ValueError("stored covariates name a run record twice")
+    return out
 
 
 def covariates_of(records: Sequence[RecordCovariates]) -> tuple[list[Covariate], str]:

@@ -65,10 +65,11 @@ _OWNERS = {
         "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
     ),
     "._memo": (
-        "kept_for_tables", "merged",
+        "kept_for_tables", "merged", "storing_kept",
     ),
     "._stored": (
-        "code_digest", "stored_value",
+        "Persisted", "code_digest", "decode_column", "decode_json_column", "encode_texts", "modules_digest",
+        "stored_value", "text_tuple",
     ),
 }
 

@@ -10,6 +10,7 @@ Two readings of the history, each defined once here:
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
 
@@ -266,7 +267,41 @@ def kept_blind_first(db: sqlite_utils.Database) -> BlindFirst:
         _blind_first_scan(db, since, rows)
         return BlindFirst(old.rows + tuple(rows)) if rows else old
 
-    return kept_for_tables(db, "blind_first", (), ("human_labels",), compute, appended=("human_labels", update))
+    return kept_for_tables(db, "blind_first", (), ("human_labels",), compute, appended=("human_labels", update),
+                           persisted=_blind_persisted())
+
+
+@functools.cache
+def _blind_persisted() -> Any:
+    """How `kept_blind_first` is stored across processes (`kept_for_tables`' `persisted`): as columns."""
+    from judgecal.annotations.store._memo import kept_for_tables  # noqa: PLC0415
+    from judgecal.annotations.store._stored import Persisted, modules_digest  # noqa: PLC0415
+
+    return Persisted(modules_digest(kept_blind_first, kept_for_tables, _encode_blind, pairs_labelled_since),
+                     _encode_blind, _decode_blind)
+
+
+def _encode_blind(value: BlindFirst) -> tuple[dict[str, Any], bytes]:
+    from judgecal.annotations.store._stored import encode_texts  # noqa: PLC0415
+
+    columns = list(zip(*value.rows)) or [()] * len(BlindLabel._fields)
+    return {"n": len(value.rows), "columns": [encode_texts(c) for c in columns]}, b""
+
+
+def _decode_blind(meta: dict[str, Any], data: bytes) -> BlindFirst:
+    """`_encode_blind`'s inverse; ValueError for rows `_blind_first_scan` could not have made (ids not increasing)."""
+    from judgecal.annotations.store._stored import decode_column  # noqa: PLC0415
+
+    n, columns = meta["n"], meta["columns"]
+    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != len(BlindLabel._fields):
+        raise ValueError("not stored blind first labels")
+    text, maybe = (str,), (str, type(None))
+    kinds = (text, text, text, maybe, maybe, maybe, (int,))
+    rid, cid, reviewer, label, seen, created, ids = (decode_column(c, n, k) for c, k in zip(columns, kinds))
+    if any(a >= b for a, b in zip(ids, ids[1:])):
+        raise ValueError("stored blind first labels are not in event order")
+    new = tuple.__new__
+    return BlindFirst(tuple(new(BlindLabel, row) for row in zip(rid, cid, reviewer, label, seen, created, ids)))
 
 
 #: The definition `blind_first_labels` computes in one scan (kept for its test).

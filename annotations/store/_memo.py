@@ -11,13 +11,16 @@ callers must not mutate them.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Sequence, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import sqlite_utils
 
-from judgecal.annotations.store._schema import table_marks
+from judgecal.annotations.store._schema import row_digest, table_marks
+from judgecal.annotations.store._stored import Persisted, persisted_marks, read_persisted, write_persisted
 
 T = TypeVar("T")
 
@@ -31,8 +34,23 @@ def _db_file(db: sqlite_utils.Database) -> str:
     return next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "") or ""
 
 
+_STORING: contextvars.ContextVar[bool] = contextvars.ContextVar("judgecal_storing_kept", default=False)
+
+
+@contextmanager
+def storing_kept() -> Iterator[None]:
+    """Within it, a value `kept_for_tables` keeps with `persisted` is also written to `stored_aggregates` unless the
+    stored row is current: what the writing commands do at their end (`store_label_side`), never a reading one."""
+    token = _STORING.set(True)
+    try:
+        yield
+    finally:
+        _STORING.reset(token)
+
+
 def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: Sequence[str],
-                    compute: Callable[[], T], *, appended: tuple[str, Callable[[T, int], T | None]] | None = None) -> T:
+                    compute: Callable[[], T], *, appended: tuple[str, Callable[[T, int], T | None]] | None = None,
+                    persisted: Persisted | None = None) -> T:
     """`compute()` kept under (database file, name, args, `table_marks(db, tables)`): `tables` must be every table
     `compute` reads. Not kept for an in-memory database, nor for a project without the counters (opened read-only
     before its migrations), where the version would cost what the value does.
@@ -40,24 +58,47 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
     `appended` = (table, update): when the only change since the kept value is rows added to `table` (its largest
     rowid grew, its rewrite counter and every other table's mark did not move), `update(kept value, the old largest
     rowid)` gives the new value from the old one and the new rows, or None to have it computed afresh (e.g. too many
-    new rows). So a new label updates what a label changes for its own pair instead of reading every label again."""
+    new rows). So a new label updates what a label changes for its own pair instead of reading every label again.
+
+    `persisted`: the value is also kept across processes, in `stored_aggregates` (issue 16.2). A process that does
+    not keep it yet reads the stored one back when it was stored at the current marks, or, when rows were only
+    appended to `appended`'s table since (and the stored last row of that table is still there as it was), updates
+    it as above. Only writing commands store it (`storing_kept`): a report reads, never writes."""
     marks = table_marks(db, tables)
     path = _db_file(db) if marks is not None else ""
     if not path:
         return compute()
     key = (path, name, args, marks)
     with _LOCK:
-        if key in _KEPT:
+        found = key in _KEPT
+        if found:
             _KEPT.move_to_end(key)
-            return _KEPT[key]
+            value = _KEPT[key]
         older = next(((k, v) for k, v in _KEPT.items() if k[:3] == key[:3]), None)
+    if found:
+        if persisted is not None and _STORING.get():
+            _persist(db, name, args, tables, persisted, marks, value)
+        return value
     value = None
     if appended is not None and older is not None:
         since = _appended_since(tables, appended[0], older[0][3], marks)
         if since is not None:
             value = appended[1](older[1], since)
+    stored_at = None
+    if value is None and persisted is not None:
+        read = read_persisted(db, name, list(args), tables, persisted)
+        if read is not None:
+            stored_at = read[1]
+            if stored_at == marks:
+                value = read[0]
+            elif appended is not None:
+                since = _appended_since(tables, appended[0], stored_at, marks)
+                if since is not None and _last_row_kept(db, tables, appended[0], stored_at):
+                    value = appended[1](read[0], since)
     if value is None:
         value = compute()
+    if persisted is not None and _STORING.get() and stored_at != marks:
+        _persist(db, name, args, tables, persisted, marks, value)
     with _LOCK:
         for old in [k for k in _KEPT if k[:3] == key[:3]]:  # an older version is never asked for again
             del _KEPT[old]
@@ -65,6 +106,19 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
         while len(_KEPT) > _SIZE:
             _KEPT.popitem(last=False)
     return value
+
+
+def _persist(db: sqlite_utils.Database, name: str, args: tuple, tables: Sequence[str], how: Persisted, marks: tuple,
+             value: Any) -> None:
+    if persisted_marks(db, name, list(args), tables, how.code) != marks:
+        write_persisted(db, name, list(args), tables, how, marks, value)
+
+
+def _last_row_kept(db: sqlite_utils.Database, tables: Sequence[str], table: str, old: tuple) -> bool:
+    """Whether `table`'s row at the old largest rowid is the one digested in `old` (marks): rows appended after a
+    stored value are merged into it only when the rows it was computed from still end as they ended then."""
+    i, n = list(tables).index(table), len(tables)
+    return row_digest(db.execute(f"SELECT * FROM {table} WHERE rowid = ?", [old[2 * i]]).fetchone()) == old[2 * n + i]
 
 
 def merged(old: dict, fresh: list | None, read: Callable[[list], dict]) -> dict | None:

@@ -24,7 +24,7 @@ import hashlib
 import json
 import sqlite3
 import types
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, NamedTuple, Sequence, TypeVar
 
 import sqlite_utils
 
@@ -99,6 +99,178 @@ def stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequen
         meta, data = encode(value)
         _store(db, name, args_text, version, json.dumps(meta), data)
     return value
+
+
+class Persisted(NamedTuple):
+    """How a value `kept_for_tables` keeps in the process is also kept in `stored_aggregates` across processes:
+    `code`, the digest of the code that computes, updates and encodes it (`modules_digest`); `encode(value)` gives
+    (JSON-able meta, bytes), `decode(meta, data)` rebuilds it and raises for data it cannot trust."""
+
+    code: str
+    encode: Callable[[Any], tuple[Any, bytes]]
+    decode: Callable[[Any, bytes], Any]
+
+
+def _version_parts(db: sqlite_utils.Database, code: str, tables: Sequence[str]) -> list[Any]:
+    migrations = db.execute("SELECT group_concat(name, ',') FROM (SELECT name FROM _migrations ORDER BY rowid)"
+                            ).fetchone()[0]
+    return [code, migrations, list(tables)]
+
+
+def read_persisted(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], how: Persisted
+                   ) -> tuple[Any, tuple] | None:
+    """(the value stored under (name, args) by code `how.code` over `tables`, the `table_marks` it was stored at), or
+    None: nothing stored, another code, migrations or tables, or a row that does not decode. The caller decides
+    whether those marks are current enough (`kept_for_tables`)."""
+    if not _has_table(db):
+        return None
+    row = db.execute("SELECT CAST(version AS BLOB), CAST(meta AS BLOB), CAST(data AS BLOB) FROM stored_aggregates"
+                     " WHERE name = ? AND args = ?", [name, json.dumps(args, sort_keys=True)]).fetchone()
+    if row is None:
+        return None
+    try:
+        version = json.loads(row[0].decode())
+        if not isinstance(version, list) or len(version) != 5 or version[:3] != _version_parts(db, how.code, tables):
+            return None
+        marks = tuple(version[3])
+        return how.decode(json.loads(row[1].decode()), row[2]), marks
+    except Exception:  # noqa: BLE001 - damaged or foreign, whatever it raises: computed again (see stored_value)
+        return None
+
+
+def persisted_marks(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], code: str
+                    ) -> tuple | None:
+    """The marks the row under (name, args) was stored at by code `code`, when its meta and data are still those it
+    was written with (their checksum; not decoded: a writer's check, milliseconds); else None, and the writer
+    replaces the row."""
+    if not _has_table(db):
+        return None
+    row = db.execute("SELECT CAST(version AS BLOB), CAST(meta AS BLOB), CAST(data AS BLOB) FROM stored_aggregates"
+                     " WHERE name = ? AND args = ?", [name, json.dumps(args, sort_keys=True)]).fetchone()
+    try:
+        version = json.loads(row[0].decode()) if row is not None else None
+    except ValueError:
+        return None
+    if (not isinstance(version, list) or len(version) != 5 or version[:3] != _version_parts(db, code, tables)
+            or not isinstance(version[3], list) or version[4] != _checksum(row[1], row[2])):
+        return None
+    return tuple(version[3])
+
+
+def _checksum(meta: bytes, data: bytes) -> str:
+    return hashlib.blake2b(meta + b"\0" + data, digest_size=16).hexdigest()
+
+
+def write_persisted(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], how: Persisted,
+                    marks: tuple, value: Any) -> None:
+    """Store `value`, computed at `marks`, under (name, args) (best effort, as `stored_value` stores)."""
+    if not _has_table(db) or db.execute("PRAGMA query_only").fetchone()[0]:
+        return
+    meta, data = how.encode(value)
+    meta_text = json.dumps(meta)
+    version = json.dumps([*_version_parts(db, how.code, tables), list(marks),
+                          _checksum(meta_text.encode(), data)])
+    _store(db, name, json.dumps(args, sort_keys=True), version, meta_text, data)
+
+
+def modules_digest(*functions: Callable) -> str:
+    """A digest of everything defined in the modules `functions` come from: every function and method (also behind
+    a cache or a static/class method), the fields of their named tuples and their module-level constants (texts,
+    numbers, and tuples or frozensets of them: SQL fragments, limits). For a value whose computation reaches through
+    many helpers, a digest no helper can be left out of: any change to those modules stores the value afresh.
+    Mutable module state (caches) is left out; a constant holding anything else (a function) is too."""
+    import sys  # noqa: PLC0415
+
+    code: list[Callable] = []
+    other: list[str] = []
+
+    def function(obj: Any) -> Any:
+        obj = getattr(obj, "__wrapped__", obj)
+        obj = getattr(obj, "__func__", obj)
+        return obj if isinstance(obj, types.FunctionType) else None
+
+    for module_name in sorted({fn.__module__ for fn in functions}):
+        module = sys.modules[module_name]
+        for key, obj in sorted(vars(module).items()):
+            if key.startswith("__"):  # the module's name, file and the like: where it is, not what it computes
+                continue
+            fn = function(obj)
+            if fn is not None:
+                if fn.__module__ == module_name:
+                    code.append(fn)
+            elif isinstance(obj, type):
+                if obj.__module__ != module_name:
+                    continue
+                other.append(f"{key}{getattr(obj, '_fields', ())}")
+                for _, member in sorted(vars(obj).items()):
+                    fn = function(member.fget if isinstance(member, property) else member)
+                    if fn is not None and fn.__module__ == module_name:
+                        code.append(fn)
+            else:
+                text = _constant_text(obj)
+                if text is not None:
+                    other.append(f"{key}={text}")
+    return code_digest(*code) + hashlib.blake2b(repr(other).encode("utf-8", "backslashreplace"),
+                                                digest_size=6).hexdigest()
+
+
+def _constant_text(value: Any) -> str | None:
+    """A module-level constant's text, the same in every process (a frozenset sorted), or None for anything else."""
+    if value is None or isinstance(value, (str, bytes, int, float)):
+        return repr(value)
+    if isinstance(value, (tuple, frozenset)):
+        parts = [_constant_text(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        return f"{type(value).__name__}({sorted(parts) if isinstance(value, frozenset) else parts})"
+    return None
+
+
+def encode_texts(values: Sequence[Any]) -> dict[str, list[Any]]:
+    """A column of texts (or None) for a stored value's meta: as a vocabulary and an index per row when values
+    repeat (a reviewer, a label, a constraint id), else as the list."""
+    vocab: dict[Any, int] = {}
+    index = [vocab.setdefault(v, len(vocab)) for v in values]
+    return {"v": list(vocab), "i": index} if 2 * len(vocab) <= len(index) else {"t": list(values)}
+
+
+def decode_column(column: Any, n: int, kinds: tuple[type, ...]) -> list[Any]:
+    """`encode_texts`' inverse (or a plain list of values): `n` values, each of one of `kinds` exactly (bool is not
+    int); ValueError for anything else. The types are checked as a set (`map(type, ...)` runs in C: a per-value
+    check in Python was 0.5 s of a report at a million run records)."""
+    if not isinstance(column, dict):
+        raise ValueError("a stored column is not an object")
+    if "t" in column:
+        values = column["t"]
+        if not isinstance(values, list) or len(values) != n:
+            raise ValueError("a stored column has the wrong length")
+        if not set(map(type, values)) <= set(kinds):
+            raise ValueError("a stored column holds a value of the wrong type")
+        return values
+    vocab, index = column["v"], column["i"]
+    if not isinstance(vocab, list) or not isinstance(index, list) or len(index) != n:
+        raise ValueError("a stored column has the wrong length")
+    if not set(map(type, vocab)) <= set(kinds):
+        raise ValueError("a stored column holds a value of the wrong type")
+    if index and (not set(map(type, index)) <= {int} or min(index) < 0 or max(index) >= len(vocab)):
+        raise ValueError("a stored column's index is out of its vocabulary")
+    return list(map(vocab.__getitem__, index))
+
+
+def decode_json_column(column: Any, n: int, read: Callable[[Any], Any]) -> list[Any]:
+    """A stored column of JSON texts (`encode_texts` of `json.dumps` of each value), each distinct text parsed once
+    and given to `read`, which raises for a value that could not have been stored: equal values share one object,
+    as when they were computed."""
+    texts = decode_column(column, n, (str,))
+    parsed = {t: read(json.loads(t)) for t in set(texts)}
+    return list(map(parsed.__getitem__, texts))
+
+
+def text_tuple(value: Any) -> tuple[str, ...]:
+    """A stored JSON list of texts as a tuple (`decode_json_column`'s `read` for label sets and tags)."""
+    if not isinstance(value, list) or not set(map(type, value)) <= {str}:
+        raise ValueError("a stored list of texts is not one")
+    return tuple(value)
 
 
 def _store(db: sqlite_utils.Database, name: str, args: str, version: str, meta: str, data: bytes) -> None:
