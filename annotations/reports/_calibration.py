@@ -2255,13 +2255,13 @@ def _persisted(kind: str) -> Any:
 
 
 def _encode_rows(value: _LabelledRows) -> tuple[dict[str, Any], bytes]:
-    from judgecal.annotations.store import encode_texts  # noqa: PLC0415
+    from judgecal.annotations.store import encode_json_texts, encode_texts  # noqa: PLC0415
 
     rows = value.rows
     return {"n": len(rows), "columns": [
-        encode_texts([r[0] for r in rows]), encode_texts([r[1] for r in rows]), encode_texts([r[2] for r in rows]),
+        {"t": [r[0] for r in rows]}, encode_texts([r[1] for r in rows]), encode_texts([r[2] for r in rows]),
         encode_texts([r[3][0] for r in rows]), encode_texts([r[3][1] for r in rows]),
-        encode_texts([json.dumps(None if r[4] is None else list(r[4].items())) for r in rows])]}, b""
+        encode_json_texts([r[4] for r in rows])]}, b""
 
 
 def _stored_pattern(value: Any) -> dict[int, str | None] | None:
@@ -2320,13 +2320,13 @@ def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
 
 
 def _encode_info(value: dict[Pair, PairInfo]) -> tuple[dict[str, Any], bytes]:
-    from judgecal.annotations.store import encode_texts  # noqa: PLC0415
+    from judgecal.annotations.store import encode_json_texts, encode_texts  # noqa: PLC0415
 
     infos = value.values()
     return {"n": len(value), "columns": [
         encode_texts([p[0] for p in value]), encode_texts([p[1] for p in value]),
         encode_texts([i.model for i in infos]), encode_texts([i.item_id for i in infos]),
-        encode_texts([i.type for i in infos]), encode_texts([json.dumps(list(i.labels)) for i in infos])]}, b""
+        encode_texts([i.type for i in infos]), encode_json_texts([i.labels for i in infos])]}, b""
 
 
 def _decode_info(meta: dict[str, Any], data: bytes) -> dict[Pair, PairInfo]:

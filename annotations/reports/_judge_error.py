@@ -101,12 +101,11 @@ def _covariates_persisted() -> Any:
 
 
 def _encode_covariates(value: dict[str, RecordCovariates]) -> tuple[dict[str, Any], bytes]:
-    from judgecal.annotations.store import encode_texts  # noqa: PLC0415
+    from judgecal.annotations.store import encode_json_texts, encode_texts  # noqa: PLC0415
 
     rows = value.values()
-    return {"n": len(value), "columns": [encode_texts(list(value)), *(
-        encode_texts([r[k] for r in rows]) for k in range(5)), encode_texts([json.dumps(list(r.tags)) for r in rows])]
-            }, b""
+    return {"n": len(value), "columns": [encode_texts(list(value)), *({"t": [r[k] for r in rows]} for k in range(5)),
+                                         encode_json_texts([r.tags for r in rows])]}, b""
 
 
 def _decode_covariates(meta: dict[str, Any], data: bytes) -> dict[str, RecordCovariates]:

@@ -285,7 +285,7 @@ def _encode_blind(value: BlindFirst) -> tuple[dict[str, Any], bytes]:
     from judgecal.annotations.store._stored import encode_texts  # noqa: PLC0415
 
     columns = list(zip(*value.rows)) or [()] * len(BlindLabel._fields)
-    return {"n": len(value.rows), "columns": [encode_texts(c) for c in columns]}, b""
+    return {"n": len(value.rows), "columns": [*map(encode_texts, columns[:-1]), {"t": list(columns[-1])}]}, b""
 
 
 def _decode_blind(meta: dict[str, Any], data: bytes) -> BlindFirst:

@@ -37,10 +37,16 @@ def _db_file(db: sqlite_utils.Database) -> str:
 _STORING: contextvars.ContextVar[bool] = contextvars.ContextVar("judgecal_storing_kept", default=False)
 
 
+# What `kept_for_tables` returns inside `storing_kept` for a persisted value whose stored row is current and which this
+# process does not keep: decoding it only to find it current cost a writer ~1.5 s at a million run records.
+STORED = object()
+
+
 @contextmanager
 def storing_kept() -> Iterator[None]:
     """Within it, a value `kept_for_tables` keeps with `persisted` is also written to `stored_aggregates` unless the
-    stored row is current: what the writing commands do at their end (`store_label_side`), never a reading one."""
+    stored row is current: what the writing commands do at their end (`store_label_side`), never a reading one.
+    Call kept values inside it for their effect only: one whose stored row is current comes back as `STORED`."""
     token = _STORING.set(True)
     try:
         yield
@@ -75,10 +81,14 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
             _KEPT.move_to_end(key)
             value = _KEPT[key]
         older = next(((k, v) for k, v in _KEPT.items() if k[:3] == key[:3]), None)
+    storing = persisted is not None and _STORING.get()
+    current = storing and persisted_marks(db, name, list(args), tables, persisted.code) == marks
     if found:
-        if persisted is not None and _STORING.get():
-            _persist(db, name, args, tables, persisted, marks, value)
+        if storing and not current:
+            write_persisted(db, name, list(args), tables, persisted, marks, value)
         return value
+    if current:
+        return STORED  # type: ignore[return-value]  # see storing_kept
     value = None
     if appended is not None and older is not None:
         since = _appended_since(tables, appended[0], older[0][3], marks)
@@ -97,8 +107,8 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
                     value = appended[1](read[0], since)
     if value is None:
         value = compute()
-    if persisted is not None and _STORING.get() and stored_at != marks:
-        _persist(db, name, args, tables, persisted, marks, value)
+    if storing:
+        write_persisted(db, name, list(args), tables, persisted, marks, value)
     with _LOCK:
         for old in [k for k in _KEPT if k[:3] == key[:3]]:  # an older version is never asked for again
             del _KEPT[old]
@@ -106,12 +116,6 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
         while len(_KEPT) > _SIZE:
             _KEPT.popitem(last=False)
     return value
-
-
-def _persist(db: sqlite_utils.Database, name: str, args: tuple, tables: Sequence[str], how: Persisted, marks: tuple,
-             value: Any) -> None:
-    if persisted_marks(db, name, list(args), tables, how.code) != marks:
-        write_persisted(db, name, list(args), tables, how, marks, value)
 
 
 def _last_row_kept(db: sqlite_utils.Database, tables: Sequence[str], table: str, old: tuple) -> bool:

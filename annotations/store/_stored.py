@@ -226,12 +226,26 @@ def _constant_text(value: Any) -> str | None:
     return None
 
 
-def encode_texts(values: Sequence[Any]) -> dict[str, list[Any]]:
+def encode_texts(values: Sequence[str | None]) -> dict[str, list[Any]]:
     """A column of texts (or None) for a stored value's meta: as a vocabulary and an index per row when values
-    repeat (a reviewer, a label, a constraint id), else as the list."""
-    vocab: dict[Any, int] = {}
-    index = [vocab.setdefault(v, len(vocab)) for v in values]
-    return {"v": list(vocab), "i": index} if 2 * len(vocab) <= len(index) else {"t": list(values)}
+    repeat (a reviewer, a label, a constraint id), else as the list. Texts only: a vocabulary of numbers would fold
+    1 and 1.0 into one (numbers go as `{"t": list}`)."""
+    vocab = list(dict.fromkeys(values))
+    if 2 * len(vocab) > len(values):
+        return {"t": list(values)}
+    position = {v: i for i, v in enumerate(vocab)}
+    return {"v": vocab, "i": list(map(position.__getitem__, values))}
+
+
+def encode_json_texts(values: Sequence[Any]) -> dict[str, list[Any]]:
+    """`encode_texts` of each value's JSON text (`decode_json_column`'s input), each distinct object dumped once:
+    the values a column repeats are shared objects (a label set, a tag tuple, a pattern)."""
+    dumped: dict[int, str] = {}
+    for v in values:
+        if id(v) not in dumped:
+            dumped[id(v)] = json.dumps(v if not isinstance(v, (tuple, dict)) else
+                                       list(v.items()) if isinstance(v, dict) else list(v))
+    return encode_texts([dumped[id(v)] for v in values])
 
 
 def decode_column(column: Any, n: int, kinds: tuple[type, ...]) -> list[Any]:
