@@ -224,8 +224,9 @@ def test_import_verdicts_stores_the_pass(tmp_path: Path, passes: list[int]) -> N
             assert main(["--db", str(path), "import", "runs", str(REPO / "data" / runs)]) == 0
         assert _rows(path) == []
         assert main(["--db", str(path), "import", "verdicts", str(REPO / "data" / "demo_verdicts.jsonl")]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_verdict_rows", "pair_tally", "population",
-                                              "random_strata", "record_covariates", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_sample_rules",
+                                              "labelled_verdict_rows", "pair_tally", "population", "random_strata",
+                                              "record_covariates", "report_pass"] and passes == [1]
     _report(path)
     assert passes == [1]
 
@@ -239,8 +240,9 @@ def test_code_digest_tells_functions_apart() -> None:
 
 def test_the_population_is_stored_beside_the_pass_and_read_only_while_current(demo: Path) -> None:
     names = [r[0] for r in _rows(demo)]
-    assert sorted(names) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_verdict_rows", "pair_tally", "population",
-                                              "random_strata", "record_covariates", "report_pass"]
+    assert sorted(names) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_sample_rules",
+                                              "labelled_verdict_rows", "pair_tally", "population", "random_strata",
+                                              "record_covariates", "report_pass"]
     fresh = _report(demo)
     assert fresh == _fresh(demo)
     # a stored count that decodes is read back as it is (whoever can write the file could edit the run records
@@ -354,8 +356,9 @@ def test_import_llmbar_stores_the_pass(tmp_path: Path, passes: list[int]) -> Non
     path = tmp_path / "p.db"
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["--db", str(path), "import", "llmbar", str(f)]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_verdict_rows", "pair_tally", "population",
-                                              "random_strata", "record_covariates", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_sample_rules",
+                                              "labelled_verdict_rows", "pair_tally", "population", "random_strata",
+                                              "record_covariates", "report_pass"] and passes == [1]
     got = _report(path)
     assert passes == [1] and got == _fresh(path)
 
@@ -375,8 +378,9 @@ def test_judge_pairwise_stores_the_pass(tmp_path: Path, passes: list[int]) -> No
         with StubServer(by_position("output_1")) as s:
             assert main(["--db", str(path), "judge", "--pairwise", "ra", "rb", "--model", "j", "--base-url", s.url,
                          "--api-key", "x", "--quiet"]) == 0
-    assert sorted(r[0] for r in _rows(path)) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_verdict_rows", "pair_tally", "population",
-                                              "random_strata", "record_covariates", "report_pass"] and passes == [1]
+    assert sorted(r[0] for r in _rows(path)) == ["blind_first", "draw_orders", "labelled_pair_info", "labelled_sample_rules",
+                                              "labelled_verdict_rows", "pair_tally", "population", "random_strata",
+                                              "record_covariates", "report_pass"] and passes == [1]
     got = _report(path)
     assert passes == [1] and got == _fresh(path)
 

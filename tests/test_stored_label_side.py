@@ -30,7 +30,7 @@ from judgecal.annotations.store import _labels, _memo, _stored  # house: private
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-NAMES = ("blind_first", "labelled_pair_info", "labelled_verdict_rows", "record_covariates")
+NAMES = ("blind_first", "labelled_pair_info", "labelled_sample_rules", "labelled_verdict_rows", "record_covariates")
 
 
 def _clear_process() -> None:
@@ -99,6 +99,7 @@ def full(project: Path, monkeypatch: pytest.MonkeyPatch) -> Counter:
     counting(_labels, "_blind_first_scan", "blind_first", lambda db, since, rows: since is None)
     counting(_calibration, "_verdict_rows", "labelled_verdict_rows", lambda db, pairs: pairs is None)
     counting(_calibration, "pair_info_of", "labelled_pair_info", lambda db, pairs, labelled=False: pairs is None)
+    counting(_calibration, "_labelled_rules_of", "labelled_sample_rules", lambda db, pairs: pairs is None)
     counting(_judge_error, "record_covariates", "record_covariates", lambda db, record_ids=None: record_ids is None)
     return calls
 
@@ -192,7 +193,8 @@ def test_more_new_pairs_than_the_incremental_limit_are_computed_in_full(project:
     _add_labels(project, _added(project, "three pairs at once"))
     got = _run(project, "report", "--json")
     # the blind first labels are read from the new rows whatever their number; the per-pair reads are not
-    assert full == Counter({"labelled_verdict_rows": 1, "labelled_pair_info": 1, "record_covariates": 1})
+    assert full == Counter({"labelled_verdict_rows": 1, "labelled_pair_info": 1, "record_covariates": 1,
+                            "labelled_sample_rules": 1})
     assert got == _fresh(project, "report", "--json")
 
 
@@ -248,6 +250,15 @@ OTHER_TABLES = {
     "a constraint's type edited": ("UPDATE constraints SET type = type || '-edited' WHERE rowid = (SELECT min(c.rowid)"
                                    " FROM constraints c JOIN human_labels h ON h.constraint_id = c.id"
                                    " WHERE c.check_json IS NULL)", {"labelled_pair_info"}),
+    "a sample row of a labelled pair deleted": ("DELETE FROM samples WHERE rowid = (SELECT min(s.rowid) FROM samples s"
+                                                " JOIN human_labels h ON h.run_record_id = s.run_record_id AND"
+                                                " h.constraint_id = s.constraint_id WHERE s.rule = 'random')",
+                                                {"labelled_sample_rules"}),
+    "a sample row added": ("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, drawn_at) SELECT"
+                           " run_record_id, constraint_id, 'targeted', stratum, drawn_at FROM samples WHERE rule ="
+                           " 'random' AND NOT EXISTS (SELECT 1 FROM samples t WHERE t.run_record_id ="
+                           " samples.run_record_id AND t.constraint_id = samples.constraint_id AND t.rule ="
+                           " 'targeted') LIMIT 1", {"labelled_sample_rules"}),
     "an item's tags edited": ("UPDATE eval_items SET tags = '[\"edited\"]' WHERE id = (SELECT r.item_id FROM"
                               " run_records r JOIN human_labels h ON h.run_record_id = r.id ORDER BY h.id LIMIT 1)",
                               {"record_covariates"}),
@@ -316,6 +327,10 @@ SPECIFIC = {
         for k, c in enumerate(cols)]),
     ("labelled_pair_info", "a label set that is not texts"): _set("columns/5", lambda c: {
         "v": ["[1, 2]"], "i": [0] * len(c.get("i", c.get("t", [])))}),
+    ("labelled_sample_rules", "an empty rule set"): _set("columns/2", lambda c: {
+        "v": ["[]"], "i": [0] * len(c.get("i", c.get("t", [])))}),
+    ("labelled_sample_rules", "a rule named twice"): _set("columns/2", lambda c: {
+        "v": ['["random", "random"]'], "i": [0] * len(c.get("i", c.get("t", [])))}),
     ("record_covariates", "tags that are not a list"): _set("columns/6", lambda c: {
         "v": ['"tag"'], "i": [0] * len(c.get("i", c.get("t", [])))}),
     ("record_covariates", "a latency that is text"): _set("columns/4", lambda c: {

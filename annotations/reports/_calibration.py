@@ -1379,8 +1379,10 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
     version = verdicts_version(db)  # read once: it keys every kept part
-    # sample rows change without a verdict changing (a draw, a top-up): the rules are kept under both versions
-    raw_rules = kept_sample_rules(db, version)
+    # The sample rules of the pairs with a label event: every rule the report looks up is a labelled pair's (the
+    # counted pairs, the labelled pairs' kinds, the overlap pairs of two reviewers), so the 250k sampled pairs without
+    # a label at a million run records are not read (kept, stored and updated per label like the label side)
+    raw_rules = _kept_labelled_rules(db)
     # The blind first labels, the counted pairs, their rules and the labels by pair: kept in the process, and after
     # labels were only added updated for the new rows' pairs (issue 16 item 3: ~6 s of a report after a new label
     # at a million run records)
@@ -1581,7 +1583,8 @@ def _kept_label_side(db: sqlite_utils.Database, run_id: str | None,
     versions of the tables they are read from (`kept_for_tables`). After labels were only added, the blind first
     labels only grew (a pair and reviewer keep their first event), so each population's counted prefix can only
     lengthen: it is walked on from where it ended, and only the newly counted pairs' rules change (a new value: the
-    kept one is never mutated). `raw_rules`: `kept_sample_rules(db, version)`, unchanged while the value is kept."""
+    kept one is never mutated). `raw_rules`: `_kept_labelled_rules(db)` (every pair it looks up has a label), unchanged
+    while the value is kept."""
 
     def compute() -> _LabelSide:
         found = counted_pairs(db, run_id=run_id, blind=kept_blind_first(db).rows)
@@ -1599,9 +1602,18 @@ def _kept_label_side(db: sqlite_utils.Database, run_id: str | None,
             if k > start:
                 prefix[key] = k
                 added.extend(order[start:k])
-        if not added:
+        # the pairs labelled since (`raw_rules` holds the labelled pairs' rules only): their rules, "random" kept
+        # only on those now counted
+        missing = raw_rules.keys() - old.rules.keys()
+        if not added and not missing:
             return old._replace(prefix=prefix)
         rules = dict(old.rules)
+        without: dict[frozenset[str], frozenset[str]] = {}
+        for p in missing:
+            r = raw_rules[p]
+            if r not in without:
+                without[r] = r - {"random"}
+            rules[p] = without[r]
         for p in added:
             r = raw_rules.get(p)
             if r is not None:
@@ -1925,8 +1937,8 @@ def store_report_pass(db: sqlite_utils.Database) -> None:
 
 def store_label_side(db: sqlite_utils.Database) -> None:
     """Store what the report reads of every labelled pair whatever its label (the blind first labels, the labelled
-    pairs' verdict rows and info, the labelled records' covariates: `kept_for_tables`' `persisted`), unless the
-    stored ones are current. A report in another process reads them back, or updates them by the labels added
+    pairs' verdict rows, info and sample rules, the labelled records' covariates: `kept_for_tables`' `persisted`),
+    unless the stored ones are current. A report in another process reads them back, or updates them by the labels added
     since (issue 16.2: ~4.5 s CPU at a million run records). The last step of the verdict writers and of `import
     labels`."""
     from judgecal.annotations.store import storing_kept  # noqa: PLC0415
@@ -1936,6 +1948,7 @@ def store_label_side(db: sqlite_utils.Database) -> None:
         _kept_labelled_rows(db)
         _kept_labelled_info(db)
         kept_record_covariates(db)
+        _kept_labelled_rules(db)
 
 
 def _stored_pass(db: sqlite_utils.Database, shas: set[str] | None, model: str | None, constraints: set[str] | None,
@@ -2251,6 +2264,8 @@ def _persisted(kind: str) -> Any:
     code = modules_digest(_verdict_rows, kept_for_tables, pairs_labelled_since, parse_pattern, decode_column)
     if kind == "rows":
         return Persisted(code, _encode_rows, _decode_rows)
+    if kind == "rules":
+        return Persisted(code, _encode_rules, _decode_rules)
     return Persisted(code, _encode_info, _decode_info)
 
 
@@ -2317,6 +2332,66 @@ def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:
     return kept_for_tables(db, "labelled_pair_info", (), ("run_records", "constraints", "human_labels"),
                            lambda: pair_info_of(db, None, labelled=True), appended=("human_labels", update),
                            persisted=_persisted("info"))
+
+
+def _labelled_rules_of(db: sqlite_utils.Database, pairs: list[Pair] | None) -> dict[Pair, frozenset[str]]:
+    """`sample_rules(db)` restricted to the pairs with a label event (`pairs` None), or to `pairs`: the rules of
+    those that were sampled, one frozenset per distinct rule set."""
+    source, params, _ = _wanted(pairs, pairs is None)
+    out: dict[Pair, frozenset[str]] = {}
+    shared: dict[tuple[frozenset[str] | None, str], frozenset[str]] = {}
+    for rid, cid, rule in db.conn.execute(
+            f"SELECT s.run_record_id, s.constraint_id, s.rule FROM {source} CROSS JOIN samples s"
+            " ON s.run_record_id = wanted.rid AND s.constraint_id = wanted.cid", params):
+        key = (rid, cid)
+        got = out.get(key)
+        rules = shared.get((got, rule))
+        if rules is None:
+            rules = shared[(got, rule)] = frozenset({rule}) if got is None else got | {rule}
+        out[key] = rules
+    return out
+
+
+def _kept_labelled_rules(db: sqlite_utils.Database) -> dict[Pair, frozenset[str]]:
+    """`_labelled_rules_of` every pair with a label event, kept under the samples' and labels' versions (and stored
+    across processes, `store_label_side`); after labels were only added, the pairs labelled since that are not kept
+    yet are read and merged (a new dict)."""
+
+    def update(old: dict[Pair, frozenset[str]], since: int) -> dict[Pair, frozenset[str]] | None:
+        return merged(old, _labelled_since(db, since, old), lambda pairs: _labelled_rules_of(db, pairs))
+
+    return kept_for_tables(db, "labelled_sample_rules", (), ("samples", "human_labels"),
+                           lambda: _labelled_rules_of(db, None), appended=("human_labels", update),
+                           persisted=_persisted("rules"))
+
+
+def _encode_rules(value: dict[Pair, frozenset[str]]) -> tuple[dict[str, Any], bytes]:
+    from judgecal.annotations.store import encode_json_texts, encode_texts  # noqa: PLC0415
+
+    return {"n": len(value), "columns": [
+        encode_texts([p[0] for p in value]), encode_texts([p[1] for p in value]),
+        encode_json_texts([tuple(sorted(r)) if r is not None else r for r in value.values()])]}, b""
+
+
+def _decode_rules(meta: dict[str, Any], data: bytes) -> dict[Pair, frozenset[str]]:
+    """`_encode_rules`' inverse; ValueError for rules `_labelled_rules_of` could not have made."""
+    from judgecal.annotations.store import decode_column, decode_json_column, text_tuple  # noqa: PLC0415
+
+    n, columns = meta["n"], meta["columns"]
+    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 3:
+        raise ValueError("not stored sample rules")
+    rids, cids = (decode_column(c, n, (str,)) for c in columns[:2])
+
+    def rule_set(value: Any) -> frozenset[str]:
+        rules = frozenset(text_tuple(value))
+        if not rules or len(rules) != len(value):
+            raise ValueError("a stored rule set is empty or names a rule twice")
+        return rules
+
+    out = dict(zip(zip(rids, cids), decode_json_column(columns[2], n, rule_set)))
+    if len(out) != n:
+        raise ValueError("stored sample rules name a pair twice")
+    return out
 
 
 def _encode_info(value: dict[Pair, PairInfo]) -> tuple[dict[str, Any], bytes]:
