@@ -374,6 +374,15 @@ def test_a_reading_command_never_stores_the_label_side(project: Path, full: Coun
     assert project.read_bytes() == before and not set(NAMES) & _stored_names(project)
 
 
+def test_a_draw_stores_the_labelled_pairs_sample_rules_it_moved(project: Path, full: Counter) -> None:
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(project), "sample", "--rate", "0.3", "--seed", "7"]) == 0
+    assert full == Counter({"labelled_sample_rules": 1})  # the draw changed them; the rest were current
+    got = _run(project, "report", "--json")
+    assert full == Counter({"labelled_sample_rules": 1})  # read back
+    assert got == _fresh(project, "report", "--json")
+
+
 def test_every_verdict_writer_stores_the_label_side(demo: Path) -> None:
     with sqlite3.connect(demo) as conn:
         conn.execute("DELETE FROM stored_aggregates")
