@@ -1939,8 +1939,8 @@ def store_label_side(db: sqlite_utils.Database) -> None:
     """Store what the report reads of every labelled pair whatever its label (the blind first labels, the labelled
     pairs' verdict rows, info and sample rules, the labelled records' covariates: `kept_for_tables`' `persisted`),
     unless the stored ones are current. A report in another process reads them back, or updates them by the labels added
-    since (issue 16.2: ~4.5 s CPU at a million run records). The last step of the verdict writers and of `import
-    labels`."""
+    since (issue 16.2: ~5 s CPU at a million run records). The last step of the verdict writers, `import labels` and
+    `sample`."""
     from judgecal.annotations.store import storing_kept  # noqa: PLC0415
 
     with storing_kept():
@@ -2256,8 +2256,8 @@ def _kept_labelled_rows(db: sqlite_utils.Database) -> _LabelledRows:
 
 @functools.cache
 def _persisted(kind: str) -> Any:
-    """How the labelled pairs' verdict rows ("rows") and info ("info") are stored across processes
-    (`kept_for_tables`' `persisted`): the digest covers every module their computation and update reach."""
+    """How the labelled pairs' verdict rows ("rows"), sample rules ("rules") and info ("info") are stored across
+    processes (`kept_for_tables`' `persisted`): the digest covers every module their computation and update reach."""
     from judgecal.annotations.store import (Persisted, decode_column, kept_for_tables,  # noqa: PLC0415
                                             modules_digest, pairs_labelled_since)
 
@@ -2368,9 +2368,10 @@ def _kept_labelled_rules(db: sqlite_utils.Database) -> dict[Pair, frozenset[str]
 def _encode_rules(value: dict[Pair, frozenset[str]]) -> tuple[dict[str, Any], bytes]:
     from judgecal.annotations.store import encode_json_texts, encode_texts  # noqa: PLC0415
 
+    in_order = {r: tuple(sorted(r)) for r in set(value.values())}  # one shared tuple per rule set: dumped once
     return {"n": len(value), "columns": [
         encode_texts([p[0] for p in value]), encode_texts([p[1] for p in value]),
-        encode_json_texts([tuple(sorted(r)) if r is not None else r for r in value.values()])]}, b""
+        encode_json_texts(list(map(in_order.__getitem__, value.values())))]}, b""
 
 
 def _decode_rules(meta: dict[str, Any], data: bytes) -> dict[Pair, frozenset[str]]:

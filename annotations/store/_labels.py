@@ -275,10 +275,10 @@ def kept_blind_first(db: sqlite_utils.Database) -> BlindFirst:
 def _blind_persisted() -> Any:
     """How `kept_blind_first` is stored across processes (`kept_for_tables`' `persisted`): as columns."""
     from judgecal.annotations.store._memo import kept_for_tables  # noqa: PLC0415
-    from judgecal.annotations.store._stored import Persisted, modules_digest  # noqa: PLC0415
+    from judgecal.annotations.store._stored import Persisted, decode_column, modules_digest  # noqa: PLC0415
 
-    return Persisted(modules_digest(kept_blind_first, kept_for_tables, _encode_blind, pairs_labelled_since),
-                     _encode_blind, _decode_blind)
+    # this module, the kept values' and the codec's (decode_column)
+    return Persisted(modules_digest(kept_blind_first, kept_for_tables, decode_column), _encode_blind, _decode_blind)
 
 
 def _encode_blind(value: BlindFirst) -> tuple[dict[str, Any], bytes]:
