@@ -70,7 +70,7 @@ from judgecal.annotations.reports._judge_error import JudgeError, judge_error, k
 from judgecal.annotations.store import (blind_first_labels, current_labels, kept_blind_first, kept_for_tables,
                                         merged)
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
-                                   sample_rules, store_pair_tally, store_sample_side, PAIRED)
+                                   rules_by_pair, sample_rules, store_pair_tally, store_sample_side, PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import (PATTERN_SQL, code_digest, has_pair_rowids, has_verdict_pairs, pair_indexes,
@@ -2338,18 +2338,9 @@ def _labelled_rules_of(db: sqlite_utils.Database, pairs: list[Pair] | None) -> d
     """`sample_rules(db)` restricted to the pairs with a label event (`pairs` None), or to `pairs`: the rules of
     those that were sampled, one frozenset per distinct rule set."""
     source, params, _ = _wanted(pairs, pairs is None)
-    out: dict[Pair, frozenset[str]] = {}
-    shared: dict[tuple[frozenset[str] | None, str], frozenset[str]] = {}
-    for rid, cid, rule in db.conn.execute(
-            f"SELECT s.run_record_id, s.constraint_id, s.rule FROM {source} CROSS JOIN samples s"
-            " ON s.run_record_id = wanted.rid AND s.constraint_id = wanted.cid", params):
-        key = (rid, cid)
-        got = out.get(key)
-        rules = shared.get((got, rule))
-        if rules is None:
-            rules = shared[(got, rule)] = frozenset({rule}) if got is None else got | {rule}
-        out[key] = rules
-    return out
+    return rules_by_pair(db.conn.execute(
+        f"SELECT s.run_record_id, s.constraint_id, s.rule FROM {source} CROSS JOIN samples s"
+        " ON s.run_record_id = wanted.rid AND s.constraint_id = wanted.cid", params))
 
 
 def _kept_labelled_rules(db: sqlite_utils.Database) -> dict[Pair, frozenset[str]]:

@@ -16,7 +16,8 @@ _OWNERS = {
         "draw_rank", "draw_paired", "draw_run_sample", "draw_sample", "import_samples", "paired_counted",
         "paired_drawn",
         "paired_key", "paired_order", "labelled_pairs", "last_draw", "population_pairs", "population_sizes",
-        "quota", "quota_progress", "review_progress", "sample_export_rows", "sample_is_stale", "sample_rules",
+        "quota", "quota_progress", "review_progress", "rules_by_pair", "sample_export_rows", "sample_is_stale",
+        "sample_rules",
         "store_sample_side", "store_pair_tally", "strata_members", "stratum_key", "targeted_pairs", "top_up_sample",
     ),
     "._sample_rows": (

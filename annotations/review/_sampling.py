@@ -227,12 +227,17 @@ def sample_rules(db: sqlite_utils.Database, pair: Pair | None = None) -> dict[Pa
     """The sample rules under which each pair was drawn (one pair, or every sampled pair). Sample membership is
     defined here only."""
     where, params = ("WHERE run_record_id = ? AND constraint_id = ?", list(pair)) if pair is not None else ("", [])
+    return rules_by_pair(db.conn.execute(f"SELECT run_record_id, constraint_id, rule FROM samples {where}", params))
+
+
+def rules_by_pair(rows: Iterable[tuple[str, str, str]]) -> dict[Pair, frozenset[str]]:
+    """(run record, constraint, rule) sample rows as each pair's rule set (`sample_rules`' reading)."""
     # One frozenset per distinct rule set, shared by its pairs, and a Pair without its Python-level constructor
     # (issue 16.2: 500k rows at a million run records; a set and a frozenset per pair were most of the 2.9 s)
     out: dict[Pair, frozenset[str]] = {}
     shared: dict[tuple[frozenset[str] | None, str], frozenset[str]] = {}
     new = tuple.__new__
-    for rid, cid, rule in db.conn.execute(f"SELECT run_record_id, constraint_id, rule FROM samples {where}", params):
+    for rid, cid, rule in rows:
         key = new(Pair, (rid, cid))
         got = out.get(key)
         rules = shared.get((got, rule))
