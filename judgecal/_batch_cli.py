@@ -32,12 +32,12 @@ def keep_report_aggregates(db: Any) -> None:
 
 def keep_sample_side(db: Any) -> None:
     """After a draw is committed (`sample`): store what the report reads of the random sample apart from labels, as
-    `keep_report_aggregates` does (`annotations.store_sample_side`), and the label side whose sample rules the draw
-    moved (`annotations.store_label_side`), a failure a warning."""
+    `keep_report_aggregates` does (`annotations.store_sample_side`), and the labelled pairs' sample rules the draw
+    moved (`annotations.store_labelled_rules`), a failure a warning."""
     from judgecal import annotations as ann  # noqa: PLC0415
 
     _keep(ann.store_sample_side, db)
-    _keep(ann.store_label_side, db)  # the labelled pairs' sample rules moved with the draw
+    _keep(ann.store_labelled_rules, db)  # the labelled pairs' sample rules moved with the draw
 
 
 def keep_label_side(db: Any) -> None:

@@ -475,9 +475,8 @@ def test_sample_stores_the_draw_orders(demo: Path, argv: list[str]) -> None:
         conn.execute("DELETE FROM stored_aggregates")
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["--db", str(demo), "sample", "--rate", "0.2", *argv]) == 0
-    assert sorted(r[0] for r in _rows(demo)) == ["blind_first", "draw_orders", "labelled_pair_info",
-                                                 "labelled_sample_rules", "labelled_verdict_rows", "random_strata",
-                                                 "record_covariates"]  # and the label side (tests/test_stored_label_side.py)
+    # and the labelled pairs' sample rules it moved (tests/test_stored_label_side.py)
+    assert sorted(r[0] for r in _rows(demo)) == ["draw_orders", "labelled_sample_rules", "random_strata"]
     with sqlite3.connect(demo) as conn:
         conn.execute("DELETE FROM samples WHERE 0")  # nothing: the stored row stays current
     assert _orders(demo) == _computed_orders(demo)

@@ -1939,8 +1939,8 @@ def store_label_side(db: sqlite_utils.Database) -> None:
     """Store what the report reads of every labelled pair whatever its label (the blind first labels, the labelled
     pairs' verdict rows, info and sample rules, the labelled records' covariates: `kept_for_tables`' `persisted`),
     unless the stored ones are current. A report in another process reads them back, or updates them by the labels added
-    since (issue 16.2: ~5 s CPU at a million run records). The last step of the verdict writers, `import labels` and
-    `sample`."""
+    since (issue 16.2: ~5 s CPU at a million run records). The last step of the verdict writers and `import labels`
+    (`sample` stores the part its draw moves: `store_labelled_rules`)."""
     from judgecal.annotations.store import storing_kept  # noqa: PLC0415
 
     with storing_kept():
@@ -1948,6 +1948,17 @@ def store_label_side(db: sqlite_utils.Database) -> None:
         _kept_labelled_rows(db)
         _kept_labelled_info(db)
         kept_record_covariates(db)
+        _kept_labelled_rules(db)
+
+
+def store_labelled_rules(db: sqlite_utils.Database) -> None:
+    """Store the labelled pairs' sample rules (`store_label_side`'s part that a draw moves) unless current: `sample`'s
+    last step. The rest of the label side is left to the verdict writers: after new run records (which make the
+    labelled pairs' info and covariates stale without changing them) recomputing them would add ~3 s to a draw at a
+    million run records."""
+    from judgecal.annotations.store import storing_kept  # noqa: PLC0415
+
+    with storing_kept():
         _kept_labelled_rules(db)
 
 
