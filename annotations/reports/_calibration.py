@@ -2266,13 +2266,22 @@ def _kept_labelled_rows(db: sqlite_utils.Database) -> _LabelledRows:
 
 
 @functools.cache
+def _label_side_code() -> str:
+    """The digest of every module the labelled pairs' stored values are computed, updated and coded in (one for the
+    three: each was taking its own ~7 ms of the same modules)."""
+    from judgecal.annotations.store import (decode_column, kept_for_tables, modules_digest,  # noqa: PLC0415
+                                            pairs_labelled_since)
+
+    return modules_digest(_verdict_rows, kept_for_tables, pairs_labelled_since, parse_pattern, decode_column)
+
+
+@functools.cache
 def _persisted(kind: str) -> Any:
     """How the labelled pairs' verdict rows ("rows"), sample rules ("rules") and info ("info") are stored across
     processes (`kept_for_tables`' `persisted`): the digest covers every module their computation and update reach."""
-    from judgecal.annotations.store import (Persisted, decode_column, kept_for_tables,  # noqa: PLC0415
-                                            modules_digest, pairs_labelled_since)
+    from judgecal.annotations.store import Persisted  # noqa: PLC0415
 
-    code = modules_digest(_verdict_rows, kept_for_tables, pairs_labelled_since, parse_pattern, decode_column)
+    code = _label_side_code()
     if kind == "rows":
         return Persisted(code, _encode_rows, _decode_rows)
     if kind == "rules":

@@ -117,11 +117,10 @@ def _version_parts(db: sqlite_utils.Database, code: str, tables: Sequence[str]) 
     return [code, migrations, list(tables)]
 
 
-def read_persisted(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], how: Persisted
-                   ) -> tuple[Any, tuple] | None:
-    """(the value stored under (name, args) by code `how.code` over `tables`, the `table_marks` it was stored at), or
-    None: nothing stored, another code, migrations or tables, or a row that does not decode. The caller decides
-    whether those marks are current enough (`kept_for_tables`)."""
+def _persisted_row(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], code: str
+                   ) -> tuple[list, bytes, bytes] | None:
+    """(version, meta, data) of the row under (name, args) when it was stored by code `code` over `tables` under
+    this schema's migrations, else None (no such row, another code or schema, a version that is not one)."""
     if not _has_table(db):
         return None
     row = db.execute("SELECT CAST(version AS BLOB), CAST(meta AS BLOB), CAST(data AS BLOB) FROM stored_aggregates"
@@ -130,10 +129,25 @@ def read_persisted(db: sqlite_utils.Database, name: str, args: Any, tables: Sequ
         return None
     try:
         version = json.loads(row[0].decode())
-        if not isinstance(version, list) or len(version) != 5 or version[:3] != _version_parts(db, how.code, tables):
-            return None
-        marks = tuple(version[3])
-        return how.decode(json.loads(row[1].decode()), row[2]), marks
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the limit: damaged or foreign
+        return None
+    if (not isinstance(version, list) or len(version) != 5 or version[:3] != _version_parts(db, code, tables)
+            or not isinstance(version[3], list)):
+        return None
+    return version, row[1], row[2]
+
+
+def read_persisted(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], how: Persisted
+                   ) -> tuple[Any, tuple] | None:
+    """(the value stored under (name, args) by code `how.code` over `tables`, the `table_marks` it was stored at), or
+    None: nothing stored, another code, migrations or tables, or a row that does not decode. The caller decides
+    whether those marks are current enough (`kept_for_tables`)."""
+    row = _persisted_row(db, name, args, tables, how.code)
+    if row is None:
+        return None
+    version, meta, data = row
+    try:
+        return how.decode(json.loads(meta.decode()), data), tuple(version[3])
     except Exception:  # noqa: BLE001 - damaged or foreign, whatever it raises: computed again (see stored_value)
         return None
 
@@ -143,18 +157,10 @@ def persisted_marks(db: sqlite_utils.Database, name: str, args: Any, tables: Seq
     """The marks the row under (name, args) was stored at by code `code`, when its meta and data are still those it
     was written with (their checksum; not decoded: a writer's check, milliseconds); else None, and the writer
     replaces the row."""
-    if not _has_table(db):
+    row = _persisted_row(db, name, args, tables, code)
+    if row is None or row[0][4] != _checksum(row[1], row[2]):
         return None
-    row = db.execute("SELECT CAST(version AS BLOB), CAST(meta AS BLOB), CAST(data AS BLOB) FROM stored_aggregates"
-                     " WHERE name = ? AND args = ?", [name, json.dumps(args, sort_keys=True)]).fetchone()
-    try:
-        version = json.loads(row[0].decode()) if row is not None else None
-    except ValueError:
-        return None
-    if (not isinstance(version, list) or len(version) != 5 or version[:3] != _version_parts(db, code, tables)
-            or not isinstance(version[3], list) or version[4] != _checksum(row[1], row[2])):
-        return None
-    return tuple(version[3])
+    return tuple(row[0][3])
 
 
 def _checksum(meta: bytes, data: bytes) -> str:
