@@ -923,8 +923,11 @@ def _ppi_summaries(bases: dict[tuple[str, str], Any]) -> dict[tuple[str, str], t
     """Each group's `summarise_all` of its models' pass/fail predictions and of its label shares' predictions, with
     their strata: what every corrected rate reads of all judged pairs, label-free, so kept with the bases (issue 16
     item 3: a sum and two counts over up to 1.7M pairs per rate, paid again after every new label)."""
-    return {key: ({model: summarise_all(b.judge, b.strata) for model, b in base.ppi.items()},
-                  {sk: {label: summarise_all(f, sb.strata) for label, f in sb.f_all.items()}
+    return {key: ({model: summarise_all(b.judge, b.strata, counts=b.counts, sizes=b.sizes if b.counts else None)
+                   for model, b in base.ppi.items()},
+                  {sk: {label: summarise_all(f, sb.strata, counts=None if sb.counts is None else sb.counts[label],
+                                             sizes=sb.sizes)
+                        for label, f in sb.f_all.items()}
                    for sk, sb in base.shares.items()})
             for key, base in bases.items()}
 
@@ -1156,6 +1159,8 @@ class _PpiBase(NamedTuple):
     strata: list[str]
     sizes: Counter
     units: JudgedUnits
+    # how many pairs hold each prediction, when counted per class (`_classes_base`): what `summarise_all` reads
+    counts: dict[float, int] | None = None
 
 
 def _ppi_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
@@ -1245,6 +1250,10 @@ class _ShareBase(NamedTuple):
 
     strata: list[str]
     f_all: dict[str, list[float]]  # label -> `label_predictions` over the pairs
+    # per label, how many pairs hold each prediction, and the pairs per stratum, when counted per class
+    # (`_classes_base`): what `summarise_all` reads
+    counts: dict[str, dict[float, int]] | None = None
+    sizes: Counter | None = None
 
 
 def _share_bases(pairs: list[Pair], verdicts: dict[Pair, _Verdicts], info: dict[Pair, PairInfo]
@@ -1465,7 +1474,10 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         # pairs) with their verdicts; a slice's are those of its kind, in the same order
         verdicts, labelled = judged_lab[(jm, sha)]
         repeats = base.repeats
-        columns = _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled})
+        # each labelled pair's label set and pattern, for the per-pair path (with the columns, a verification slice's
+        # own pairs are looked up by `_slice_stats`: 176k pairs' look-ups, ~0.4 s at a million run records, saved)
+        columns = (None if _COLUMNS else
+                   _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled}))
         # the labelled pairs as columns, read once for every slice and rate they enter (issue 16.3); off: per pair
         cols = (_labelled_columns(labelled, verdicts, humans, rules, info, repeats, post_reveal, stratum_of)
                 if _COLUMNS else None)
@@ -2155,9 +2167,12 @@ def _classes_base(classes: list[_PairClass], repeats: list[int], ignored: int, c
         for c in mine:
             cid[c.code] = c.constraint_id
         sizes_m: Counter = Counter()
+        counts_m: dict[float, int] = {}
         for c in mine:
             sizes_m[c.constraint_id] += c.count
-        ppi[m] = _PpiBase(judge, cid[sub].tolist(), sizes_m, _units(judge, item_codes[mask], item_names))
+            v = _prediction_of(c.pattern)
+            counts_m[v] = counts_m.get(v, 0) + c.count
+        ppi[m] = _PpiBase(judge, cid[sub].tolist(), sizes_m, _units(judge, item_codes[mask], item_names), counts_m)
     share_classes: dict[tuple[str, tuple[str, ...]], list[_PairClass]] = defaultdict(list)
     for c in classes:
         if not _is_pass_fail(c.labels):
@@ -2169,12 +2184,17 @@ def _classes_base(classes: list[_PairClass], repeats: list[int], ignored: int, c
         cid = np.empty(len(value), dtype=object)
         for c in mine:
             cid[c.code] = c.constraint_id
-        f_all = {}
+        f_all, counts = {}, {}
+        sizes_s: Counter = Counter()
+        for c in mine:
+            sizes_s[c.constraint_id] += c.count
         for label in key[1]:
+            counts[label] = {}
             for c in mine:
-                value[c.code] = label_prediction(tuple(l for _, l in c.pattern), label, key[1])
+                v = value[c.code] = label_prediction(tuple(l for _, l in c.pattern), label, key[1])
+                counts[label][v] = counts[label].get(v, 0) + c.count
             f_all[label] = list(map(value.tolist().__getitem__, sub.tolist()))
-        shares[key] = _ShareBase(cid[sub].tolist(), f_all)
+        shares[key] = _ShareBase(cid[sub].tolist(), f_all, counts, sizes_s)
     return _GroupBase(sum(c.count for c in classes), repeats, ignored, list(by_kind["constraint"]),
                       list(by_kind["type"]), list(by_kind["labels"]), slices, sizes, ppi, shares, None)
 
