@@ -6,6 +6,7 @@ reads the covariates of the run records and hands the counted pairs to them."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -160,7 +161,8 @@ def judge_error(record_ids: Sequence[str], constraint_ids: Sequence[str], models
     label (an abstention is any label but pass/fail) and blind first human label per pair. The regression's tests
     are clustered by item and give each constraint its own intercept (a judge lenient on one constraint is not
     read as favouring that constraint's longer outputs)."""
-    records = [covariates.get(rid, RecordCovariates(None, None, None, None, None, ())) for rid in record_ids]
+    unknown = RecordCovariates(None, None, None, None, None, ())  # (one, not one made per pair and dropped)
+    records = list(map(covariates.get, record_ids, itertools.repeat(unknown, len(record_ids))))
     covs, source = covariates_of(records)
     return JudgeError(error_rates_by_model(models, judge, human),
                       judge_error_regression(judge, human, covs, clusters=items, strata=constraint_ids), source)

@@ -374,11 +374,24 @@ def log2_length(values: Sequence[float | None]) -> list[float | None]:
 
 def standardised(values: Sequence[float | None]) -> tuple[list[float | None], float]:
     """(values in SD units around their mean, the SD); an SD of 0 or fewer than 2 values leave them as they are."""
-    known = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    try:  # in C where the values convert (None is NaN): the same floats, the same IEEE operations
+        array = np.array(values, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        array = None
+    if array is None or array.ndim != 1:
+        known = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    else:
+        finite = np.isfinite(array)
+        known = array[finite].tolist()
     if len(known) < 2:
         return list(values), math.nan
     mean = sum(known) / len(known)
-    sd = math.sqrt(sum((v - mean) ** 2 for v in known) / (len(known) - 1))
+    sd = math.sqrt(sum((v - mean) ** 2 for v in known) / (len(known) - 1))  # (`** 2`: pow, as ever, not v * v)
     if sd == 0:
         return list(values), 0.0
-    return [None if v is None or not math.isfinite(float(v)) else (float(v) - mean) / sd for v in values], sd
+    if array is None or array.ndim != 1:
+        return [None if v is None or not math.isfinite(float(v)) else (float(v) - mean) / sd for v in values], sd
+    out: list[float | None] = ((array - mean) / sd).tolist()
+    for k in np.flatnonzero(~finite).tolist():
+        out[k] = None
+    return out, sd
