@@ -1600,7 +1600,9 @@ def _kept_label_side(db: sqlite_utils.Database, run_id: str | None,
 
     def compute() -> _LabelSide:
         found = counted_pairs(db, run_id=run_id, blind=kept_blind_first(db).rows)
-        counted = frozenset(p for p in found.pairs if "random" in raw_rules.get(p, ()))
+        # the pairs whose rules hold "random", found in C: pairs share a few rule-set objects
+        flag = {r: "random" in r for r in set(raw_rules.values())}
+        counted = found.pairs & frozenset(itertools.compress(raw_rules, map(flag.__getitem__, raw_rules.values())))
         return _LabelSide(found.order, found.prefix, found.pairs,
                           counted_rules(db, run_id, raw_rules, found.pairs), counted)
 
@@ -1676,10 +1678,12 @@ def _label_maps(info: dict[Pair, PairInfo], all_labels: dict[Pair, list[Any]],
                 later: set[tuple[str, str, str]]) -> _LabelMaps:
     """`info` (a labelled pair's info, for the pairs with it) restricted to the pairs of `all_labels`, and what the
     report reads of those pairs' labels."""
-    info = {p: info[p] for p in all_labels if p in info}
-    labels_by_pair = {p: rows for p, rows in all_labels.items() if p in info}
+    # (one look-up per pair, and none where every labelled pair has its info: 176k pairs at a million run records)
+    info = {p: i for p in all_labels if (i := info.get(p)) is not None}
+    labels_by_pair = (all_labels if len(info) == len(all_labels)  # never mutated: the same dict serves
+                      else {p: rows for p, rows in all_labels.items() if p in info})
     humans = {p: rows[0]["label"] for p, rows in labels_by_pair.items()}
-    stratum_of = {p: (p[1], info[p].model) for p in humans}
+    stratum_of = {p: (p[1], i.model) for p, i in info.items()}  # (the same pairs in the same order)
     post_reveal = frozenset(p for p, rows in labels_by_pair.items() if (p[0], p[1], rows[0]["reviewer"]) in later)
     return _LabelMaps(info, labels_by_pair, humans, stratum_of, post_reveal, frozenset(later))
 
