@@ -936,12 +936,16 @@ def _first_appearance(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of `codes` in order of first appearance, and `codes` renumbered 0.. in that order."""
     if not len(codes):
         return codes, codes
-    if codes.dtype.kind in "iu" and codes.min() >= 0 and codes.max() < 64:
-        # a few label codes (most calls): each value's first position found by a scan, not by sorting every code
-        present = np.flatnonzero(np.bincount(codes))
-        first_at = np.array([np.argmax(codes == k) for k in present.tolist()], dtype=np.intp)
-        distinct = present[np.argsort(first_at, kind="stable")]
-        rank = np.empty(int(present[-1]) + 1, dtype=np.intp)
+    n = len(codes)
+    if codes.dtype.kind in "iu" and codes.min() >= 0 and codes.max() < 4 * n + 1024:
+        # numbers (label codes, item numbers): each value's first position by `minimum.at`, not by sorting every
+        # code (5-12x per call; the agreement tables call it ~300 times)
+        size = int(codes.max()) + 1
+        first = np.full(size, n, dtype=np.intp)
+        np.minimum.at(first, codes, np.arange(n, dtype=np.intp))
+        present = np.flatnonzero(first < n)
+        distinct = present[np.argsort(first[present], kind="stable")]
+        rank = np.empty(size, dtype=np.intp)
         rank[distinct] = np.arange(len(distinct), dtype=np.intp)
         return distinct.astype(codes.dtype, copy=False), rank[codes]
     uniq, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
@@ -2216,12 +2220,9 @@ def _units(judge: list[float], items: np.ndarray, item_names: list[str | None]) 
     this list, as `judged_units` numbers them, and keyed by item id."""
     if not len(items):
         return judged_units(judge, [])
-    uniq, first = np.unique(items, return_index=True)
-    order = np.argsort(first, kind="stable")
-    local = np.empty(int(uniq.max()) + 1, dtype=np.intp)
-    local[uniq[order]] = np.arange(len(uniq), dtype=np.intp)
-    return JudgedUnits(np.asarray(judge, dtype=float), local[items],
-                       {item_names[g]: k for k, g in enumerate(uniq[order].tolist())})
+    distinct, local = _first_appearance(items)
+    return JudgedUnits(np.asarray(judge, dtype=float), local,
+                       dict(zip(map(item_names.__getitem__, distinct.tolist()), itertools.count())))
 
 
 # The pairs with a label event (any reviewer, any event), each once, in the label pair index's order: what the
