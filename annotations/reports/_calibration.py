@@ -784,9 +784,10 @@ class _LabelledColumns(NamedTuple):
 
 def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], humans: dict[Pair, str],
                       rules: dict[Pair, set[str]], info: dict[Pair, PairInfo], repeats: list[int],
-                      post_reveal: set[Pair], stratum_of: dict[Pair, tuple[str, str]]) -> _LabelledColumns:
+                      post_reveal: set[Pair]) -> _LabelledColumns:
     """The columns of a group's labelled pairs (in pair order): one look-up per pair and column, mapped in C; the
-    rest per distinct verdicts object, rule set, item or stratum."""
+    rest per distinct verdicts object, rule set, item or stratum. A pair's design stratum is its (constraint, model
+    under test), as everywhere in the report (`_label_maps`)."""
     n = len(labelled)
     vocab = _Numbering()
     abstain = vocab[ABSTAIN]
@@ -825,7 +826,6 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
     rule, rule_sets = by_identity(list(map(rules.get, labelled, itertools.repeat((), n))))
     is_random = np.array(["random" in r for r in rule_sets], dtype=bool)
     is_targeted = np.array(["targeted" in r and "random" not in r for r in rule_sets], dtype=bool)
-    stratum, strata = numbered(map(stratum_of.__getitem__, labelled))
     pair_infos = list(map(info.__getitem__, labelled))
     label_set, label_sets = numbered(map(_LABELS, pair_infos))
     set_names = list(dict.fromkeys("/".join(ls) for ls in label_sets))
@@ -834,6 +834,11 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
     constraint, constraint_ids = numbered(map(_CONSTRAINT, labelled))
     typ, types = numbered(map(_TYPE, pair_infos))
     model, models = numbered(map(_MODEL, pair_infos))
+    # a pair's design stratum is (its constraint, its model under test), as `_label_maps`' `stratum_of` has it:
+    # numbered from those two columns in the same order of first appearance, not by hashing a tuple per pair twice
+    width = max(len(models), 1)
+    first, stratum = _first_appearance(constraint * width + model)
+    strata = [(constraint_ids[k // width], models[k % width]) for k in first.tolist()]
     return _LabelledColumns(
         labelled, list(vocab), abstain, human, take(judge), take(has_majority, bool), take(no_valid, bool),
         take(single), {r: take(codes) for r, codes in per_repeat.items()}, is_random[rule], is_targeted[rule],
@@ -1491,7 +1496,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         columns = (None if _COLUMNS else
                    _Columns({p: info[p].labels for p in labelled}, {p: verdicts[p].pattern for p in labelled}))
         # the labelled pairs as columns, read once for every slice and rate they enter (issue 16.3); off: per pair
-        cols = (_labelled_columns(labelled, verdicts, humans, rules, info, repeats, post_reveal, stratum_of)
+        cols = (_labelled_columns(labelled, verdicts, humans, rules, info, repeats, post_reveal)
                 if _COLUMNS else None)
         pass_rates, pass_clustering = (), ()
         if cols is None:
