@@ -150,9 +150,11 @@ def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Seque
     wts = wts * n_lab / wts.sum()
     r = wts * (np.asarray(y_lab, dtype=float) - lam * np.asarray(pred_lab, dtype=float))
     index = judged.index
-    if not all(c in index for c in clusters_lab):
+    if all(map(index.__contains__, clusters_lab)):  # (the usual case: every look-up in C)
+        cl = np.fromiter(map(index.__getitem__, clusters_lab), dtype=np.intp, count=n_lab)
+    else:
         index = dict(index)  # a labelled unit outside the judged clusters: numbered after them, on a copy
-    cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
+        cl = np.fromiter((index.setdefault(c, len(index)) for c in clusters_lab), dtype=np.intp, count=n_lab)
     k = len(index)
     contrib = (np.bincount(ca, weights=lam * (f - f.mean()) / n_all, minlength=k)
                + np.bincount(cl, weights=(r - r.mean()) / n_lab, minlength=k))

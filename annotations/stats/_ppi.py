@@ -182,10 +182,15 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
         total = sum(pred_all)
     else:
         var_pred, total = summary.variance, summary.total
+    # var(wf) and cov(wy, wf) are each computed once: the λ rule and the moments read the same numbers (each a pass
+    # over the labelled units: 176k at a million run records)
+    var_wf = cov_yf = None
     if n_lab >= tune_min_n and n_all >= 2:
-        denom = var_pred / n_all + variance_of(wf) / n_lab
+        var_wf = variance_of(wf)
+        denom = var_pred / n_all + var_wf / n_lab
         if denom > 0:
-            lam = min(1.0, max(0.0, statistics.covariance(wy, wf) / n_lab / denom))
+            cov_yf = statistics.covariance(wy, wf)
+            lam = min(1.0, max(0.0, cov_yf / n_lab / denom))
             method = f"PPI++ (λ = {lam:.2f})"
     else:
         method = f"PPI (λ = 1: fewer than {tune_min_n} labels to tune λ)"
@@ -194,7 +199,8 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     if n_lab < 2 or n_all < 2:
         return PPIMean(estimate, math.nan, lam, method, var_pred, math.nan, n_all, n_lab)
     # variance_of: statistics.variance bit for bit, from the counts of the few distinct weighted values
-    moments = (variance_of(wy), statistics.covariance(wy, wf), variance_of(wf))
+    moments = (variance_of(wy), statistics.covariance(wy, wf) if cov_yf is None else cov_yf,
+               variance_of(wf) if var_wf is None else var_wf)
     var_rect = variance_of(rect)
     if var_rect == 0:
         # every labelled unit agrees with the prediction (or all differ alike): the plug-in variance is 0 and the CI
