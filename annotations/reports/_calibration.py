@@ -854,7 +854,7 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
 
 
 _MODEL, _ITEM, _TYPE, _LABELS = (operator.itemgetter(k) for k in range(4))  # PairInfo's fields
-_CONSTRAINT = operator.itemgetter(1)  # a pair's constraint id
+_RECORD, _CONSTRAINT = operator.itemgetter(0), operator.itemgetter(1)  # a pair's run record and constraint ids
 
 
 def _positions(cols: _LabelledColumns, mask: np.ndarray) -> tuple[list[int], list[Pair]]:
@@ -1776,9 +1776,10 @@ def _judge_error_columns(cols: _LabelledColumns, info: dict[Pair, PairInfo], cov
     counted = list(map(cols.pairs.__getitem__, idx))
     infos = list(map(info.__getitem__, counted))
     vocab = cols.vocab
-    judge = [label or ABSTAIN for label in map(vocab.__getitem__, cols.judge[idx].tolist())]
-    return judge_error([p[0] for p in counted], [p[1] for p in counted], [i.model for i in infos],
-                       [i.item_id for i in infos], judge, list(map(vocab.__getitem__, cols.human[idx].tolist())),
+    as_judge = [label or ABSTAIN for label in vocab]  # per code, not per pair (the lists are built in C)
+    judge = list(map(as_judge.__getitem__, cols.judge[idx].tolist()))
+    return judge_error(list(map(_RECORD, counted)), list(map(_CONSTRAINT, counted)), list(map(_MODEL, infos)),
+                       list(map(_ITEM, infos)), judge, list(map(vocab.__getitem__, cols.human[idx].tolist())),
                        covariates)
 
 
@@ -2353,17 +2354,18 @@ def _stored_pattern(value: Any) -> dict[int, str | None] | None:
 
 def _decode_rows(meta: dict[str, Any], data: bytes) -> _LabelledRows:
     """`_encode_rows`' inverse; ValueError for rows `_verdict_rows` could not have made."""
-    from judgecal.annotations.store import decode_column, decode_json_column  # noqa: PLC0415
+    from judgecal.annotations.store import ascending, decode_column, decode_json_column  # noqa: PLC0415
 
     n, columns = meta["n"], meta["columns"]
     if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 6:
         raise ValueError("not stored verdict rows")
     vids, jms, shas, rids, cids = (decode_column(c, n, k) for c, k in zip(
         columns, ((int,), (str,), (str,), (str,), (str,))))
-    if any(a >= b for a, b in zip(vids, vids[1:])):
+    if not ascending(vids):
         raise ValueError("stored verdict rows are not in pair order")
-    rows = list(zip(vids, jms, shas, zip(rids, cids), decode_json_column(columns[5], n, _stored_pattern)))
-    return _LabelledRows(rows, frozenset(r[3] for r in rows))
+    pairs = list(zip(rids, cids))
+    rows = list(zip(vids, jms, shas, pairs, decode_json_column(columns[5], n, _stored_pattern)))
+    return _LabelledRows(rows, frozenset(pairs))
 
 
 def _kept_labelled_verdicts(db: sqlite_utils.Database, pairs: dict[Pair, Any] | set[Pair], shas: set[str] | None,
@@ -2456,15 +2458,14 @@ def _encode_info(value: dict[Pair, PairInfo]) -> tuple[dict[str, Any], bytes]:
 
 def _decode_info(meta: dict[str, Any], data: bytes) -> dict[Pair, PairInfo]:
     """`_encode_info`'s inverse; ValueError for info `pair_info_of` could not have made."""
-    from judgecal.annotations.store import decode_column, decode_json_column, text_tuple  # noqa: PLC0415
+    from judgecal.annotations.store import decode_column, decode_json_column, named_rows, text_tuple  # noqa: PLC0415
 
     n, columns = meta["n"], meta["columns"]
     if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 6:
         raise ValueError("not stored pair info")
     rids, cids, models, items, types = (decode_column(c, n, (str,)) for c in columns[:5])
-    new = tuple.__new__
-    out = dict(zip(zip(rids, cids), (new(PairInfo, i) for i in zip(
-        models, items, types, decode_json_column(columns[5], n, text_tuple)))))
+    out = dict(zip(zip(rids, cids), named_rows(PairInfo, models, items, types,
+                                               decode_json_column(columns[5], n, text_tuple))))
     if len(out) != n:
         raise ValueError("stored pair info names a pair twice")
     return out

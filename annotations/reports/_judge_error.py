@@ -112,7 +112,7 @@ def _encode_covariates(value: dict[str, RecordCovariates]) -> tuple[dict[str, An
 
 def _decode_covariates(meta: dict[str, Any], data: bytes) -> dict[str, RecordCovariates]:
     """`_encode_covariates`' inverse; ValueError for covariates `record_covariates` could not have made."""
-    from judgecal.annotations.store import decode_column, decode_json_column, text_tuple  # noqa: PLC0415
+    from judgecal.annotations.store import decode_column, decode_json_column, named_rows, text_tuple  # noqa: PLC0415
 
     n, columns = meta["n"], meta["columns"]
     if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 7:
@@ -121,8 +121,7 @@ def _decode_covariates(meta: dict[str, Any], data: bytes) -> dict[str, RecordCov
     rids = decode_column(columns[0], n, (str,))
     fields = [decode_column(c, n, k) for c, k in zip(columns[1:6], (count, count, count, number, count))]
     tags = decode_json_column(columns[6], n, text_tuple)
-    new = tuple.__new__
-    out = dict(zip(rids, (new(RecordCovariates, r) for r in zip(*fields, tags))))
+    out = dict(zip(rids, named_rows(RecordCovariates, *fields, tags)))
     if len(out) != n:
         raise ValueError("stored covariates name a run record twice")
     return out

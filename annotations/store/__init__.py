@@ -68,7 +68,7 @@ _OWNERS = {
         "kept_for_tables", "merged", "storing_kept",
     ),
     "._stored": (
-        "Persisted", "code_digest", "decode_column", "decode_json_column", "encode_json_texts", "encode_texts", "modules_digest",
+        "Persisted", "ascending", "code_digest", "decode_column", "named_rows", "decode_json_column", "encode_json_texts", "encode_texts", "modules_digest",
         "stored_value", "text_tuple",
     ),
 }

@@ -290,7 +290,7 @@ def _encode_blind(value: BlindFirst) -> tuple[dict[str, Any], bytes]:
 
 def _decode_blind(meta: dict[str, Any], data: bytes) -> BlindFirst:
     """`_encode_blind`'s inverse; ValueError for rows `_blind_first_scan` could not have made (ids not increasing)."""
-    from judgecal.annotations.store._stored import decode_column  # noqa: PLC0415
+    from judgecal.annotations.store._stored import ascending, decode_column, named_rows  # noqa: PLC0415
 
     n, columns = meta["n"], meta["columns"]
     if data or type(n) is not int or not isinstance(columns, list) or len(columns) != len(BlindLabel._fields):
@@ -298,10 +298,9 @@ def _decode_blind(meta: dict[str, Any], data: bytes) -> BlindFirst:
     text, maybe = (str,), (str, type(None))
     kinds = (text, text, text, maybe, maybe, maybe, (int,))
     rid, cid, reviewer, label, seen, created, ids = (decode_column(c, n, k) for c, k in zip(columns, kinds))
-    if any(a >= b for a, b in zip(ids, ids[1:])):
+    if not ascending(ids):
         raise ValueError("stored blind first labels are not in event order")
-    new = tuple.__new__
-    return BlindFirst(tuple(new(BlindLabel, row) for row in zip(rid, cid, reviewer, label, seen, created, ids)))
+    return BlindFirst(tuple(named_rows(BlindLabel, rid, cid, reviewer, label, seen, created, ids)))
 
 
 #: The definition `blind_first_labels` computes in one scan (kept for its test).

@@ -20,11 +20,14 @@ Rules:
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
+import operator
 import sqlite3
 import types
-from typing import Any, Callable, NamedTuple, Sequence, TypeVar
+from typing import Any, Callable, Iterator, NamedTuple, Sequence, TypeVar
 
 import sqlite_utils
 
@@ -284,6 +287,17 @@ def decode_json_column(column: Any, n: int, read: Callable[[Any], Any]) -> list[
     texts = decode_column(column, n, (str,))
     parsed = {t: read(json.loads(t)) for t in set(texts)}
     return list(map(parsed.__getitem__, texts))
+
+
+def ascending(values: Sequence[Any]) -> bool:
+    """Whether `values` strictly increase (a decoder's check of ids in event or pair order), compared in C."""
+    return all(map(operator.lt, values, itertools.islice(values, 1, None)))
+
+
+def named_rows(cls: type[T], *columns: Sequence[Any]) -> Iterator[T]:
+    """`cls` (a named tuple) rows of the decoded columns, each made by `tuple.__new__` in C: no Python call per row
+    (183k blind first labels at a million run records)."""
+    return map(functools.partial(tuple.__new__, cls), zip(*columns))
 
 
 def text_tuple(value: Any) -> tuple[str, ...]:
