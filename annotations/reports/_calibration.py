@@ -2194,7 +2194,8 @@ def _classes_base(classes: list[_PairClass], repeats: list[int], ignored: int, c
             sizes_m[c.constraint_id] += c.count
             v = _prediction_of(c.pattern)
             counts_m[v] = counts_m.get(v, 0) + c.count
-        ppi[m] = _PpiBase(judge, cid[sub].tolist(), sizes_m, _units(judge, item_codes[mask], item_names), counts_m)
+        # (the units read the predictions as an array: the classes' values, not the list converted back)
+        ppi[m] = _PpiBase(judge, cid[sub].tolist(), sizes_m, _units(value[sub], item_codes[mask], item_names), counts_m)
     share_classes: dict[tuple[str, tuple[str, ...]], list[_PairClass]] = defaultdict(list)
     for c in classes:
         if not _is_pass_fail(c.labels):
@@ -2221,7 +2222,7 @@ def _classes_base(classes: list[_PairClass], repeats: list[int], ignored: int, c
                       list(by_kind["type"]), list(by_kind["labels"]), slices, sizes, ppi, shares, None)
 
 
-def _units(judge: list[float], items: np.ndarray, item_names: list[str | None]) -> JudgedUnits:
+def _units(judge: np.ndarray, items: np.ndarray, item_names: list[str | None]) -> JudgedUnits:
     """`judged_units(judge, items)` from item numbers of the whole pass: renumbered in order of first appearance in
     this list, as `judged_units` numbers them, and keyed by item id."""
     if not len(items):
