@@ -624,10 +624,8 @@ def counted_rules(db: sqlite_utils.Database, run_id: str | None = None,
     # 530k sampled pairs at a million run records, 176k of them counted)
     minus.update((r, r - {"random"}) for r in distinct)
     out = dict(zip(raw, map(minus.__getitem__, raw.values())))
-    for p in counted:
-        r = raw.get(p)
-        if r is not None:
-            out[p] = r
+    back = counted & raw.keys()  # (keys already in `out`: their places stay)
+    out.update(zip(back, map(raw.__getitem__, back)))
     return out
 
 

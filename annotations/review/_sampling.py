@@ -351,19 +351,21 @@ def counted_pairs(db: sqlite_utils.Database, version: tuple | None = None, *,
     docstring). Without it, pairs drawn for one run only never count. `blind`: `blind_first_labels(db)` when the
     caller has read it (the report reads it once, not once per use)."""
     # plain (run record, constraint) tuples, equal to and hashed as the Pairs of the orders
-    blind = {(r["run_record_id"], r["constraint_id"]) for r in (blind_first_labels(db) if blind is None else blind)}
+    rows = blind_first_labels(db) if blind is None else blind
+    blind = set(zip(map(_RECORD_ID, rows), map(_CONSTRAINT_ID, rows)))  # (in C: 183k rows at a million run records)
     version = version or _data_version(db)
     orders = dict(_memo(db, ("counted_orders", run_id), version,
                         lambda: _stored_orders(db) if run_id is None else _draw_orders(db, scope=run_id)))
     prefix: dict[tuple[str, str], int] = {}
     pairs: set[Pair] = set()
     for key, order in orders.items():
-        k = 0
-        while k < len(order) and order[k] in blind:
-            k += 1
-        prefix[key] = k
-        pairs.update(order[:k])
+        counted = list(itertools.takewhile(blind.__contains__, order))
+        prefix[key] = len(counted)
+        pairs.update(counted)
     return CountedPairs(orders, prefix, frozenset(pairs))
+
+
+_RECORD_ID, _CONSTRAINT_ID = operator.itemgetter("run_record_id"), operator.itemgetter("constraint_id")
 
 
 def store_sample_side(db: sqlite_utils.Database) -> None:
