@@ -801,8 +801,10 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
     def by_identity(objects: list[Any]) -> tuple[np.ndarray, list[Any]]:
         # pairs share their verdicts and rule-set objects: numbered by identity, each object's values computed once
         codes, _ = numbered(map(id, objects))
-        _, first = np.unique(codes, return_index=True)  # the codes are 0.. in order of first appearance
-        return codes, [objects[k] for k in np.sort(first).tolist()]
+        # the codes are 0.. in order of first appearance: each code's first position, in code order
+        first = np.full(int(codes.max()) + 1 if n else 0, n, dtype=np.intp)
+        np.minimum.at(first, codes, np.arange(n, dtype=np.intp))
+        return codes, [objects[k] for k in first.tolist()]
 
     pat, shared = by_identity(list(map(verdicts.__getitem__, labelled)))
     human = numbered(map(humans.__getitem__, labelled), vocab)
@@ -974,7 +976,7 @@ def _agreement_codes(a: np.ndarray, b: np.ndarray, vocab: list[Any], abstain: in
         counts = np.bincount(cell, minlength=v * v)
         return agreement_from_counts({(vocab[c // v], vocab[c % v]): int(counts[c]) for c in distinct.tolist()},
                                      label_order)
-    used = np.union1d(a, b).tolist()
+    used = np.flatnonzero(np.bincount(a, minlength=v) + np.bincount(b, minlength=v)).tolist()  # (sorted, unique)
     labels = _order([vocab[c] for c in used], label_order)
     index = {lab: i for i, lab in enumerate(labels)}
     table = np.zeros((len(labels), len(labels)))
@@ -2374,11 +2376,23 @@ def _kept_labelled_verdicts(db: sqlite_utils.Database, pairs: dict[Pair, Any] | 
     pair's repeats as stored (`verdict_pairs`): from the kept rows of every labelled pair (`_kept_labelled_rows`),
     the judge model, rubric and constraint filters applied in Python."""
     out: dict[tuple[str, str], list[tuple[Pair, dict[int, str | None]]]] = defaultdict(list)
-    for _vid, jm, sha, pair, labels in _kept_labelled_rows(db).rows:
+    rows = _kept_labelled_rows(db).rows
+    if model is None and shas is None and constraints is None:
+        # no filter (the app's and the CLI's usual report): kept and grouped in C, runs of one version at a time
+        for version, run in itertools.groupby(itertools.compress(rows, map(pairs.__contains__, map(_ROW_PAIR, rows))),
+                                              key=_ROW_VERSION):
+            out[version].extend(map(_ROW_PAIR_LABELS, run))
+        return out
+    for _vid, jm, sha, pair, labels in rows:
         if ((model is None or jm == model) and (shas is None or sha in shas)
                 and (constraints is None or pair[1] in constraints) and pair in pairs):
             out[(jm, sha)].append((pair, labels))
     return out
+
+
+# a `_LabelledRows` row's pair, (judge model, rubric), and (pair, repeats)
+_ROW_PAIR, _ROW_VERSION, _ROW_PAIR_LABELS = (operator.itemgetter(3), operator.itemgetter(1, 2),
+                                             operator.itemgetter(3, 4))
 
 
 def _kept_labelled_info(db: sqlite_utils.Database) -> dict[Pair, PairInfo]:

@@ -7,7 +7,9 @@ on the per-item difference of two systems); Angelopoulos, Duchi & Zrnic 2023 "PP
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
@@ -133,20 +135,19 @@ def label_shares(model: str, label_set: Sequence[str], judge_all: Sequence[Seque
     if f_all_by_label is None:
         f_all_by_label = label_predictions(label_set, judge_all)
     out = []
+    # a project has a few repeat patterns and many pairs, and callers pass each pattern's one list for all its pairs:
+    # each distinct object (then each distinct pattern) predicted once per label, the pairs mapped in C (issue 16.2)
+    ids = list(map(id, judge_lab))  # (the objects are alive in `judge_lab`: distinct ids, distinct objects)
+    keys = {i: tuple(r) for i, r in dict(zip(ids, judge_lab)).items()}
     for label in label_set:
-        # a project has a few repeat patterns and many pairs: predict each pattern once (issue 16.2)
         known: dict[tuple[str | None, ...], float] = {}
-
-        def predict(repeats: Sequence[str | None]) -> float:
-            key = tuple(repeats)
-            f = known.get(key)
-            if f is None:
-                f = known[key] = label_prediction(key, label, label_set)
-            return f
-
+        for key in keys.values():
+            if key not in known:
+                known[key] = label_prediction(key, label, label_set)
+        f_of = {i: known[key] for i, key in keys.items()}
         f_all = f_all_by_label[label]
-        f_lab = [predict(r) for r in judge_lab]
-        y_lab = [int(h == label) for h in human_lab]
+        f_lab = list(map(f_of.__getitem__, ids))
+        y_lab = list(map(int, map(operator.eq, human_lab, itertools.repeat(label))))
         out.append(LabelShare(model, "/".join(label_set), label,
                               ppi_pass_rate(model, f_all, f_lab, y_lab, strata_all=strata_all,
                                             strata_lab=strata_lab,

@@ -260,7 +260,8 @@ def _strata_weights(strata_all: Sequence[Any] | None, strata_lab: Sequence[Any] 
     if missing or set(got) - set(size):
         return (f"no human label in the random sample on {', '.join(map(repr, missing))}: the judge's pass rate "
                 "there cannot be corrected" if missing else "labelled pairs outside the judged strata")
-    return [n_lab * size[k] / got[k] / n_all for k in strata_lab]
+    weight = {k: n_lab * size[k] / got[k] / n_all for k in got}  # one per stratum, the same float for each of its
+    return list(map(weight.__getitem__, strata_lab))                # pairs (mapped in C: 176k at 1M run records)
 
 
 def _clip01(x: float) -> float:
