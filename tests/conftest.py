@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import sqlite3
 import sys
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import pytest
 
@@ -24,6 +26,7 @@ HOSTILE_OUTPUT = (
     "Here is your answer <script>document.title='pwned'</script> "
     "<img src=http://evil.example/x.png> and [click me](http://evil.example/phish) ![pic](http://evil.example/p.png)"
 )
+T = TypeVar("T")
 RUBRIC_SHA = "a" * 64
 RUBRIC_SHA_2 = "b" * 64
 
@@ -101,6 +104,42 @@ def add_verdicts(db, rows, *, judge_model: str = "judge-1") -> None:
 @pytest.fixture
 def project_db(tmp_path: Path) -> Path:
     return seed_project(tmp_path / "project.db")
+
+
+def forget_kept() -> None:
+    """Forget what this process keeps between commands (the report's kept parts, the kept tables, the sample's
+    memo): the next command reads the project as a new process would."""
+    from judgecal.annotations.reports import _calibration  # house: private (its kept parts)
+    from judgecal.annotations.review import _sampling  # house: private (its memo)
+    from judgecal.annotations.store import _memo  # house: private (the kept tables)
+
+    for kept in (_calibration._KEPT, _memo._KEPT, _sampling._MEMO):
+        kept.clear()
+
+
+def run_alone(path: Path, *argv: str) -> tuple[int, str]:
+    """`judgecal --db PATH ARGV` as a new process would run it (nothing this one keeps is reused): (status, stdout)."""
+    from judgecal.cli import main
+
+    forget_kept()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["--db", str(path), *argv])
+    return rc, out.getvalue()
+
+
+def nothing_stored(path: Path, read: Callable[[Path], T]) -> T:
+    """`read` of a copy of the project with its stored aggregates deleted (the project itself is left as it is):
+    what a command gives when nothing was stored."""
+    copy = path.with_name("fresh-" + path.name)
+    with sqlite3.connect(path) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("DELETE FROM stored_aggregates")
+    try:
+        return read(copy)
+    finally:
+        copy.unlink()
 
 
 def _demo(path: Path, *, labels: bool) -> Path:

@@ -19,38 +19,22 @@ import pytest
 
 from judgecal import annotations as ann
 from judgecal.annotations.reports import _calibration  # house: private (the pass and its codec)
-from judgecal.annotations.store import _memo, _stored  # house: private (kept values; the write's wait)
+from judgecal.annotations.store import _stored  # house: private (the write's wait)
+from conftest import forget_kept, nothing_stored, run_alone
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _clear_process() -> None:
-    from judgecal.annotations.review import _sampling  # house: private (its memo)
-
-    for kept in (_calibration._KEPT, _memo._KEPT, _sampling._MEMO):
-        kept.clear()
-
-
 def _report(path: Path, *args: str) -> str:
-    _clear_process()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["--db", str(path), "report", "--json", *args]) == 0
-    return out.getvalue()
+    rc, out = run_alone(path, "report", "--json", *args)
+    assert rc == 0
+    return out
 
 
 def _fresh(path: Path, *args: str) -> str:
     """The report with nothing stored (on a copy: the project itself is left as it is)."""
-    copy = path.with_name("fresh-" + path.name)
-    with sqlite3.connect(path) as src, sqlite3.connect(copy) as dst:
-        src.backup(dst)
-    with sqlite3.connect(copy) as conn:
-        conn.execute("DELETE FROM stored_aggregates")
-    try:
-        return _report(copy, *args)
-    finally:
-        copy.unlink()
+    return nothing_stored(path, lambda copy: _report(copy, *args))
 
 
 def _rows(path: Path) -> list[tuple]:
@@ -81,7 +65,7 @@ def test_the_demo_stores_the_pass_and_report_reads_it_back(demo: Path, passes: l
     assert passes == []  # read back, not computed
     assert got == _fresh(demo) and passes == [1]
     gate = io.StringIO()
-    _clear_process()
+    forget_kept()
     with contextlib.redirect_stdout(gate):
         main(["--db", str(demo), "gate", "--min-kappa", "0.6"])
     assert len(passes) == 1  # the gate read it back too
@@ -389,7 +373,7 @@ def _orders(path: Path) -> dict:
     """The counted pairs' draw orders as a reading command finds them (stored, or computed when not current)."""
     from judgecal.annotations.review import _sampling  # house: private (its memo)
 
-    _clear_process()
+    forget_kept()
     with ann.unit_of_work(path, readonly=True) as db:
         return _sampling.counted_pairs(db).order
 
@@ -561,7 +545,7 @@ def test_a_writing_command_that_only_reads_the_sample_side_stores_nothing(demo: 
 
     with sqlite3.connect(demo) as conn:
         conn.execute("DELETE FROM stored_aggregates WHERE name IN ('draw_orders', 'random_strata')")
-    _clear_process()
+    forget_kept()
     with ann.unit_of_work(demo) as db:
         assert _sampling.counted_pairs(db).order and _sampling._stored_random_pairs(db)[0]
     assert not {"draw_orders", "random_strata"} & {r[0] for r in _rows(demo)}

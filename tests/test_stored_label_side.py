@@ -25,39 +25,22 @@ import pytest
 from judgecal import annotations as ann
 from judgecal import evalsets
 from judgecal.annotations.reports import _calibration, _judge_error  # house: private (the kept values)
-from judgecal.annotations.review import _sampling  # house: private (its memo)
 from judgecal.annotations.store import _labels, _memo, _stored  # house: private (the kept values, the digest)
+from conftest import forget_kept, nothing_stored, run_alone
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = ("blind_first", "labelled_pair_info", "labelled_sample_rules", "labelled_verdict_rows", "record_covariates")
 
 
-def _clear_process() -> None:
-    for kept in (_calibration._KEPT, _memo._KEPT, _sampling._MEMO):
-        kept.clear()
-
-
 def _run(path: Path, *argv: str) -> str:
     """A reading command as a new process would run it: nothing kept in this one."""
-    _clear_process()
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        main(["--db", str(path), *argv])
-    return out.getvalue()
+    return run_alone(path, *argv)[1]
 
 
 def _fresh(path: Path, *argv: str) -> str:
     """The command's output with nothing stored (on a copy: the project itself is left as it is)."""
-    copy = path.with_name("fresh-" + path.name)
-    with sqlite3.connect(path) as src, sqlite3.connect(copy) as dst:
-        src.backup(dst)
-    with sqlite3.connect(copy) as conn:
-        conn.execute("DELETE FROM stored_aggregates")
-    try:
-        return _run(copy, *argv)
-    finally:
-        copy.unlink()
+    return nothing_stored(path, lambda copy: _run(copy, *argv))
 
 
 def _stored_names(path: Path) -> set[str]:
@@ -483,14 +466,14 @@ def test_a_writer_finds_a_current_stored_side_without_decoding_it(project: Path,
     reads: list[str] = []
     real = _memo.read_persisted
     monkeypatch.setattr(_memo, "read_persisted", lambda db, name, *a: reads.append(name) or real(db, name, *a))
-    _clear_process()
+    forget_kept()
     with ann.unit_of_work(project) as db:
         ann.store_label_side(db)
     assert reads == []
     with sqlite3.connect(project) as conn:
         assert conn.execute("SELECT name, version, meta FROM stored_aggregates ORDER BY name").fetchall() == before
     _add_labels(project, _added(project, "a new pair"))  # now stale: updated from the stored rows, and stored
-    _clear_process()
+    forget_kept()
     with ann.unit_of_work(project) as db:
         ann.store_label_side(db)
     assert sorted(reads) == sorted(NAMES)
