@@ -2355,11 +2355,10 @@ def _stored_pattern(value: Any) -> dict[int, str | None] | None:
 
 def _decode_rows(meta: dict[str, Any], data: bytes) -> _LabelledRows:
     """`_encode_rows`' inverse; ValueError for rows `_verdict_rows` could not have made."""
-    from judgecal.annotations.store import ascending, decode_column, decode_json_column  # noqa: PLC0415
+    from judgecal.annotations.store import (ascending, decode_column, decode_json_column,  # noqa: PLC0415
+                                            stored_columns)
 
-    n, columns = meta["n"], meta["columns"]
-    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 6:
-        raise ValueError("not stored verdict rows")
+    n, columns = stored_columns(meta, data, 6, "verdict rows")
     vids, jms, shas, rids, cids = (decode_column(c, n, k) for c, k in zip(
         columns, ((int,), (str,), (str,), (str,), (str,))))
     if not ascending(vids):
@@ -2440,11 +2439,10 @@ def _encode_rules(value: dict[Pair, frozenset[str]]) -> tuple[dict[str, Any], by
 
 def _decode_rules(meta: dict[str, Any], data: bytes) -> dict[Pair, frozenset[str]]:
     """`_encode_rules`' inverse; ValueError for rules `_labelled_rules_of` could not have made."""
-    from judgecal.annotations.store import decode_column, decode_json_column, text_tuple  # noqa: PLC0415
+    from judgecal.annotations.store import (decode_column, decode_json_column, stored_columns,  # noqa: PLC0415
+                                            text_tuple)
 
-    n, columns = meta["n"], meta["columns"]
-    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 3:
-        raise ValueError("not stored sample rules")
+    n, columns = stored_columns(meta, data, 3, "sample rules")
     rids, cids = (decode_column(c, n, (str,)) for c in columns[:2])
 
     def rule_set(value: Any) -> frozenset[str]:
@@ -2471,11 +2469,10 @@ def _encode_info(value: dict[Pair, PairInfo]) -> tuple[dict[str, Any], bytes]:
 
 def _decode_info(meta: dict[str, Any], data: bytes) -> dict[Pair, PairInfo]:
     """`_encode_info`'s inverse; ValueError for info `pair_info_of` could not have made."""
-    from judgecal.annotations.store import decode_column, decode_json_column, named_rows, text_tuple  # noqa: PLC0415
+    from judgecal.annotations.store import (decode_column, decode_json_column, named_rows,  # noqa: PLC0415
+                                            stored_columns, text_tuple)
 
-    n, columns = meta["n"], meta["columns"]
-    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 6:
-        raise ValueError("not stored pair info")
+    n, columns = stored_columns(meta, data, 6, "pair info")
     rids, cids, models, items, types = (decode_column(c, n, (str,)) for c in columns[:5])
     out = dict(zip(zip(rids, cids), named_rows(PairInfo, models, items, types,
                                                decode_json_column(columns[5], n, text_tuple))))

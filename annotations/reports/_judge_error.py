@@ -112,11 +112,10 @@ def _encode_covariates(value: dict[str, RecordCovariates]) -> tuple[dict[str, An
 
 def _decode_covariates(meta: dict[str, Any], data: bytes) -> dict[str, RecordCovariates]:
     """`_encode_covariates`' inverse; ValueError for covariates `record_covariates` could not have made."""
-    from judgecal.annotations.store import decode_column, decode_json_column, named_rows, text_tuple  # noqa: PLC0415
+    from judgecal.annotations.store import (decode_column, decode_json_column, named_rows,  # noqa: PLC0415
+                                            stored_columns, text_tuple)
 
-    n, columns = meta["n"], meta["columns"]
-    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != 7:
-        raise ValueError("not stored covariates")
+    n, columns = stored_columns(meta, data, 7, "covariates")
     count, number = (int, type(None)), (int, float, type(None))
     rids = decode_column(columns[0], n, (str,))
     fields = [decode_column(c, n, k) for c, k in zip(columns[1:6], (count, count, count, number, count))]

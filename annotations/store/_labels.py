@@ -290,11 +290,9 @@ def _encode_blind(value: BlindFirst) -> tuple[dict[str, Any], bytes]:
 
 def _decode_blind(meta: dict[str, Any], data: bytes) -> BlindFirst:
     """`_encode_blind`'s inverse; ValueError for rows `_blind_first_scan` could not have made (ids not increasing)."""
-    from judgecal.annotations.store._stored import ascending, decode_column, named_rows  # noqa: PLC0415
+    from judgecal.annotations.store._stored import ascending, decode_column, named_rows, stored_columns  # noqa: PLC0415
 
-    n, columns = meta["n"], meta["columns"]
-    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != len(BlindLabel._fields):
-        raise ValueError("not stored blind first labels")
+    n, columns = stored_columns(meta, data, len(BlindLabel._fields), "blind first labels")
     text, maybe = (str,), (str, type(None))
     kinds = (text, text, text, maybe, maybe, maybe, (int,))
     rid, cid, reviewer, label, seen, created, ids = (decode_column(c, n, k) for c, k in zip(columns, kinds))

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import sqlite_utils
 
-from judgecal.annotations.store._schema import row_digest, table_marks
+from judgecal.annotations.store._schema import last_row_digest, table_marks
 from judgecal.annotations.store._stored import Persisted, persisted_marks, read_persisted, write_persisted
 
 T = TypeVar("T")
@@ -122,7 +122,7 @@ def _last_row_kept(db: sqlite_utils.Database, tables: Sequence[str], table: str,
     """Whether `table`'s row at the old largest rowid is the one digested in `old` (marks): rows appended after a
     stored value are merged into it only when the rows it was computed from still end as they ended then."""
     i, n = list(tables).index(table), len(tables)
-    return row_digest(db.execute(f"SELECT * FROM {table} WHERE rowid = ?", [old[2 * i]]).fetchone()) == old[2 * n + i]
+    return last_row_digest(db, table, old[2 * i]) == old[2 * n + i]
 
 
 def merged(old: dict, fresh: list | None, read: Callable[[list], dict]) -> dict | None:

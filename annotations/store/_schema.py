@@ -1150,10 +1150,10 @@ def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | Non
     # connection with recursive_triggers off (the sqlite3 CLI's `INSERT OR REPLACE`, whose implicit delete fires no
     # trigger), or a backup copied over the project followed by a different row under the same id, leaves the two
     # counts above where they were but not the row (a review found both serving stale page values).
-    last = tuple(row_digest(db.execute(f"SELECT * FROM {t} WHERE rowid = ?", [marks[2 * i]]).fetchone())
-                 for i, t in enumerate(tables))
-    return marks + last
+    return marks + tuple(last_row_digest(db, t, marks[2 * i]) for i, t in enumerate(tables))
 
 
-def row_digest(row: tuple | None) -> str:
+def last_row_digest(db: sqlite_utils.Database, table: str, rowid: int) -> str:
+    """The digest `table_marks` keeps of `table`'s row at `rowid` (its last row when the marks were read)."""
+    row = db.execute(f"SELECT * FROM {table} WHERE rowid = ?", [rowid]).fetchone()
     return hashlib.blake2b(repr(row).encode("utf-8", "backslashreplace"), digest_size=8).hexdigest()

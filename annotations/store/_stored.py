@@ -257,6 +257,15 @@ def encode_json_texts(values: Sequence[Any]) -> dict[str, list[Any]]:
     return encode_texts([dumped[id(v)] for v in values])
 
 
+def stored_columns(meta: Any, data: bytes, width: int, what: str) -> tuple[int, list[Any]]:
+    """(n, columns) of a value stored as `width` columns of n values (`{"n": n, "columns": [...]}`, no data), the
+    shape every column codec writes; ValueError naming `what` for anything else."""
+    n, columns = meta["n"], meta["columns"]
+    if data or type(n) is not int or not isinstance(columns, list) or len(columns) != width:
+        raise ValueError(f"not stored {what}")
+    return n, columns
+
+
 def decode_column(column: Any, n: int, kinds: tuple[type, ...]) -> list[Any]:
     """`encode_texts`' inverse (or a plain list of values): `n` values, each of one of `kinds` exactly (bool is not
     int); ValueError for anything else. The types are checked as a set (`map(type, ...)` runs in C: a per-value
