@@ -142,6 +142,17 @@ def nothing_stored(path: Path, read: Callable[[Path], T]) -> T:
         copy.unlink()
 
 
+def outputs_under_hash_seeds(script: str) -> set[str]:
+    """What `python -c script` prints from the checkout under four string-hash seeds: one output when what it prints
+    does not follow the hashes a process draws (a stored value's code digest, read back by another process)."""
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    return {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=root,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
+
+
 def _demo(path: Path, *, labels: bool) -> Path:
     """`judgecal demo` into `path` (its output kept off the test's capture), with the demo's labels when asked."""
     from judgecal.cli import main

@@ -20,7 +20,7 @@ import pytest
 from judgecal import annotations as ann
 from judgecal.annotations.reports import _calibration  # house: private (the pass and its codec)
 from judgecal.annotations.store import _stored  # house: private (the write's wait)
-from conftest import forget_kept, nothing_stored, run_alone
+from conftest import forget_kept, nothing_stored, outputs_under_hash_seeds, run_alone
 from judgecal.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -278,15 +278,10 @@ def test_a_damaged_tally_is_counted_again(demo: Path, change: str) -> None:
 def test_the_code_digests_are_the_same_in_every_process() -> None:
     """A stored value is read by another process: the digests must not follow the string hashes a process draws
     (a set literal's frozenset constant has a repr in hash order)."""
-    import subprocess
-    import sys
-
     script = ("from judgecal.annotations.reports import _calibration as c; from judgecal.annotations.review import"
               " _sampling as s; print(c._PASS_CODE, s._POPULATION_CODE, s._TALLY_CODE, s._ORDERS_CODE, s._RANDOM_CODE,"
               " c.code_digest(lambda x: x in {'a', 'b', 'c', 'd', 'e', 'f'}))")
-    seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           cwd=REPO, env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
-            for seed in ("1", "2", "3", "4")}
+    seen = outputs_under_hash_seeds(script)
     assert len(seen) == 1, seen
 
 

@@ -14,7 +14,6 @@ import contextlib
 import io
 import json
 import sqlite3
-import subprocess
 import sys
 import types
 from collections import Counter
@@ -26,10 +25,9 @@ from judgecal import annotations as ann
 from judgecal import evalsets
 from judgecal.annotations.reports import _calibration, _judge_error  # house: private (the kept values)
 from judgecal.annotations.store import _labels, _memo, _stored  # house: private (the kept values, the digest)
-from conftest import forget_kept, nothing_stored, run_alone
+from conftest import forget_kept, nothing_stored, outputs_under_hash_seeds, run_alone
 from judgecal.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
 NAMES = ("blind_first", "labelled_pair_info", "labelled_sample_rules", "labelled_verdict_rows", "record_covariates")
 
 
@@ -452,9 +450,7 @@ def test_the_label_side_digests_are_the_same_in_every_process() -> None:
               " from judgecal.annotations.store import _labels as l;"
               " print(c._persisted('rows').code, c._persisted('info').code, j._covariates_persisted().code,"
               " l._blind_persisted().code)")
-    seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                           cwd=REPO, env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
-            for seed in ("1", "2", "3", "4")}
+    seen = outputs_under_hash_seeds(script)
     assert len(seen) == 1, seen
 
 
