@@ -7,7 +7,9 @@ labels, copied N / 210 times under suffixed ids, written
 with INSERT ... SELECT in SQLite (not through the importers: this bench is about reading), then the review sample
 drawn at 10% with 20% overlap and every random and overlap pair labelled by the demo's two reviewers. About 6
 verdicts per run record, like the issue's measurements. Built projects are cached under the temp dir
-(`judgecal-scale-<N>.db`), so a second run times only the commands.
+(`judgecal-scale-<N>.db`), so a second run times only the commands. No ANALYZE: judgecal never runs it, so a user's
+project has no `sqlite_stat1`, and neither does the bench's (one cached by an older bench has its statistics
+dropped first).
 
 Each command runs in a fresh process (peak memory is that process's max RSS), in-process through `judgecal.cli.main`
 after the imports (`process=True`: as the console script runs it, a reading command with the cycle collector off), beside a baseline in the same process: one raw SQL pass over the verdicts
@@ -160,7 +162,6 @@ def build(path: Path, n_runs: int) -> None:
                 WHERE s.rule IN ('random', 'overlap')
                 GROUP BY s.run_record_id, s.constraint_id, h.reviewer ORDER BY min(s.rowid), h.reviewer
             """)
-        c.execute("ANALYZE")
     shutil.rmtree(tmp, ignore_errors=True)
     with ann.unit_of_work(path) as db:
         n = ann.table_counts(db)
@@ -221,6 +222,7 @@ def main() -> None:
         path = args.cache / f"judgecal-scale-{n}.db"
         if not path.exists():
             build(path, n)
+        without_statistics(path)
         for command in args.commands:
             with contextlib.ExitStack() as stack:
                 target = path
@@ -265,6 +267,18 @@ def _forget_stored(path: Path) -> None:
     ann.connect(path).close()  # a project cached by an older judgecal gets the table
     with contextlib.closing(sqlite3.connect(path)) as c, c:
         c.execute("DELETE FROM stored_aggregates")
+
+
+def without_statistics(path: Path) -> None:
+    """Drop `sqlite_stat1` from a project built by an older bench (which ran ANALYZE after building it): judgecal
+    never runs ANALYZE, so no user's project has statistics, and SQLite plans some joins differently with them
+    (docs/decisions.md, wave 12). Measured without them, the figures are what a user's project gets."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(path)) as c, c:
+        if c.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone():
+            c.execute("DROP TABLE sqlite_stat1")
+            print(f"dropped the ANALYZE statistics an older bench left in {path.name}", flush=True)
 
 
 def _forget_last_draw(path: Path) -> None:

@@ -38,7 +38,7 @@ from judgecal.annotations.reports._calibration import _as_set, kept_sample_rules
 from judgecal.annotations.review import Pair, awaiting_blind_label, sample_rules
 from judgecal.annotations.store import (PAIRS_IN_JSON, has_verdict_pairs, import_items, kept_for_tables, load_items,
                                         load_run, pairs_labelled_since, standing_labels_sql)
-from judgecal.annotations.store import PATTERN_SQL, now_iso, parse_pattern, write
+from judgecal.annotations.store import PATTERN_SQL, now_iso, pair_indexes, parse_pattern, write
 from judgecal.annotations.reports._rubrics import label_split
 
 DECISIONS = ("judge_wrong", "human_wrong", "rubric_ambiguous", "constraint_ambiguous")
@@ -198,8 +198,8 @@ def _disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None, model: 
                h.reviewer, h.label, h.note, h.failure_mode, r.model
         FROM ({standing_labels_sql(PAIRS_IN_JSON if pairs is not None else "")}) h
         JOIN {judged_pairs} vp ON vp.run_record_id = h.run_record_id AND vp.constraint_id = h.constraint_id
-        JOIN run_records r ON r.id = h.run_record_id
-        {"WHERE " + " AND ".join(where) if where else ""}"""
+        JOIN run_records r{pair_indexes(db)[0]} ON r.id = h.run_record_id
+        {"WHERE " + " AND ".join(where) if where else ""}"""  # r: the model from the covering index, not the row
     rubric_rows = {r[0]: (r[1], r[2]) for r in db.execute("SELECT sha256, name, version FROM rubrics")}
     judged: dict[str, _Judged] = {}  # a project has a few dozen patterns, however many pairs
     rows = []

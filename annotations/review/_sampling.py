@@ -174,11 +174,12 @@ def draw_front(n: int, pairs: Iterable[Pair], seed: int, constraint_id: str, mod
 
 def committed_seeds(db: sqlite_utils.Database) -> dict[tuple[str, str], int]:
     """(constraint id, model) -> the seed of the population's first random draw: its draw order is fixed by it."""
-    sql = """
+    r_index = pair_indexes(db)[0]  # the model from the covering index, not the run record's row (its output)
+    sql = f"""
         SELECT s.constraint_id, r.model, s.seed FROM samples s
-        JOIN (SELECT min(s2.rowid) AS rid FROM samples s2 JOIN run_records r2 ON r2.id = s2.run_record_id
+        JOIN (SELECT min(s2.rowid) AS rid FROM samples s2 CROSS JOIN run_records r2{r_index} ON r2.id = s2.run_record_id
               WHERE s2.rule = 'random' GROUP BY s2.constraint_id, r2.model) first ON first.rid = s.rowid
-        JOIN run_records r ON r.id = s.run_record_id
+        CROSS JOIN run_records r{r_index} ON r.id = s.run_record_id
     """
     return {(cid, model): int(seed or 0) for cid, model, seed in db.execute(sql)}
 
@@ -320,8 +321,9 @@ def _draw_orders(db: sqlite_utils.Database, scope: str | None = None) -> dict[tu
     # `committed_seeds` from the same rows (issue 16.2: its own query joined every random row again): the seed of
     # each population's first random row, whatever its scope
     first: dict[tuple[str, str], tuple[int, int]] = {}
+    # each random row's model and run from the run records' covering index, not from their rows (the outputs)
     sql = ("SELECT s.rowid, s.seed, s.run_record_id, s.constraint_id, r.model, s.reason, r.run_id FROM samples s"
-           " JOIN run_records r ON r.id = s.run_record_id WHERE s.rule = 'random'")
+           f" CROSS JOIN run_records r{pair_indexes(db)[0]} ON r.id = s.run_record_id WHERE s.rule = 'random'")
     new = tuple.__new__  # a Pair without its Python-level constructor
     for rowid, seed, rid, cid, model, reason, run in db.execute(sql):
         key = (cid, model)
@@ -587,6 +589,15 @@ def _new_targeted(db: sqlite_utils.Database, targeted_set: set[Pair],
         db.execute("DELETE FROM temp._targeting")
 
 
+def _pinned(db: sqlite_utils.Database, sql: str) -> str:
+    """`sql` with its `{r}` and `{c}` filled by `pair_indexes`: the run records and constraints read through migration
+    018's covering indexes. Without `sqlite_stat1` (judgecal never runs ANALYZE, so no project has it) SQLite picks
+    the unique keys and reads each run record's row (its output) and each constraint's (its text) for a model or an
+    id the covering index holds: the whole draw at a million run records took ~5 s longer (docs/decisions.md)."""
+    r, c = pair_indexes(db)
+    return sql.format(r=r, c=c)
+
+
 # `_targeted`'s groups, read from `verdict_pairs` row ids (one per group) instead of grouping verdict rows (issue
 # 16.2: at a million run records the first draw's 285k targeted groups were 8 s, most of it SQLite sorting 857k
 # verdict rows for the GROUP BY and 285k for the ORDER BY, spilling to temp files). The groups are read in row id
@@ -605,8 +616,8 @@ _TARGETED_GROUPS = """
                                AND v.rubric_sha256 = p.rubric_sha256 AND v.judge_model = p.judge_model
           GROUP BY t.id
           HAVING min(v.label) <> max(v.label) OR count(v.error) > 0) g
-    CROSS JOIN run_records r ON r.id = g.run_record_id
-    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.id = g.constraint_id AND c.check_json IS NULL
+    CROSS JOIN run_records r{r} ON r.id = g.run_record_id
+    CROSS JOIN constraints c{c} ON c.item_id = r.item_id AND c.id = g.constraint_id AND c.check_json IS NULL
 """
 
 
@@ -617,7 +628,7 @@ def _targeted_groups(db: sqlite_utils.Database, ids: list[int]) -> dict[Pair, tu
     db.execute("DELETE FROM temp._targeting_groups")
     try:
         db.conn.executemany("INSERT INTO temp._targeting_groups VALUES (?)", ((i,) for i in ids))
-        rows = db.execute(_TARGETED_GROUPS).fetchall()
+        rows = db.execute(_pinned(db, _TARGETED_GROUPS)).fetchall()
     finally:
         db.execute("DELETE FROM temp._targeting_groups")
     rows.sort(key=lambda row: (row[0], row[1], row[3], row[4]))  # ORDER BY latest DESC, then the unique index's
@@ -983,8 +994,8 @@ _MEMBERS = """
     SELECT (p.idx * 2 + (f.id IS NULL)) * :versions
            + CASE WHEN v.rubric_sha256 IS NULL THEN 0 ELSE coalesce(t.idx + 2, 1) END,
            CAST(p.prefix || r.id || char(31) || c.id AS BLOB)
-    FROM run_records r
-    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NULL
+    FROM run_records r{r}
+    CROSS JOIN constraints c{c} ON c.item_id = r.item_id AND c.check_json IS NULL
     CROSS JOIN temp._draw_pops p ON p.constraint_id = c.id AND p.model = r.model
     LEFT JOIN temp._draw_failed f ON f.id = r.id
     LEFT JOIN verdict_pairs v ON v.run_record_id = r.id AND v.constraint_id = c.id
@@ -998,8 +1009,8 @@ _MEMBERS = """
 _DRAWN = """
     SELECT s.run_record_id, s.constraint_id, p.idx, v.rubric_sha256
     FROM samples s
-    CROSS JOIN run_records r ON r.id = s.run_record_id
-    CROSS JOIN constraints c ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
+    CROSS JOIN run_records r{r} ON r.id = s.run_record_id
+    CROSS JOIN constraints c{c} ON c.item_id = r.item_id AND c.id = s.constraint_id AND c.check_json IS NULL
     CROSS JOIN temp._draw_pops p ON p.constraint_id = c.id AND p.model = r.model
     LEFT JOIN temp._draw_failed f ON f.id = r.id
     LEFT JOIN verdict_pairs v ON v.run_record_id = s.run_record_id AND v.constraint_id = s.constraint_id
@@ -1087,7 +1098,7 @@ def _drawn_of(db: sqlite_utils.Database, pops: list[tuple[str, str]], states: di
     new = tuple.__new__
     prev = None
     got: list[str] = []
-    for rid, cid, k, sha in itertools.chain(db.execute(_DRAWN), [(None, None, None, None)]):
+    for rid, cid, k, sha in itertools.chain(db.execute(_pinned(db, _DRAWN)), [(None, None, None, None)]):
         if prev is not None and (rid != prev[0] or cid != prev[1]):
             pair = new(Pair, prev[:2])
             if pair in random_set:
@@ -1115,7 +1126,7 @@ def _members_of(db, rate, pops, prefix_of, shas, np) -> dict[tuple[str, str], _M
     # rows was ~2-3 s of a whole draw at a million run records); a slice holding a pair's second `verdict_pairs` row
     # (another version or judge model: the same rank text as the row before it) is read row by row.
     digest, first, second = operator.methodcaller("digest"), operator.itemgetter(0), operator.itemgetter(1)
-    cursor = db.execute(_MEMBERS, {"versions": versions})
+    cursor = db.execute(_pinned(db, _MEMBERS), {"versions": versions})
     while rows := cursor.fetchmany(_SLICE):
         slice_texts = list(map(second, rows))
         before = [texts[-1] if texts else None, *slice_texts[:-1]]
