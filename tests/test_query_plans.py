@@ -4,13 +4,12 @@ judgecal never runs ANALYZE, so no project it makes has `sqlite_stat1`; `bench/s
 projects it builds, so every figure it printed at a million run records was measured under plans that no user's
 project gets. Without statistics SQLite picks a table's unique key for `id = ?` over migration 018's covering index
 of the same column, and reads the run record's row (its output: most of the file) or the constraint's (its text)
-for a model or an id the covering index holds. The draw's members' join alone took ~2 s longer at a million run
-records that way.
+for a model or an id the covering index holds.
 
-Each statement the draw, the report and `compare` run is traced and its plan read (EXPLAIN QUERY PLAN) on the same
-connection, in three states: no statistics (every judgecal project), ANALYZE run on this small project, and the
-statistics ANALYZE wrote for `bench/scale.py`'s million-record project (copied below: row counts and average rows
-per key, no data), so that the planner decides as it would there.
+Each statement the draw, the report and the disagreement list run is traced and its plan read (EXPLAIN QUERY PLAN)
+on the same connection, in three states: no statistics (every judgecal project), ANALYZE run on this small project,
+and the statistics ANALYZE wrote for `bench/scale.py`'s million-record project (copied below: row counts and average
+rows per key, no data), so that the planner decides as it would there.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import pytest
 
 from judgecal import annotations as ann
 from judgecal.annotations.reports._disagreements import _disagreement_keys  # house: private
-from judgecal.annotations.reports._runs import compare_runs  # house: private
 from judgecal.annotations.store import write
 
 from test_sampling_members import KW
@@ -124,20 +122,6 @@ def test_the_report_reads_pairs_through_the_covering_indexes(tmp_path, state):
         plans = _plans(db, lambda: ann.calibration_report(db))
     assert any("s.reason, r.run_id FROM samples s" in sql for sql in plans), "the draw orders were not traced"
     assert _row_reads(plans) == []
-
-
-@pytest.mark.parametrize("state", STATES)
-def test_compare_reads_the_checks_from_the_run_records(tmp_path, state):
-    """`compare`'s stored checks: the runs' records drive the join. With the million-record statistics SQLite
-    otherwise scanned the constraints and read the run records' rows item by item through `run_records_item`."""
-    path = _project(tmp_path / "p.db")
-    with ann.unit_of_work(path) as db:
-        _in_state(db, state)
-        plans = _plans(db, lambda: compare_runs(db, "demo-run-a", "demo-run-b"))
-    checks = [plan for sql, plan in plans.items() if "cr.passed IS NOT NULL" in sql]
-    assert len(checks) == 1
-    assert checks[0][0].startswith("SCAN r"), checks[0]
-    assert not any("run_records_item" in step for step in checks[0])
 
 
 @pytest.mark.parametrize("state", STATES)

@@ -483,10 +483,8 @@ def _runs_current_checks(db: sqlite_utils.Database, run_ids: list[str]) -> dict[
     constraint, both immutable by id (an import never replaces a record or an item)."""
     # every mechanical pair of a record with output that did not pass by a current result: failed by one
     # (current = 1), or answered by none (current = 0: none stored, or another checker or loose flag)
-    # the run records drive (CROSS JOIN): with `sqlite_stat1` (a project someone ran ANALYZE on) SQLite otherwise
-    # scans the constraints and reads the run records' rows item by item, ~4 s more at a million run records
     sql = f"""SELECT r.run_id, r.id, c.id, cr.passed IS NOT NULL AND {_CURRENT_CHECK} FROM run_records r
-             CROSS JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NOT NULL
+             JOIN constraints c ON c.item_id = r.item_id AND c.check_json IS NOT NULL
              LEFT JOIN check_results cr ON cr.run_record_id = r.id AND cr.constraint_id = c.id
              WHERE r.run_id IN ({','.join('?' * len(run_ids))}) AND NOT (r.output IS NULL AND r.trajectory IS NULL)
                AND NOT coalesce(cr.passed = 1 AND {_CURRENT_CHECK}, 0)"""
