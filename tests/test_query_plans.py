@@ -113,8 +113,8 @@ def test_the_draw_reads_pairs_through_the_covering_indexes(tmp_path, state):
 
 @pytest.mark.parametrize("state", STATES)
 def test_the_report_reads_pairs_through_the_covering_indexes(tmp_path, state):
-    """The report (nothing stored: every statement runs) reads no run record's or constraint's row for a column
-    the covering index holds: the draw orders' join of the random rows to their run records did."""
+    """The report (its pass not stored, so it joins the pairs itself) reads no run record's or constraint's row for
+    a column the covering index holds: the draw orders' join of the random rows to their run records did."""
     path = _project(tmp_path / "p.db")
     with ann.unit_of_work(path) as db:
         ann.draw_sample(db, **KW)
