@@ -1616,7 +1616,7 @@ def _kept_label_side(db: sqlite_utils.Database, run_id: str | None,
     while the value is kept."""
 
     def compute() -> _LabelSide:
-        found = counted_pairs(db, run_id=run_id, blind=kept_blind_first(db).rows)
+        found = counted_pairs(db, run_id=run_id)  # (its blind rows: `kept_blind_first`'s)
         # the pairs whose rules hold "random", found in C: pairs share a few rule-set objects
         flag = {r: "random" in r for r in set(raw_rules.values())}
         counted = found.pairs & frozenset(itertools.compress(raw_rules, map(flag.__getitem__, raw_rules.values())))

@@ -33,7 +33,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, has_verdict_pairs, majority_label, parse_pattern
-from judgecal.annotations.store import blind_first_labels, standing_labels_sql
+from judgecal.annotations.store import kept_blind_first, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -255,7 +255,7 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
             if label == "fail":  # the first reviewer's tag wins
                 fail_modes.setdefault((rid, cid), mode or "untagged")
     human = {p: lab for p, labels in humans.items() if (lab := majority_label(labels)) is not None}
-    blind_rows = blind_first_labels(db)  # read once: the counted pairs end where these labels end
+    blind_rows = kept_blind_first(db).rows  # the counted pairs end where these labels end
     sample = {p for p in counted_pairs(db, blind=blind_rows).pairs if p[0] in runs}
     blind: dict[tuple[str, str], str] = {}
     for row in blind_rows:  # in event order: the first reviewer's label wins

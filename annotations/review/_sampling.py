@@ -60,7 +60,7 @@ import sqlite_utils
 
 from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks, gc_paused
 
-from judgecal.annotations.store import blind_first_labels, current_labels, kept_blind_first
+from judgecal.annotations.store import current_labels, kept_blind_first
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.store import code_digest, has_verdict_pairs, pair_indexes, stored_value, table_marks
 
@@ -2479,7 +2479,7 @@ def paired_counted(db: sqlite_utils.Database, run_a: str, run_b: str) -> PairedS
     sample)."""
     lo, hi = sorted((run_a, run_b))
     prefix_key = f"{PAIRED}|{lo}|{hi}|"
-    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in blind_first_labels(db)}
+    blind = {Pair(r["run_record_id"], r["constraint_id"]) for r in kept_blind_first(db).rows}
     units: dict[str, dict[PairedUnit, list[tuple[str, Pair]]]] = defaultdict(lambda: defaultdict(list))
     seeds: dict[str, int] = {}
     for rid, cid, stratum, seed, item, run in db.execute(
