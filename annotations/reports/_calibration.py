@@ -800,11 +800,11 @@ def _labelled_columns(labelled: list[Pair], verdicts: dict[Pair, _Verdicts], hum
 
     def by_identity(objects: list[Any]) -> tuple[np.ndarray, list[Any]]:
         # pairs share their verdicts and rule-set objects: numbered by identity, each object's values computed once
-        codes, _ = numbered(map(id, objects))
-        # the codes are 0.. in order of first appearance: each code's first position, in code order
-        first = np.full(int(codes.max()) + 1 if n else 0, n, dtype=np.intp)
-        np.minimum.at(first, codes, np.arange(n, dtype=np.intp))
-        return codes, [objects[k] for k in first.tolist()]
+        ids = list(map(id, objects))
+        codes, _ = numbered(ids)
+        # the distinct objects in order of first appearance, as the codes number them (the objects are alive in
+        # `objects`: one id, one object), as `label_shares` finds its distinct patterns
+        return codes, list(dict(zip(ids, objects)).values())
 
     pat, shared = by_identity(list(map(verdicts.__getitem__, labelled)))
     human = numbered(map(humans.__getitem__, labelled), vocab)
