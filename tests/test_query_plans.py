@@ -58,13 +58,12 @@ ROW_READ = re.compile(r"\bUSING INDEX (sqlite_autoindex_run_records_1|sqlite_aut
 
 
 def _in_state(db, state: str) -> None:
-    with write(db):
-        if state != "none":
+    if state != "none":
+        with write(db):
             db.execute("ANALYZE")
-        if state == "million":
-            db.execute("DELETE FROM sqlite_stat1")
-            db.conn.executemany("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)", MILLION)
-        if state != "none":
+            if state == "million":
+                db.execute("DELETE FROM sqlite_stat1")
+                db.conn.executemany("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)", MILLION)
             db.execute("ANALYZE sqlite_schema")  # (re)load the statistics into this connection's planner
     has = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone()[0]
     assert bool(has) == (state != "none")
