@@ -74,7 +74,7 @@ from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage a
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import (PATTERN_SQL, code_digest, has_pair_rowids, has_verdict_pairs, pair_indexes,
-                                       parse_pattern, stored_value)
+                                       parse_pattern, read_snapshot, stored_value)
 
 PASS_FAIL = ("pass", "fail")
 DOMINANCE = 0.80
@@ -1371,7 +1371,8 @@ def calibration_report(db: sqlite_utils.Database, *, rubric: str | None = None, 
     # The cycle collector paused (`gc_paused`): the report builds millions of long-lived,
     # acyclic objects at a million run records, and each generation-2 pass walks them all again (~13% of the CPU at
     # 100k). Process-wide: in the app a second thread's report may find it resumed early, which is only slower.
-    with gc_paused():
+    # One snapshot (`read_snapshot`): every number from the same labels and verdicts while reviewers go on saving.
+    with gc_paused(), read_snapshot(db):
         return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=rubric_seen,
                                    rate=rate, target_half_width=target_half_width, run_id=run_id)
 
@@ -1391,7 +1392,7 @@ def gate_report(db: sqlite_utils.Database, parts: GateParts, *, rubric: str | No
     the human–human agreement and the coverage rows; what the gate never reads (the type slices, labels that do not
     count, label shares, plans, judge error, Rogan–Gladen, older versions) is left empty. Each field it fills is the
     one `calibration_report` computes (tests/test_scale_golden.py pins the gate's output)."""
-    with gc_paused():
+    with gc_paused(), read_snapshot(db):
         return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=None,
                                    rate=rate, target_half_width=PLAN_HALF_WIDTH, run_id=None, gate=parts)
 

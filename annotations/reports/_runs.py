@@ -33,7 +33,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, has_verdict_pairs, majority_label, parse_pattern
-from judgecal.annotations.store import kept_blind_first, standing_labels_sql
+from judgecal.annotations.store import kept_blind_first, read_snapshot, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -1026,7 +1026,7 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
     """Compare run B (the candidate) with run A (the current one). Raises ValueError for an unknown run id. With
     thresholds, a run pair that is not like with like (`comparability`) gets a failing `comparable` reason."""
     # millions of small acyclic tuples and dicts at 1M run records: the collector's passes were ~8 s of ~50
-    with gc_paused():
+    with gc_paused(), read_snapshot(db):  # both runs from one moment of the project
         return _compare_runs(db, run_a, run_b, thresholds=thresholds, rubric_sha256=rubric_sha256,
                              judge_model=judge_model, allow_prompt_change=allow_prompt_change)
 

@@ -69,7 +69,7 @@ _OWNERS = {
     ),
     "._stored": (
         "Persisted", "ascending", "code_digest", "decode_column", "named_rows", "decode_json_column", "encode_json_texts", "encode_texts", "modules_digest",
-        "stored_columns", "stored_value", "text_tuple",
+        "read_snapshot", "stored_columns", "stored_value", "text_tuple",
     ),
 }
 

@@ -20,7 +20,8 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 import sqlite_utils
 
 from judgecal.annotations.store._schema import last_row_digest, table_marks
-from judgecal.annotations.store._stored import Persisted, persisted_marks, read_persisted, write_persisted
+from judgecal.annotations.store._stored import (Persisted, persisted_marks, read_persisted, read_snapshot,
+                                              write_persisted)
 
 T = TypeVar("T")
 
@@ -69,7 +70,17 @@ def kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: S
     `persisted`: the value is also kept across processes, in `stored_aggregates` (issue 16.2). A process that does
     not keep it yet reads the stored one back when it was stored at the current marks, or, when rows were only
     appended to `appended`'s table since (and the stored last row of that table is still there as it was), updates
-    it as above. Only writing commands store it (`storing_kept`): a report reads, never writes."""
+    it as above. Only writing commands store it (`storing_kept`): a report reads, never writes.
+
+    The marks, the value and what it is updated from are read in one snapshot (`read_snapshot`): a row another
+    process commits meanwhile is in neither, so the next update reads it once."""
+    with read_snapshot(db):
+        return _kept_for_tables(db, name, args, tables, compute, appended, persisted)
+
+
+def _kept_for_tables(db: sqlite_utils.Database, name: str, args: tuple, tables: Sequence[str],
+                     compute: Callable[[], T], appended: tuple[str, Callable[[T, int], T | None]] | None,
+                     persisted: Persisted | None) -> T:
     marks = table_marks(db, tables)
     path = _db_file(db) if marks is not None else ""
     if not path:

@@ -13,6 +13,9 @@ Rules:
   `DELETE FROM stored_aggregates` loses nothing.
 - Writing is best effort and never waits long: a read-only project, a connection inside a transaction, or a lock
   held by another writer for more than `_WRITE_WAIT_MS` leave the row unwritten, and the value is returned anyway.
+- A value and the marks it is stored under are read in one snapshot (`read_snapshot`): a row another process
+  commits between the marks and the computation would otherwise be in the value but not in its marks, and the next
+  reader's "rows appended since" update would add it a second time (a review found a reviewer counted twice).
 - No pickle: `meta` is JSON and `data` little-endian integer arrays, so a project file from elsewhere cannot run code.
 - The hand edits `table_marks` does not see (docs/decisions.md) would leave a stored value stale until the next
   change judgecal makes to those tables; deleting the rows is the remedy.
@@ -20,6 +23,7 @@ Rules:
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import itertools
@@ -27,6 +31,7 @@ import json
 import operator
 import sqlite3
 import types
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, Sequence, TypeVar
 
 import sqlite_utils
@@ -36,6 +41,42 @@ from judgecal.annotations.store._schema import now_iso, table_marks
 T = TypeVar("T")
 
 _WRITE_WAIT_MS = 200
+
+# The stores asked for inside the read snapshot this thread opened (`read_snapshot`), written when it ends; None
+# outside one (then a store inside a transaction is left unwritten, as `_store` says).
+_DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar("judgecal_deferred_stores",
+                                                                                           default=None)
+
+
+@contextmanager
+def read_snapshot(db: sqlite_utils.Database) -> Iterator[None]:
+    """Every statement inside reads the project as of one moment: a deferred transaction, whose WAL snapshot is taken
+    by its first read and held to its end, while other connections go on writing. So a value computed inside and the
+    `table_marks` read inside describe the same rows: without it, a label another process commits between the marks
+    and the computation is in the value but not in its marks, and an update by "the rows appended since those marks"
+    reads it a second time (issue 16.3, found by a review: a reviewer counted twice on one pair, a counted label
+    lost). Inside a transaction already open on the connection (a writing command's, or an outer snapshot) it joins
+    that one. The stores asked for inside (`stored_value`, `write_persisted`) are written after it ends, each under
+    the marks it was computed at."""
+    conn = db.conn
+    if conn.in_transaction:
+        yield
+        return
+    pending: list[Callable[[], None]] = []
+    token = _DEFERRED.set(pending)
+    conn.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        _DEFERRED.reset(token)
+    if conn.in_transaction:
+        conn.execute("COMMIT")  # a read transaction: this only ends it
+    for store in pending:
+        store()
 
 
 def code_digest(*functions: Callable) -> str:
@@ -80,6 +121,13 @@ def stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequen
     the value is then computed again and replaced). Nothing is stored or read for a project without the table
     or the counters (opened read-only before its migrations), and nothing is stored on a read-only connection or
     with `write` False (a value only its writing commands store: a reader that computes it leaves the file alone)."""
+    with read_snapshot(db):
+        return _stored_value(db, name, args, tables, code, compute, encode, decode, write)
+
+
+def _stored_value(db: sqlite_utils.Database, name: str, args: Any, tables: Sequence[str], code: str,
+                  compute: Callable[[], T], encode: Callable[[T], tuple[Any, bytes]],
+                  decode: Callable[[Any, bytes], T], write: bool) -> T:
     marks = table_marks(db, tables)
     if marks is None or not _has_table(db):
         return compute()
@@ -317,10 +365,13 @@ def text_tuple(value: Any) -> tuple[str, ...]:
 
 
 def _store(db: sqlite_utils.Database, name: str, args: str, version: str, meta: str, data: bytes) -> None:
-    """Write one row, or nothing (see the module docstring): never inside the caller's transaction, never waiting
-    more than `_WRITE_WAIT_MS` for the lock."""
+    """Write one row, or nothing (see the module docstring): never inside the caller's transaction (inside
+    `read_snapshot`'s, after it), never waiting more than `_WRITE_WAIT_MS` for the lock."""
     conn = db.conn
     if conn.in_transaction:
+        pending = _DEFERRED.get()
+        if pending is not None:  # inside `read_snapshot`: written when it ends
+            pending.append(functools.partial(_store, db, name, args, version, meta, data))
         return
     wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {_WRITE_WAIT_MS}")
