@@ -30,8 +30,11 @@ def cmd_sample(args: argparse.Namespace) -> str:
     if args.run_id is not None:
         return _sample_run(args)
     with ann.unit_of_work(args.db) as db:
-        s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
-                            include_unjudged=not args.judged_only)
+        try:
+            s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
+                                include_unjudged=not args.judged_only)
+        except ValueError as exc:  # the draw's own refusals (two populations of one stratum name)
+            raise CommandError(str(exc)) from None
         keep_sample_side(db)  # after the draw's commit; the coverage below reads the orders back
         rows = ann.quota_progress(db)
     return (

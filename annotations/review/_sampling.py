@@ -1140,7 +1140,11 @@ def _members_of(db, rate, pops, prefix_of, shas, np) -> dict[tuple[str, str], _M
             continue  # a first row of an unknown version (code % versions == 1) is found below, over every member
         prev = before[0]
         for code, text in rows:
-            if text == prev:  # the same pair's next `verdict_pairs` row: another version or judge model
+            # The same pair's next `verdict_pairs` row (another version or judge model): the same rank text in the
+            # same population (and output state). The text alone is not enough: with a \x1f in a model name and a
+            # run record id, two pairs of two populations can spell the same text (a review: the whole draw merged
+            # them into one member, or raised IndexError when neither was judged).
+            if text == prev and code // versions == codes[-1] // versions:
                 got = code % versions
                 last = len(codes) - 1
                 if got == 1 or codes[last] % versions == 1:
@@ -1391,6 +1395,14 @@ def _store_quotas(db: sqlite_utils.Database, rate: float, stamp: str, include_un
             if state.unjudged:
                 key = StratumKey(*pop, None)
                 strata[key], got[key] = state.unjudged, state.unjudged_sampled
+    named: dict[str, StratumKey] = {}
+    for key in strata:  # the stratum's name is the table's key, and the name every report shows
+        other = named.setdefault(key.stratum, key)
+        if other != key:
+            a, b = sorted([other, key], key=lambda k: (k.constraint_id, k.model))
+            raise ValueError(f"constraint {a.constraint_id!r} × model {a.model!r} and constraint {b.constraint_id!r} "
+                             f"× model {b.model!r} make one stratum name, {key.stratum!r} (a '|' in a constraint id "
+                             "or a model name): rename one of them; nothing was drawn")
     db.conn.execute("DELETE FROM sample_strata")
     rows = []
     for key, n in sorted(strata.items(), key=lambda kv: kv[0].stratum):
