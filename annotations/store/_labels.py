@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
@@ -101,12 +102,15 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
                 for r in parsed.rows
             ]
             stored = _stored_events(conn, sorted({r[0] for r in rows}), last_before)
-            existing = set(stored)
+            # matched on the moment, not its spelling: the app stores `now_iso()` ("…:13.692Z"), an export writes
+            # the same moment as "…:13.692000Z" and a file may say "+00:00" (a review: importing a project's own
+            # export doubled every label the app had saved)
+            existing = {row[:-1] + (_instant(row[-1]),) for row in stored}
             untimed = Counter(row[:-1] for row in stored)
             fresh = []
-            for r in rows:
+            for r, parsed_row in zip(rows, parsed.rows):
                 if r[-1] is not None:
-                    if r not in existing:
+                    if r[:-1] + (parsed_row.created_at,) not in existing:
                         fresh.append(r)
                 elif untimed[r[:-1]] > consumed[r[:-1]]:
                     consumed[r[:-1]] += 1
@@ -120,6 +124,14 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             inserted += len(fresh)
         problems.raise_if_any()  # inside the transaction: raising rolls back every chunk already written
     return inserted
+
+
+def _instant(stamp: Any) -> Any:
+    """A stored `created_at` as the moment it names (an aware datetime when it reads as one), else as stored."""
+    try:
+        return datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return stamp
 
 
 def _stored_events(conn: Any, run_record_ids: list[str], last_before: int) -> list[tuple[Any, ...]]:
