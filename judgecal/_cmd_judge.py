@@ -189,7 +189,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "swap); prints position bias and the preference rate with exact 95%% intervals")
     p.add_argument("--constraint", metavar="ID", help="only this constraint id")
     p.add_argument("--run-id", metavar="RUN_ID", help="only the pairs of this run's records")
-    p.add_argument("--only-labelled", action="store_true", help="only pairs that have a human label")
+    p.add_argument("--only-labelled", action="store_true",
+                   help="only pairs that have a human label (their stored error rows are not asked again: a retry "
+                        "on the labelled pairs alone would gate a judge the population does not have; `judge` "
+                        "without it retries every pair's)")
     p.add_argument("--limit", type=non_negative_int, metavar="N", help="only the first N pairs (in import order)")
     add_endpoint_flags(p)
     _cmd_judge_batch.add_flags(p)

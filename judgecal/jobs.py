@@ -227,7 +227,7 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
         if not pairs:
             b.summary = BatchSummary()
         else:
-            with av.SqliteVerdictSink(db_path, b.id) as sink:
+            with av.SqliteVerdictSink(db_path, b.id, retry_errors=not only_labelled) as sink:
                 b.summary = run_batch(pairs, chosen, backend, sink, repeats=repeats, concurrency=concurrency,
                                       price=tuple(price) if price else None, progress=progress, grace_s=grace_s,
                                       on_stop=on_stop)
@@ -441,7 +441,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
         summary = b.summary = BatchSummary()
         if on_start is not None:
             on_start(b.id, len(pairs), chosen, stored.version, tuple(r.id for r in pending))
-        with av.SqliteVerdictSink(db_path, b.id) as sink:
+        with av.SqliteVerdictSink(db_path, b.id, retry_errors=not only_labelled) as sink:
             if not resumed:
                 tasks = plan(pairs, chosen, backend.model, repeats)
                 summary.planned = len(tasks)
@@ -584,7 +584,7 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
     with ann.unit_of_work(db_path) as db:
         chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         tasks = plan(pairs, chosen, model, repeats)
-        done = av.done_verdict_keys(db, (t.key for t in tasks))
+        done = av.done_verdict_keys(db, (t.key for t in tasks), retry_errors=not only_labelled)
     todo = [RequestTask(t.key, t.prompt, t.labels) for t in tasks if tuple(t.key) not in done]
     out = Path(out)
     with open(out, "w", encoding="utf-8") as f:

@@ -488,3 +488,42 @@ def test_a_failing_writer_thread_stops_the_batch_with_a_clear_error(project: Pat
     with ann.unit_of_work(project) as db:
         assert db.execute("SELECT status FROM batches").fetchone()[0] == "interrupted"
         assert db.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 1
+
+
+def test_only_labelled_does_not_retry_the_labelled_pairs_error_rows(project: Path, tmp_path: Path) -> None:
+    """A retry of the labelled pairs alone gave them a judge the population does not have (found by a review, wave
+    13): the endpoint failed on some pairs, `judge --only-labelled` then replaced the labelled pairs' error rows with
+    answers, and the gate measured an error-free judge on a sample of a population with errors. With it, a stored
+    error row stays (asked again by `judge` over the population, labelled and unlabelled alike); a labelled pair's
+    missing repeat is still asked. The request file of `judge --batch-requests --only-labelled` leaves it out too."""
+    flaky = {"on": True}
+
+    def answer(req):
+        if flaky["on"] and req.key.startswith("run-1-0|polite|0"):
+            return Reply(500, {"error": {"message": "boom"}})
+        return "pass"
+
+    with ann.unit_of_work(project) as db:
+        ann.record_label(db, "ann", ann.Pair("run-1-0", "polite"), "pass")
+    with StubServer(verdicts(answer)) as server:
+        args = ["--db", str(project), "judge", "--model", "m", "--base-url", server.url, "--max-retries", "0",
+                "--constraint", "polite", "--quiet"]
+        assert main([*args, "--repeats", "2"]) == 0  # the population: run-1-0|polite|0 is an error row
+        flaky["on"] = False
+        n = server.count
+        assert main([*args, "--repeats", "3", "--only-labelled"]) == 0
+        assert sorted(r.key for r in server.requests[n:]) == ["run-1-0|polite|2"]  # the missing repeat only
+        requests = tmp_path / "requests.jsonl"
+        assert main(["--db", str(project), "judge", "--model", "m", "--repeats", "3", "--only-labelled",
+                     "--constraint", "polite", "--batch-requests", str(requests)]) == 0
+        assert requests.read_text() == ""
+        with ann.unit_of_work(project) as db:
+            error = db.execute("SELECT error FROM verdicts WHERE run_record_id = 'run-1-0' AND constraint_id = 'polite'"
+                               " AND repeat = 0").fetchone()[0]
+            assert db.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL").fetchone()[0] == 1
+        assert error == "server_error"
+        n = server.count
+        assert main([*args, "--repeats", "2"]) == 0  # over the population: the error row is asked again
+        assert [r.key for r in server.requests[n:]] == ["run-1-0|polite|0"]
+    with ann.unit_of_work(project) as db:
+        assert db.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL").fetchone()[0] == 0

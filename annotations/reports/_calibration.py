@@ -2508,18 +2508,22 @@ def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair] | None, *, lab
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
                   labels_by_pair: dict[Pair, list[dict[str, Any]]], counted: frozenset[Pair]
                   ) -> tuple[str, frozenset[Pair] | None]:
-    """(description, fresh pairs or None). A first version of a rubric was written before any label could tune it:
-    every counted pair verifies it. A revision (it has a parent) may have been edited while its author read the
-    labelled pairs (`judge --only-labelled`, then `report --compare`): it is verified only on counted pairs whose
-    blind first label was made after the revision was created, i.e. random pairs it cannot have been tuned on."""
-    if not parents.get(sha):
-        return "all counted pairs (a first version: no labels could tune it)", None
+    """(description, fresh pairs or None). A rubric version may have been written while its author read the
+    labelled pairs (`judge --only-labelled`, then `report --compare`), whether it revises a stored version (it has a
+    parent) or starts a new name (the README's tour copies the template to `my_rubric.txt`: a review passed the gate
+    with kappa 1.0 that way, a new name tuned on the labels): it is verified only on counted pairs whose blind first
+    label was made after the version was created, i.e. random pairs it cannot have been tuned on. A version created
+    before every counted pair was labelled (the usual first version: judged, then sampled and labelled) is verified
+    on them all."""
     born = instant(created)
     # a counted pair without a label here (a `--rubric-seen` filter dropped it) verifies nothing either way
     labelled = [p for p in pairs if p in counted and p in labels_by_pair]
     fresh = frozenset(p for p in labelled if instant(labels_by_pair[p][0]["created_at"]) > born)
     tuned = len(labelled) - len(fresh)
-    return (f"{len(fresh)} counted pairs labelled after this revision was created ({tuned} labelled before it, which "
+    if not parents.get(sha) and not tuned:
+        return "all counted pairs (a first version: no labels could tune it)", None
+    kind = "revision" if parents.get(sha) else "first version"
+    return (f"{len(fresh)} counted pairs labelled after this {kind} was created ({tuned} labelled before it, which "
             "it may have been tuned on, are left out)"), fresh
 
 

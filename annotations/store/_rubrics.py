@@ -20,9 +20,10 @@ class RubricRow(NamedTuple):
 
 
 def store_rubric(db: sqlite_utils.Database, name: str, template: str, sha256: str,
-                 note: str | None = None) -> RubricRow:
+                 note: str | None = None, *, created_at: str | None = None) -> RubricRow:
     """The stored version of a rubric, creating it on first use: version = next for `name`, parent = the latest
-    version of that name. A rubric is immutable: the same sha256 always returns the stored row."""
+    version of that name. A rubric is immutable: the same sha256 always returns the stored row. `created_at`: when
+    it was created, if before now (`import verdicts`: its earliest verdict's time)."""
     with write(db):
         row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [sha256]).fetchone()
         if row is None:
@@ -31,7 +32,7 @@ def store_rubric(db: sqlite_utils.Database, name: str, template: str, sha256: st
             ).fetchone()
             version = parent[1] + 1 if parent else 1
             db.execute("INSERT INTO rubrics VALUES (?,?,?,?,?,?,?)",
-                       [sha256, name, version, template, parent[0] if parent else None, note, now_iso()])
+                       [sha256, name, version, template, parent[0] if parent else None, note, created_at or now_iso()])
             row = db.execute("SELECT * FROM rubrics WHERE sha256 = ?", [sha256]).fetchone()
     return RubricRow(*row)
 

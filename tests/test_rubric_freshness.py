@@ -1,0 +1,80 @@
+"""A rubric version is verified only on labels it cannot have been tuned on, whatever its name (found by a review,
+wave 13).
+
+A revision (a second version of a name) was verified only on counted pairs labelled after it was created, but a
+first version of a NEW name counted as "a first version: no labels could tune it". The README's own tour copies the
+template to `my_rubric.txt`, so a rubric written after reading the labelled disagreements — the humans' label on the
+labelled pairs, the old judge's everywhere else — passed the gate with kappa 1.0 while its true agreement was the
+old judge's. A version created after some of the counted pairs were labelled is now verified on the later ones only.
+A judge run that predates the labels keeps them all when its verdicts move between projects: `export verdicts`
+writes each verdict's time, and `import verdicts` creates a new rubric version at its earliest verdict's time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_alone
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _tuned_file(demo: Path, tmp_path: Path, *, keep_times: bool) -> Path:
+    """The demo's verdicts as a rubric named `my_rubric`: the humans' label on every pair they labelled (what an
+    author tuning on the labels gets), the demo judge's label elsewhere."""
+    out = tmp_path / "exported.jsonl"
+    assert run_alone(demo, "export", "verdicts", "--out", str(out))[0] == 0
+    humans = {}
+    for line in (REPO / "data" / "demo_labels.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        humans.setdefault((row["run_record_id"], row["constraint_id"]), row["label"])
+    rows = []
+    for line in out.read_text().splitlines():
+        row = json.loads(line)
+        if "judgecal_export" in row:
+            continue
+        assert "created_at" in row  # the export writes each verdict's time
+        row = {k: v for k, v in row.items() if k not in ("rubric_sha256", "rubric_version")} | {"rubric": "my_rubric"}
+        human = humans.get((row["run_record_id"], row["constraint_id"]))
+        if human is not None:
+            row = {k: v for k, v in row.items() if k not in ("error", "error_detail")} | {"label": human}
+        if not keep_times:
+            row.pop("created_at")  # judged now, after the labels
+        rows.append(row)
+    tuned = tmp_path / "tuned.jsonl"
+    tuned.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return tuned
+
+
+def _my_rubric(path: Path) -> dict:
+    report = json.loads(run_alone(path, "report", "--json", "--rubric", "my_rubric")[1])
+    (group,) = report["groups"]
+    return group
+
+
+def test_a_new_rubric_name_tuned_on_the_labels_is_verified_on_later_labels_only(demo, tmp_path):
+    assert run_alone(demo, "import", "verdicts", str(_tuned_file(demo, tmp_path, keep_times=False)))[0] == 0
+    group = _my_rubric(demo)
+    assert group["verified_on"].startswith("0 counted pairs labelled after this first version was created ("), \
+        group["verified_on"]
+    rc, out = run_alone(demo, "gate", "--min-kappa", "0.6", "--rubric", "my_rubric")
+    assert rc == 1, out
+    kappa_lines = [line for line in out.splitlines() if " kappa " in line and "my_rubric" in line]
+    assert kappa_lines and all(line.startswith("FAIL") and "0 counted pairs labelled after" in line
+                               for line in kappa_lines), out
+
+
+def test_a_judge_run_that_predates_the_labels_keeps_them_all(demo, tmp_path):
+    # the same verdicts with the demo judge's times (2026-11-01, before the labels of 2026-11-02): the rubric is
+    # created at its earliest verdict, so every counted pair verifies it, as a first version judged before labelling
+    assert run_alone(demo, "import", "verdicts", str(_tuned_file(demo, tmp_path, keep_times=True)))[0] == 0
+    group = _my_rubric(demo)
+    assert group["verified_on"] == "all counted pairs (a first version: no labels could tune it)"
+    assert group["rubric_created_at"] == "2026-11-01T00:00:00.000Z"
+
+
+def test_the_demo_rubric_is_dated_by_its_recorded_run(demo):
+    rc, out = run_alone(demo, "report", "--json")
+    group = json.loads(out)["groups"][0]
+    assert group["rubric_created_at"] == "2026-11-01T00:00:00.000Z"
+    assert group["verified_on"] == "all counted pairs (a first version: no labels could tune it)"
