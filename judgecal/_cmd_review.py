@@ -75,7 +75,10 @@ def _sample_run(args: argparse.Namespace) -> str:
         except ValueError as exc:
             raise CommandError(str(exc)) from None
     with ann.unit_of_work(args.db) as db:
-        s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
+        try:
+            s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
+        except ValueError as exc:  # two populations of one stratum name (the population draw's refusal)
+            raise CommandError(str(exc)) from None
         keep_sample_side(db)  # the run's rows moved the samples' version
         rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
     return (f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "

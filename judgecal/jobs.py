@@ -441,7 +441,9 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
         summary = b.summary = BatchSummary()
         if on_start is not None:
             on_start(b.id, len(pairs), chosen, stored.version, tuple(r.id for r in pending))
-        with av.SqliteVerdictSink(db_path, b.id, retry_errors=not only_labelled) as sink:
+        # A resumed job lands what it was sent to ask, whatever flags the resuming command has: its requests were
+        # chosen when it was submitted (`--only-labelled` left the error rows out then).
+        with av.SqliteVerdictSink(db_path, b.id, retry_errors=resumed or not only_labelled) as sink:
             if not resumed:
                 tasks = plan(pairs, chosen, backend.model, repeats)
                 summary.planned = len(tasks)

@@ -34,8 +34,10 @@ def _synthetic_verdicts(db_path: Path, out: Path, right: float, seed: int = 0) -
     for (rid, cid), human in sorted(key.items()):
         wrong = [lab for lab in label_sets[(rid, cid)] if lab != human]
         label = human if rng.random() < right else rng.choice(wrong)
+        # judged before the demo's labels (2026-11-02): a version is verified on labels made after it was created
         rows += [{"run_record_id": rid, "constraint_id": cid, "rubric": "synthetic", "rubric_sha256": "5" * 64,
-                  "judge_model": JUDGE, "repeat": rep, "label": label, "reason": "synthetic"} for rep in range(3)]
+                  "judge_model": JUDGE, "repeat": rep, "label": label, "reason": "synthetic",
+                  "created_at": "2026-11-01T12:00:00Z"} for rep in range(3)]
     out.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
@@ -91,7 +93,7 @@ def test_design_weighted_agreement_tracks_the_population_on_the_demo(tmp_path):
         right = 1.0 if size[(cid, model[rid])] <= 5 else 0.6
         label = human if rng.random() < right else rng.choice([lab for lab in label_sets[(rid, cid)] if lab != human])
         rows += [{"run_record_id": rid, "constraint_id": cid, "rubric": "synthetic", "rubric_sha256": "5" * 64,
-                  "judge_model": JUDGE, "repeat": 0, "label": label}]
+                  "judge_model": JUDGE, "repeat": 0, "label": label, "created_at": "2026-11-01T12:00:00Z"}]
     (tmp_path / "v.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["--db", str(base), "import", "verdicts", str(tmp_path / "v.jsonl")]) == 0
     with ann.unit_of_work(base) as db, ann.write(db):

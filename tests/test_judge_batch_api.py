@@ -328,3 +328,35 @@ def test_a_bad_results_file_is_exit_2_naming_line_and_field_and_changes_nothing(
     assert f"results.jsonl:3: {field}:" in err, err
     with ann.unit_of_work(project) as conn:
         assert ann.table_counts(conn) == before
+
+
+def test_a_job_resumed_with_only_labelled_lands_every_answer_it_was_sent_for(project: Path) -> None:
+    """A population `judge --batch` (it retries every error row) killed while its job runs, then resumed by
+    `judge --batch --only-labelled` (found by a review, wave 13): the resuming command's flag made the landing count
+    the error rows as done and drop the answers the job had been sent, and paid, for. A resumed job lands what it
+    asked, whatever the resuming command's flags."""
+    flaky = {"on": True}
+
+    def answer(req):
+        if flaky["on"] and req.key.endswith("|0"):  # repeat 0 fails on every pair, labelled or not
+            return Reply(500, {"error": {"message": "boom"}})
+        return "pass"
+
+    with ann.unit_of_work(project) as db:
+        ann.record_label(db, "ann", ann.Pair("run-1-0", "polite"), "pass")
+    api = FakeBatchAPI(hold=True)
+    with StubServer(verdicts(answer), batch_api=api) as server:
+        assert main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url, "--api-key",
+                     "sk-test", "--repeats", "2", "--max-retries", "0", "--quiet"]) == 0
+        with ann.unit_of_work(project) as conn:
+            assert conn.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL").fetchone()[0] == 6
+        flaky["on"] = False
+        proc = _start(project, server.url)  # the population's --batch: asks the 6 error rows again
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        api.release()
+        assert _batch(project, server.url, "--only-labelled") == 0
+        assert (api.uploads, api.creates, api.processed) == (1, 1, 6)
+    with ann.unit_of_work(project) as conn:
+        assert conn.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL").fetchone()[0] == 0

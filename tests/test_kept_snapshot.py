@@ -149,3 +149,16 @@ def test_read_snapshot_ends_on_an_error_and_stores_nothing(project_db):
                 raise RuntimeError("boom")
         assert not db.conn.in_transaction
         assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0] == 0
+
+
+def test_a_store_on_another_connection_is_not_deferred_to_this_snapshot(project_db):
+    """The deferred stores belong to the snapshot's connection: a store asked for on another connection inside its
+    own transaction is left unwritten there (as before), not written later through a connection that may be closed."""
+    with ann.unit_of_work(project_db) as db:
+        with read_snapshot(db):
+            db.execute("SELECT 1").fetchone()
+            other = ann.connect(project_db)
+            with ann.write(other):
+                _stored._store(other, "snapshot-test", "[]", "v", "{}", b"")
+            other.close()
+        assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0] == 0

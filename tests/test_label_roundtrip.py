@@ -59,6 +59,15 @@ def test_importing_the_projects_own_export_adds_nothing(unlabelled_demo, tmp_pat
     assert rc == 0 and "0 imported" in said, said
     assert _events(path) == before
 
+    # and without an offset (read as UTC, as the report reads a stored time without one)
+    for row in lines:
+        if "created_at" in row:
+            row["created_at"] = row["created_at"].replace("+00:00", "")
+    other.write_text("".join(json.dumps(row) + "\n" for row in lines))
+    rc, said = run_alone(path, "import", "labels", str(other))
+    assert rc == 0 and "0 imported" in said, said
+    assert _events(path) == before
+
 
 def test_an_event_at_another_moment_is_still_imported(unlabelled_demo, tmp_path):
     path = unlabelled_demo

@@ -78,3 +78,45 @@ def test_the_demo_rubric_is_dated_by_its_recorded_run(demo):
     group = json.loads(out)["groups"][0]
     assert group["rubric_created_at"] == "2026-11-01T00:00:00.000Z"
     assert group["verified_on"] == "all counted pairs (a first version: no labels could tune it)"
+
+
+def test_the_shipped_rubric_list_is_judges():
+    from judgecal.annotations.reports._calibration import SHIPPED_RUBRIC_SHA256S  # house: private (the list)
+    from judgecal.judge import shipped_versions
+
+    assert SHIPPED_RUBRIC_SHA256S == {r.sha256 for r in shipped_versions()}
+
+
+def test_a_shipped_rubric_stored_after_the_labels_keeps_them_all(unlabelled_demo):
+    """Labelling first and judging after (`sample` draws unjudged pairs too): `judge` stores the shipped rubric when it
+    first runs, after the labels, and nobody can have tuned judgecal's own text on them."""
+    import sqlite3
+
+    from judgecal import annotations as ann
+
+    path = unlabelled_demo
+    with sqlite3.connect(path) as c:  # the demo's rubric (shipped strict v1) as if `judge` stored it just now
+        c.execute("UPDATE rubrics SET created_at = '2099-01-01T00:00:00.000Z'")
+        pairs = c.execute("SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random' ORDER BY rowid"
+                          " LIMIT 3").fetchall()
+    with ann.unit_of_work(path) as db:
+        for p in pairs:
+            ann.record_label(db, "ann", ann.Pair(*p), json.loads(db.execute(
+                "SELECT c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.id = ?"
+                " WHERE r.id = ?", [p[1], p[0]]).fetchone()[0])[0])
+    group = json.loads(run_alone(path, "report", "--json")[1])["groups"][0]
+    assert group["verified_on"] == "all counted pairs (a first version: no labels could tune it)"
+
+
+def test_a_label_made_at_the_versions_own_instant_counts_as_after_it():
+    """`import llmbar` stores its rubric versions and its labels in one step, at one instant: a version cannot have
+    been tuned on a label made as it was stored (before, the gate verified LLMBar's judges on 0 pairs)."""
+    from judgecal.annotations.reports._calibration import _verification  # house: private (the rule)
+
+    at = "2026-12-02T00:00:00.000Z"
+    pairs = [("r1", "c"), ("r2", "c")]
+    labels = {("r1", "c"): [{"created_at": at}], ("r2", "c"): [{"created_at": "2026-12-01T23:59:59.999Z"}]}
+    said, fresh = _verification("f" * 64, at, {}, pairs, labels, frozenset(pairs))
+    assert fresh == frozenset({("r1", "c")}) and said.startswith("1 counted pairs labelled after this first version")
+    said, fresh = _verification("f" * 64, at, {}, pairs[:1], labels, frozenset(pairs))
+    assert fresh is None and said == "all counted pairs (a first version: no labels could tune it)"

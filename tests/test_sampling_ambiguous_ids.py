@@ -87,3 +87,7 @@ def test_two_populations_of_one_stratum_name_are_refused_with_nothing_drawn(tmp_
     with sqlite3.connect(path) as c:
         assert c.execute("SELECT count(*) FROM draw_fronts").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM settings WHERE key = 'last_sample_draw'").fetchone()[0] == 0
+    capsys.readouterr()
+    assert run_alone(path, "sample", "--run-id", "R")[0] == 2  # one run's draw refuses the same
+    assert "make one stratum name, 'a|b|m|unjudged'" in capsys.readouterr().err
+    assert _drawn(path) == ([], [])

@@ -2505,6 +2505,16 @@ def pair_info_of(db: sqlite_utils.Database, pairs: Iterable[Pair] | None, *, lab
     return out
 
 
+#: The sha256 of every rubric text judgecal has shipped (`judge.shipped_versions()`; annotations does not import
+#: judge, so tests/test_rubric_freshness.py holds the two lists equal). Such a version was written by judgecal, not
+#: after reading a project's labels: every counted pair verifies it, even when the project labelled before its
+#: first `judge` stored it.
+SHIPPED_RUBRIC_SHA256S = frozenset({
+    "71497671efa846e63c37e605c2f14d35c5356477d6b8579aa7b9c771f8363e84",  # strict v1 (issue 13 revised it)
+    "e44961b0ac6534edca0d092a9e24baed18c46bba2b1e8827a090b37b3c06592f",  # strict, current
+})
+
+
 def _verification(sha: str, created: str, parents: dict[str, str | None], pairs: list[Pair],
                   labels_by_pair: dict[Pair, list[dict[str, Any]]], counted: frozenset[Pair]
                   ) -> tuple[str, frozenset[Pair] | None]:
@@ -2515,10 +2525,14 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     label was made after the version was created, i.e. random pairs it cannot have been tuned on. A version created
     before every counted pair was labelled (the usual first version: judged, then sampled and labelled) is verified
     on them all."""
+    if sha in SHIPPED_RUBRIC_SHA256S and not parents.get(sha):
+        return "all counted pairs (a first version: no labels could tune it)", None
     born = instant(created)
     # a counted pair without a label here (a `--rubric-seen` filter dropped it) verifies nothing either way
     labelled = [p for p in pairs if p in counted and p in labels_by_pair]
-    fresh = frozenset(p for p in labelled if instant(labels_by_pair[p][0]["created_at"]) > born)
+    # a label stamped at the version's own instant counts as after it (`import llmbar` stores both in one step; a
+    # version cannot have been tuned on a label made as it was stored)
+    fresh = frozenset(p for p in labelled if instant(labels_by_pair[p][0]["created_at"]) >= born)
     tuned = len(labelled) - len(fresh)
     if not parents.get(sha) and not tuned:
         return "all counted pairs (a first version: no labels could tune it)", None

@@ -661,6 +661,7 @@ def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEF
         pops: dict[tuple[str, str], list[Pair]] = defaultdict(list)
         for cid, model, rid in db.execute(f"SELECT c.id, r.model, r.id {_SEMANTIC_PAIRS} AND r.run_id = ?", [run_id]):
             pops[(cid, model)].append(Pair(rid, cid))
+        _refuse_shared_names(StratumKey(*pop, None) for pop in pops)
         new_rows = []
         for pop in sorted(pops):
             pop_seed = seeds.setdefault(pop, seed)
@@ -1384,6 +1385,19 @@ def _rank_of(c: _Candidate) -> bytes:
     return c.rank
 
 
+def _refuse_shared_names(keys: Iterable[StratumKey]) -> None:
+    """ValueError when two constraint × model populations make one stratum name (`stratum_key` joins with '|': the
+    name is `sample_strata`'s key and what every report and export shows)."""
+    named: dict[str, StratumKey] = {}
+    for key in keys:
+        other = named.setdefault(key.stratum, key)
+        if other != key:
+            a, b = sorted([other, key], key=lambda k: (k.constraint_id, k.model))
+            raise ValueError(f"constraint {a.constraint_id!r} × model {a.model!r} and constraint {b.constraint_id!r} "
+                             f"× model {b.model!r} make one stratum name, {key.stratum!r} (a '|' in a constraint id "
+                             "or a model name): rename one of them; nothing was drawn")
+
+
 def _store_quotas(db: sqlite_utils.Database, rate: float, stamp: str, include_unjudged: bool,
                   populations: dict[tuple[str, str], _Population], judged: Counter, sampled: Counter) -> None:
     """Each stratum's quota from the draw's counts: judged strata, and (unless --judged-only) each population's
@@ -1395,14 +1409,7 @@ def _store_quotas(db: sqlite_utils.Database, rate: float, stamp: str, include_un
             if state.unjudged:
                 key = StratumKey(*pop, None)
                 strata[key], got[key] = state.unjudged, state.unjudged_sampled
-    named: dict[str, StratumKey] = {}
-    for key in strata:  # the stratum's name is the table's key, and the name every report shows
-        other = named.setdefault(key.stratum, key)
-        if other != key:
-            a, b = sorted([other, key], key=lambda k: (k.constraint_id, k.model))
-            raise ValueError(f"constraint {a.constraint_id!r} × model {a.model!r} and constraint {b.constraint_id!r} "
-                             f"× model {b.model!r} make one stratum name, {key.stratum!r} (a '|' in a constraint id "
-                             "or a model name): rename one of them; nothing was drawn")
+    _refuse_shared_names(strata)
     db.conn.execute("DELETE FROM sample_strata")
     rows = []
     for key, n in sorted(strata.items(), key=lambda kv: kv[0].stratum):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
@@ -110,7 +110,7 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             fresh = []
             for r, parsed_row in zip(rows, parsed.rows):
                 if r[-1] is not None:
-                    if r[:-1] + (parsed_row.created_at,) not in existing:
+                    if r[:-1] + (_aware(parsed_row.created_at),) not in existing:
                         fresh.append(r)
                 elif untimed[r[:-1]] > consumed[r[:-1]]:
                     consumed[r[:-1]] += 1
@@ -127,11 +127,16 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
 
 
 def _instant(stamp: Any) -> Any:
-    """A stored `created_at` as the moment it names (an aware datetime when it reads as one), else as stored."""
+    """A stored `created_at` as the moment it names (an aware datetime when it reads as one; a time without an
+    offset is UTC, as the report reads it), else as stored."""
     try:
-        return datetime.fromisoformat(stamp)
+        return _aware(datetime.fromisoformat(stamp))
     except (TypeError, ValueError):
         return stamp
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _stored_events(conn: Any, run_record_ids: list[str], last_before: int) -> list[tuple[Any, ...]]:

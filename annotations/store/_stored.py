@@ -42,10 +42,11 @@ T = TypeVar("T")
 
 _WRITE_WAIT_MS = 200
 
-# The stores asked for inside the read snapshot this thread opened (`read_snapshot`), written when it ends; None
-# outside one (then a store inside a transaction is left unwritten, as `_store` says).
-_DEFERRED: contextvars.ContextVar[list[Callable[[], None]] | None] = contextvars.ContextVar("judgecal_deferred_stores",
-                                                                                           default=None)
+# The connection of the read snapshot this thread opened (`read_snapshot`) and the stores asked for on it, written
+# when it ends; None outside one (then a store inside a transaction is left unwritten, as `_store` says, and so is a
+# store on another connection that is inside a transaction of its own).
+_DEFERRED: contextvars.ContextVar[tuple[Any, list[Callable[[], None]]] | None] = contextvars.ContextVar(
+    "judgecal_deferred_stores", default=None)
 
 
 @contextmanager
@@ -63,8 +64,8 @@ def read_snapshot(db: sqlite_utils.Database) -> Iterator[None]:
         yield
         return
     pending: list[Callable[[], None]] = []
-    token = _DEFERRED.set(pending)
     conn.execute("BEGIN")
+    token = _DEFERRED.set((conn, pending))
     try:
         yield
     except BaseException:
@@ -369,9 +370,9 @@ def _store(db: sqlite_utils.Database, name: str, args: str, version: str, meta: 
     `read_snapshot`'s, after it), never waiting more than `_WRITE_WAIT_MS` for the lock."""
     conn = db.conn
     if conn.in_transaction:
-        pending = _DEFERRED.get()
-        if pending is not None:  # inside `read_snapshot`: written when it ends
-            pending.append(functools.partial(_store, db, name, args, version, meta, data))
+        deferred = _DEFERRED.get()
+        if deferred is not None and deferred[0] is conn:  # inside this connection's `read_snapshot`: written after
+            deferred[1].append(functools.partial(_store, db, name, args, version, meta, data))
         return
     wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
     conn.execute(f"PRAGMA busy_timeout = {_WRITE_WAIT_MS}")
