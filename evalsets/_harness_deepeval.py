@@ -48,9 +48,33 @@ def _test_run(path: Path) -> _TestRun:
                                   "expected the list of conversational test cases")])
     hyper = head.values.get(f"{base}hyperparameters")
     hyper = hyper if isinstance(hyper, dict) else {}
+    for key in ("model", "Model"):
+        if hyper.get(key) is not None and not isinstance(hyper[key], str):
+            raise InputError([Problem(str(path), 1, f"{base}hyperparameters.{key}", "expected a string")])
+    identifier = head.values.get(f"{base}identifier")
+    if identifier is not None and not isinstance(identifier, str):
+        raise InputError([Problem(str(path), 1, f"{base}identifier", "expected a string")])
     return _TestRun(f"{base}testCases", head.values.get(f"{base}identifier") or f"file-{text_sha8(path)}",
                     str(hyper.get("model") or hyper.get("Model") or "unknown"),
                     head.counts.get(f"{base}conversationalTestCases", 0))
+
+
+def _wrong_types(case: dict, metrics: list[dict], where: str) -> list[tuple[str, str]]:
+    """(field, what it should be) for each of the test case's fields that ids, judge names and reasons are made of
+    and that has another type (absent or null is allowed: each has a default)."""
+    out = []
+    if case.get("name") is not None and not isinstance(case["name"], str):
+        out.append((f"{where}.name", "a string"))
+    order = case.get("order")
+    if order is not None and (isinstance(order, bool) or not isinstance(order, int)):
+        out.append((f"{where}.order", "an integer"))
+    for k, m in enumerate(metrics):
+        if m.get("evaluationModel") is not None and not isinstance(m["evaluationModel"], str):
+            out.append((f"{where}.metricsData[{k}].evaluationModel", "a string"))
+        score = m.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            out.append((f"{where}.metricsData[{k}].score", "a number"))
+    return out
 
 
 @guarded(KIND)
@@ -82,6 +106,13 @@ def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
         context = {k: case[k] for k in ("context", "retrievalContext") if case.get(k)}
         if not isinstance(case.get("input"), str):
             b.problem(1, f"{where}.input", "missing: the test case's input text")
+            continue
+        # ids and judge names are built from these: a list or an object would be stored as its Python text (a
+        # review, wave 13: `order: [1]` made the run record id "deepeval:...:[1]")
+        wrong = _wrong_types(case, metrics, where)
+        if wrong:
+            for field_name, expected in wrong:
+                b.problem(1, field_name, f"expected {expected}")
             continue
         item_id = b.item(1, str(case.get("name") or i), case["input"], graders, input=context or None,
                          reference=case.get("expectedOutput"), where=f"{where}.input")

@@ -14,12 +14,11 @@ empty tool name, anything after the Final Answer. Each is reported with its line
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from judgecal.evalsets._io import InputError, Parsed, Problem
+from judgecal.evalsets._io import InputError, Parsed, Problem, load_json
 from judgecal.evalsets._models import RunRecord, Step, ToolCall
 
 # Longest first: "Action Input:" must not be read as "Action:" with text "Input: ...".
@@ -69,8 +68,10 @@ def _blocks(text: str) -> list[_Block]:
 
 
 def _result(text: str) -> Any:
+    """An Observation: its JSON value, else its text (also JSON nested past `MAX_JSON_DEPTH`, which `load_json`
+    refuses instead of a RecursionError)."""
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError:
         return text
 
@@ -100,7 +101,7 @@ def parse_react(text: str) -> ReactLog:
                 raise ReactError(b.line, f"Action {b.text!r} without an Action Input right after it")
             arg_block = blocks[i + 1]
             try:
-                args = json.loads(arg_block.text)
+                args = load_json(arg_block.text)  # (not json.loads: nesting past the limit raised a traceback)
             except ValueError as exc:
                 raise ReactError(arg_block.line, f"Action Input is not JSON ({exc.msg})") from None
             if not isinstance(args, dict):

@@ -84,3 +84,23 @@ def test_an_event_at_another_moment_is_still_imported(unlabelled_demo, tmp_path)
     rc, said = run_alone(path, "import", "labels", str(other))
     assert rc == 0 and "1 imported" in said, said
     assert len(_events(path)) == 2
+
+
+def test_an_undo_row_must_name_a_pair_of_the_project(unlabelled_demo, tmp_path, capsys):
+    """An undo carries no label, but its pair must exist (a review, wave 13: an unknown run record stopped the import
+    on SQLite's foreign key with no file, line or field; an unknown constraint was stored and exported on)."""
+    path = unlabelled_demo
+    before = _events(path)
+    with sqlite3.connect(path) as c:
+        rid = c.execute("SELECT id FROM run_records ORDER BY seq LIMIT 1").fetchone()[0]
+    for name, row, said in (
+            ("a", {"run_record_id": "nope", "constraint_id": "grounded_in_policy"},
+             "a.jsonl:1: run_record_id: no run record 'nope' (so no constraint 'grounded_in_policy' on it)"),
+            ("b", {"run_record_id": rid, "constraint_id": "no_such"},
+             f"b.jsonl:1: constraint_id: no constraint 'no_such' on run record '{rid}'")):
+        f = tmp_path / f"{name}.jsonl"
+        f.write_text(json.dumps(row | {"reviewer": "ann", "event": "undo"}) + "\n")
+        capsys.readouterr()
+        assert run_alone(path, "import", "labels", str(f))[0] == 2
+        assert said in capsys.readouterr().err
+        assert _events(path) == before

@@ -48,6 +48,12 @@ BAD = [
     ("empty tool name", "Action:\nAction Input: {}", 1, "one tool name"),
     ("a step after the Final Answer", "Final Answer: a\nThought: more", 2, "after the Final Answer"),
     ("no markers at all", "", 1, "no ReAct steps"),
+    # nested past the 200 levels every JSON cell is held to (a review: 300 levels crashed the import with
+    # "Maximum serialization depth exceeded", 100000 with a RecursionError)
+    ("Action Input nested 300 deep", "Action: lookup_order\nAction Input: " + '{"a": ' * 300 + "1" + "}" * 300, 2,
+     "nested more than 200 levels deep"),
+    ("Action Input nested 100000 deep", "Action: lookup_order\nAction Input: " + '{"a": ' * 100000 + "1"
+     + "}" * 100000, 2, "nested more than 200 levels deep"),
 ]
 
 

@@ -210,7 +210,8 @@ def test_a_verdict_naming_a_missing_run_rolls_back_and_creates_no_rubric(with_ru
     rows = [_verdict(f"r{i}") for i in range(10)] + [_verdict("r99")]
     path = _write(tmp_path / "v.jsonl", rows)
     assert main(["--db", str(with_runs), "import", "verdicts", str(path)]) == 2
-    assert f"{path}:11: constraint_id: no constraint 'polite' on run record 'r99'" in capsys.readouterr().err
+    # the field at fault is the run record (it named constraint_id before: a review, wave 13)
+    assert f"{path}:11: run_record_id: no run record 'r99' (so no constraint 'polite' on it)" in capsys.readouterr().err
     assert _count(with_runs, "verdicts") == 0 and _count(with_runs, "rubrics") == 0
 
 

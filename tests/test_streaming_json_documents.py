@@ -138,6 +138,30 @@ def test_deepeval_conversational_cases_that_are_not_a_list_are_refused(db: Path,
     _refused_unchanged(db, "deepeval", f, capsys, f"{f}:1: conversationalTestCases: expected the list")
 
 
+@pytest.mark.parametrize("field,value,expect", [
+    ("name", ["France"], "testCases[1].name: expected a string"),
+    ("order", [1], "testCases[1].order: expected an integer"),
+    ("order", True, "testCases[1].order: expected an integer"),
+    ("evaluationModel", ["x"], "testCases[1].metricsData[0].evaluationModel: expected a string"),
+    ("score", ["x"], "testCases[1].metricsData[0].score: expected a number"),
+])
+def test_deepeval_fields_ids_are_made_of_must_have_their_type(db: Path, tmp_path: Path, capsys, field, value, expect):
+    """A list where a string or a number goes was stored as its Python text in ids, judge names and reasons (a
+    review, wave 13: `order: [1]` made the run record id "deepeval:...:[1]")."""
+    cases = _deepeval(2)
+    if field in ("name", "order"):
+        cases[1][field] = value
+    else:
+        cases[1]["metricsData"][0][field] = value
+    f = _write(tmp_path / "run.json", {"testCases": cases, "identifier": "run-1"})
+    _refused_unchanged(db, "deepeval", f, capsys, f"{f}:1: {expect}")
+
+
+def test_deepeval_run_fields_must_be_text(db: Path, tmp_path: Path, capsys):
+    f = _write(tmp_path / "run.json", {"testCases": _deepeval(1), "hyperparameters": {"model": ["m"]}})
+    _refused_unchanged(db, "deepeval", f, capsys, f"{f}:1: hyperparameters.model: expected a string")
+
+
 def test_deepeval_without_test_cases_is_refused(db: Path, tmp_path: Path, capsys):
     for i, doc in enumerate(({"testCases": {"0": 1}}, [1, 2], {"testRunData": {"identifier": "x"}})):
         f = _write(tmp_path / f"run{i}.json", doc)

@@ -24,7 +24,7 @@ from judgecal.evalsets import (UNSTORABLE_NOTE, InputError, Parsed, Problem, Pro
 from judgecal.evalsets._plain import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
-from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows
+from judgecal.annotations.store._labels import known_records, pair_label_sets, validate_label_rows
 from judgecal.annotations.store._rubrics import RubricRow, list_rubrics, store_rubric
 from judgecal.annotations.store._schema import connect, now_iso, write
 from judgecal.annotations.store._writer import QueuedWriter
@@ -286,7 +286,8 @@ def import_verdicts(db: sqlite_utils.Database,
             for parsed in chunks(source):
                 problems.extend(parsed.problems)
                 label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
-                problems.extend(validate_label_rows(parsed, label_sets, allow_missing_label=True))
+                problems.extend(validate_label_rows(parsed, label_sets, allow_missing_label=True,
+                                                    records=known_records(db, (r.run_record_id for r in parsed.rows))))
                 shas = [_rubric_of(parsed, index, row, known, names, latest_by_name, to_create, version_of, problems)
                         for index, row in enumerate(parsed.rows)]
                 keys = [(row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat)
