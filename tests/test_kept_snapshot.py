@@ -113,6 +113,14 @@ def test_a_long_lived_reader_keeps_no_label_it_has_not_counted(unlabelled_demo, 
     assert again == nothing_stored(path, fresh)
 
 
+def _store(db) -> None:
+    _stored._store(db, "snapshot-test", "[]", "v", "{}", b"")
+
+
+def _stored_rows(db) -> int:
+    return db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0]
+
+
 def test_read_snapshot_sees_one_moment_and_writes_its_stores_after(project_db):
     with ann.unit_of_work(project_db) as db, ann.unit_of_work(project_db) as other:
         with read_snapshot(db):
@@ -122,33 +130,32 @@ def test_read_snapshot_sees_one_moment_and_writes_its_stores_after(project_db):
             assert db.execute("SELECT count(*) FROM settings").fetchone()[0] == before  # not seen inside
             calls = []
             with read_snapshot(db):  # nested: joins the outer one
-                _stored._store(db, "snapshot-test", "[]", "v", "{}", b"")
+                _store(db)
                 calls.append(db.conn.in_transaction)
             assert calls == [True]
-            assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'"
-                              ).fetchone()[0] == 0  # deferred, not written inside
+            assert _stored_rows(db) == 0  # deferred, not written inside
         assert not db.conn.in_transaction
         assert db.execute("SELECT count(*) FROM settings").fetchone()[0] == before + 1
-        assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0] == 1
+        assert _stored_rows(db) == 1
 
 
 def test_read_snapshot_inside_a_write_joins_it_and_stores_nothing(project_db):
     with ann.unit_of_work(project_db) as db:
         with ann.write(db):
             with read_snapshot(db):
-                _stored._store(db, "snapshot-test", "[]", "v", "{}", b"")
+                _store(db)
             assert db.conn.in_transaction  # still the caller's transaction
-        assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0] == 0
+        assert _stored_rows(db) == 0
 
 
 def test_read_snapshot_ends_on_an_error_and_stores_nothing(project_db):
     with ann.unit_of_work(project_db) as db:
         with pytest.raises(RuntimeError):
             with read_snapshot(db):
-                _stored._store(db, "snapshot-test", "[]", "v", "{}", b"")
+                _store(db)
                 raise RuntimeError("boom")
         assert not db.conn.in_transaction
-        assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0] == 0
+        assert _stored_rows(db) == 0
 
 
 def test_a_store_on_another_connection_is_not_deferred_to_this_snapshot(project_db):
@@ -159,6 +166,6 @@ def test_a_store_on_another_connection_is_not_deferred_to_this_snapshot(project_
             db.execute("SELECT 1").fetchone()
             other = ann.connect(project_db)
             with ann.write(other):
-                _stored._store(other, "snapshot-test", "[]", "v", "{}", b"")
+                _store(other)
             other.close()
-        assert db.execute("SELECT count(*) FROM stored_aggregates WHERE name = 'snapshot-test'").fetchone()[0] == 0
+        assert _stored_rows(db) == 0
