@@ -59,7 +59,7 @@ def _test_run(path: Path) -> _TestRun:
                     head.counts.get(f"{base}conversationalTestCases", 0))
 
 
-def _wrong_types(case: dict, metrics: list[dict], where: str) -> list[tuple[str, str]]:
+def _wrong_types(case: dict, where: str) -> list[tuple[str, str]]:
     """(field, what it should be) for each of the test case's fields that ids, judge names and reasons are made of
     and that has another type (absent or null is allowed: each has a default)."""
     out = []
@@ -68,7 +68,9 @@ def _wrong_types(case: dict, metrics: list[dict], where: str) -> list[tuple[str,
     order = case.get("order")
     if order is not None and (isinstance(order, bool) or not isinstance(order, int)):
         out.append((f"{where}.order", "an integer"))
-    for k, m in enumerate(metrics):
+    for k, m in enumerate(case.get("metricsData") or []):  # numbered as in the file (`metrics` drops non-objects)
+        if not isinstance(m, dict):
+            continue
         if m.get("evaluationModel") is not None and not isinstance(m["evaluationModel"], str):
             out.append((f"{where}.metricsData[{k}].evaluationModel", "a string"))
         score = m.get("score")
@@ -109,7 +111,7 @@ def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
             continue
         # ids and judge names are built from these: a list or an object would be stored as its Python text (a
         # review, wave 13: `order: [1]` made the run record id "deepeval:...:[1]")
-        wrong = _wrong_types(case, metrics, where)
+        wrong = _wrong_types(case, where)
         if wrong:
             for field_name, expected in wrong:
                 b.problem(1, field_name, f"expected {expected}")

@@ -104,3 +104,18 @@ def test_an_undo_row_must_name_a_pair_of_the_project(unlabelled_demo, tmp_path, 
         assert run_alone(path, "import", "labels", str(f))[0] == 2
         assert said in capsys.readouterr().err
         assert _events(path) == before
+
+
+def test_label_problems_are_listed_in_line_order_past_the_first_thousand(unlabelled_demo, tmp_path, capsys):
+    """The printed list keeps the first 1000 problems: a row's missing label must stay in its place among the pair
+    problems, not be collected after them (then line 1's problem was the one left out)."""
+    path = unlabelled_demo
+    rows = [{"run_record_id": "run-a-001", "constraint_id": "delivery_date_correct", "reviewer": "ann"}]
+    rows += [{"run_record_id": f"nope-{k}", "constraint_id": "c", "reviewer": "ann", "label": "pass"}
+             for k in range(1000)]
+    f = tmp_path / "f.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    assert run_alone(path, "import", "labels", str(f))[0] == 2
+    listed = [line.strip() for line in capsys.readouterr().err.splitlines() if "f.jsonl:" in line]
+    assert listed[0] == f"{f}:1: label: missing label", listed[:2]

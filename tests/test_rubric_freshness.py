@@ -120,3 +120,24 @@ def test_a_label_made_at_the_versions_own_instant_counts_as_after_it():
     assert fresh == frozenset({("r1", "c")}) and said.startswith("1 counted pairs labelled after this first version")
     said, fresh = _verification("f" * 64, at, {}, pairs[:1], labels, frozenset(pairs))
     assert fresh is None and said == "all counted pairs (a first version: no labels could tune it)"
+
+
+def test_the_current_shipped_rubric_stored_as_a_revision_keeps_every_label(demo):
+    """A project that judged with shipped strict v1 (the demo) stores today's shipped `strict` as v2, a revision of
+    v1: it is judgecal's own text, verified on every counted pair (a review found it verified on none)."""
+    import sqlite3
+
+    from judgecal import annotations as ann
+    from judgecal.judge import shipped_rubric
+
+    rubric = shipped_rubric()
+    with ann.unit_of_work(demo) as db:
+        row = ann.store_rubric(db, rubric.name, rubric.template, rubric.sha256)
+    assert row.version == 2 and row.parent_sha256
+    with sqlite3.connect(demo) as c:  # its verdicts: v1's, copied under v2
+        c.execute("INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label,"
+                  " reason, error, created_at) SELECT run_record_id, constraint_id, ?, judge_model, repeat, label,"
+                  " reason, error, created_at FROM verdicts WHERE rubric_sha256 != ?", [rubric.sha256, rubric.sha256])
+    groups = json.loads(run_alone(demo, "report", "--json")[1])["groups"]
+    mine = [g for g in groups if g["rubric_sha256"] == rubric.sha256]
+    assert mine and mine[0]["verified_on"] == "all counted pairs (a text judgecal ships: no labels could tune it)"

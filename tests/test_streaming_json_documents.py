@@ -157,6 +157,13 @@ def test_deepeval_fields_ids_are_made_of_must_have_their_type(db: Path, tmp_path
     _refused_unchanged(db, "deepeval", f, capsys, f"{f}:1: {expect}")
 
 
+def test_deepeval_names_a_metric_by_its_place_in_the_file(db: Path, tmp_path: Path, capsys):
+    cases = _deepeval(1)
+    cases[0]["metricsData"] = [None, dict(cases[0]["metricsData"][0], score="0.9")]
+    f = _write(tmp_path / "run.json", {"testCases": cases, "identifier": "run-1"})
+    _refused_unchanged(db, "deepeval", f, capsys, f"{f}:1: testCases[0].metricsData[1].score: expected a number")
+
+
 def test_deepeval_run_fields_must_be_text(db: Path, tmp_path: Path, capsys):
     f = _write(tmp_path / "run.json", {"testCases": _deepeval(1), "hyperparameters": {"model": ["m"]}})
     _refused_unchanged(db, "deepeval", f, capsys, f"{f}:1: hyperparameters.model: expected a string")

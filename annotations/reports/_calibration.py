@@ -2525,8 +2525,10 @@ def _verification(sha: str, created: str, parents: dict[str, str | None], pairs:
     label was made after the version was created, i.e. random pairs it cannot have been tuned on. A version created
     before every counted pair was labelled (the usual first version: judged, then sampled and labelled) is verified
     on them all."""
-    if sha in SHIPPED_RUBRIC_SHA256S and not parents.get(sha):
-        return "all counted pairs (a first version: no labels could tune it)", None
+    if sha in SHIPPED_RUBRIC_SHA256S:  # judgecal's own text, also when stored as a revision (the current `strict`
+        # after a project judged with v1 becomes `strict` v2, its parent v1)
+        return ("all counted pairs (a " + ("text judgecal ships" if parents.get(sha) else "first version")
+                + ": no labels could tune it)"), None
     born = instant(created)
     # a counted pair without a label here (a `--rubric-seen` filter dropped it) verifies nothing either way
     labelled = [p for p in pairs if p in counted and p in labels_by_pair]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
 
@@ -61,9 +61,11 @@ def known_records(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> s
 
 def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], tuple[str, ...]],
                         *, label_field: str = "label", allow_missing_label: bool = False,
-                        records: set[str] | None = None) -> list[Problem]:
-    """Problems for rows naming a pair that does not exist or a label outside the constraint's label set.
-    `records`: the rows' run record ids that exist (`known_records`), so an unknown one is named as such."""
+                        records: set[str] | None = None,
+                        labelled: Callable[[Any], bool] | None = None) -> list[Problem]:
+    """Problems for rows naming a pair that does not exist or a label outside the constraint's label set, in row
+    order. `records`: the rows' run record ids that exist (`known_records`), so an unknown one is named as such.
+    `labelled(row)` False: the row carries no label to check (an undo event), only its pair."""
     problems: list[Problem] = []
     for index, row in enumerate(parsed.rows):
         pair = (row.run_record_id, row.constraint_id)
@@ -74,6 +76,8 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
             else:
                 problems.append(parsed.problem(
                     index, "constraint_id", f"no constraint {row.constraint_id!r} on run record {row.run_record_id!r}"))
+            continue
+        if labelled is not None and not labelled(row):
             continue
         label = getattr(row, label_field)
         if label is None:
@@ -107,10 +111,7 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             # an undo carries no label, but its pair must exist like any other row's (a review: an unknown run
             # record stopped the import on the foreign key with no line, an unknown constraint was stored)
             problems.extend(validate_label_rows(parsed, label_sets, records=records,
-                                                allow_missing_label=True))
-            problems.extend(parsed.problem(index, "label", "missing label") for index, row in enumerate(parsed.rows)
-                            if row.event != "undo" and row.label is None and (row.run_record_id, row.constraint_id)
-                            in label_sets)
+                                                labelled=lambda row: row.event != "undo"))
             if problems.total:
                 continue  # the file is refused: read on only to report every problem
             rows = [
