@@ -58,7 +58,8 @@ def read_snapshot(db: sqlite_utils.Database) -> Iterator[None]:
     reads it a second time (issue 16.3, found by a review: a reviewer counted twice on one pair, a counted label
     lost). Inside a transaction already open on the connection (a writing command's, or an outer snapshot) it joins
     that one. The stores asked for inside (`stored_value`, `write_persisted`) are written after it ends, each under
-    the marks it was computed at."""
+    the marks it was computed at. Nothing inside may write to the main database: `write()` would join the deferred
+    transaction and fail with SQLITE_BUSY_SNAPSHOT once another connection has committed."""
     conn = db.conn
     if conn.in_transaction:
         yield
