@@ -20,6 +20,7 @@ from judgecal.evalsets._harness_langfuse import stream_langfuse
 from judgecal.evalsets._harness_lmeval import stream_lmeval
 from judgecal.evalsets._harness_promptfoo import stream_promptfoo
 from judgecal.evalsets._io import InputError, Problem, load_json, read_text_file
+from judgecal.evalsets._models import EvalItem, RunRecord
 
 
 class Harness(NamedTuple):
@@ -46,21 +47,40 @@ class Signature(NamedTuple):
     name: str
     required: tuple[str, ...]  # each "a" or "a|b" (either)
     hints: tuple[str, ...] = ()
+    # Every field the import takes, for a format whose import refuses any other (judgecal's own: its models forbid
+    # extra fields); None: the import reads the fields it knows and leaves the rest (the harnesses, IFEval, LLMBar).
+    allowed: frozenset[str] | None = None
+
+
+def _model_fields(model: Any) -> frozenset[str]:
+    # an export's first line (`{"judgecal_export": {...}}`) is read past by every import of ours
+    return frozenset(model.model_fields) | {"judgecal_export"}
+
+
+# The import rows of the label, verdict and sample files live in annotations (evalsets imports none of ours):
+# tests/test_harness_imports.py holds these equal to HumanLabelRow's, VerdictImportRow's and SampleRow's fields.
+LABEL_FIELDS = frozenset({"run_record_id", "constraint_id", "reviewer", "label", "event", "note", "failure_mode",
+                          "seconds_spent", "rubric_version_seen", "blind", "created_at", "guideline_version"})
+VERDICT_FIELDS = frozenset({"run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version",
+                            "judge_model", "repeat", "label", "reason", "error", "error_detail", "input_tokens",
+                            "output_tokens", "latency_ms", "created_at"})
+SAMPLE_FIELDS = frozenset({"run_record_id", "constraint_id", "rule", "stratum", "reason", "seed", "drawn_at"})
 
 
 # Ours first (README "File formats"), then each harness's. Paths with a dot look inside a single JSON document.
 SIGNATURES: tuple[Signature, ...] = (
     Signature("evalset", "judgecal eval items", ("id", "instruction", "constraints"),
-              ("input", "reference", "source", "split", "tags", "fixtures", "turns")),
+              ("input", "reference", "source", "split", "tags", "fixtures", "turns"), _model_fields(EvalItem)),
     Signature("runs", "judgecal run records", ("id", "item_id", "model", "output|trajectory|error|messages"),
-              ("prompt_version", "run_id", "tool_calls", "input_tokens", "output_tokens", "latency_ms")),
+              ("prompt_version", "run_id", "tool_calls", "input_tokens", "output_tokens", "latency_ms"),
+              _model_fields(RunRecord)),
     Signature("labels", "judgecal human labels", ("run_record_id", "constraint_id", "reviewer", "label"),
-              ("event", "note", "failure_mode", "seconds_spent", "blind")),
+              ("event", "note", "failure_mode", "seconds_spent", "blind"), LABEL_FIELDS | {"judgecal_export"}),
     Signature("verdicts", "judgecal judge verdicts",
               ("run_record_id", "constraint_id", "judge_model", "rubric|rubric_sha256", "label|error"),
-              ("repeat", "reason", "error_detail", "rubric_version")),
+              ("repeat", "reason", "error_detail", "rubric_version"), VERDICT_FIELDS | {"judgecal_export"}),
     Signature("samples", "judgecal review sample", ("run_record_id", "constraint_id", "rule"),
-              ("stratum", "seed", "drawn_at")),
+              ("stratum", "seed", "drawn_at"), SAMPLE_FIELDS | {"judgecal_export"}),
     Signature("ifeval", "IFEval", ("key", "prompt", "instruction_id_list", "kwargs", "response"),
               ("response_model",)),
     Signature("llmbar", "LLMBar", ("instruction", "output_1", "output_2", "human_label"), ("item_id", "dataset")),
@@ -153,6 +173,19 @@ def _check(sig: Signature, fields: set[str]) -> tuple[list[str], list[str]]:
     return found, missing
 
 
+def _refused(sig: Signature, what: str, fields: set[str], path: Path) -> str | None:
+    """Why the import that fits by its fields would still refuse the file (a review, wave 13: doctor said "import
+    with" for a runs file whose extra column `import runs` refuses, and for an Inspect log named .zip), else None."""
+    if sig.allowed is not None and what in ("JSONL", "a JSON list", "one JSON document"):  # (one line of JSONL)
+        # top-level fields only: a document's nested objects add `a.b` names
+        unknown = sorted(f for f in fields if f not in sig.allowed and "." not in f)
+        if unknown:
+            return f"it takes no field {', '.join(unknown)}"
+    if sig.kind == "inspect" and path.suffix.lower() not in (".eval", ".json"):
+        return f"Inspect AI reads a log by its name's suffix (.eval or .json), not {path.suffix or 'none'}: rename it"
+    return None
+
+
 def diagnose(path: str | Path) -> Diagnosis:
     """Which import kind fits the file, from its field names. Raises InputError when it cannot be read."""
     path = Path(path)
@@ -171,7 +204,11 @@ def diagnose(path: str | Path) -> Diagnosis:
         lines.append(f"recognised: {sig.name} (`import {sig.kind}`): {', '.join(found)}")
     if fitting:
         best = max(fitting, key=lambda t: t[0])[1]
-        return Diagnosis(tuple(lines), best.kind, None)
+        refused = _refused(best, what, fields, path)
+        if refused is None:
+            return Diagnosis(tuple(lines), best.kind, None)
+        lines.append(f"but `import {best.kind}` would refuse it: {refused}")
+        return Diagnosis(tuple(lines), None, f"{best.name} (`import {best.kind}`) would refuse it: {refused}")
     missing = None
     if close:
         _, sig, lack = max(close, key=lambda t: t[0])

@@ -253,8 +253,15 @@ def test_doctor_says_what_the_closest_format_lacks_and_exits_2(tmp_path, capsys)
     f = tmp_path / "half.jsonl"
     f.write_text('{"run_record_id": "r1", "constraint_id": "c1", "rule": "random"}\n'
                  '{"doc_id": 0, "target": "x"}\n', encoding="utf-8")
-    assert main(["doctor", str(f)]) == 0  # the sample rows fit `import samples`
-    assert "import samples" in capsys.readouterr().out
+    # the sample rows fit `import samples` by their fields, but the import would refuse the other row's fields
+    # (doctor said "import with" before; a review, wave 13)
+    assert main(["doctor", str(f)]) == 2
+    captured = capsys.readouterr()
+    assert "recognised: judgecal review sample (`import samples`)" in captured.out
+    assert "but `import samples` would refuse it: it takes no field doc_id, target" in captured.out
+    f.write_text('{"run_record_id": "r1", "constraint_id": "c1", "rule": "random"}\n', encoding="utf-8")
+    assert main(["doctor", str(f)]) == 0
+    assert "import with: judgecal import samples" in capsys.readouterr().out
     f.write_text('{"doc_id": 0, "target": "Paris"}\n', encoding="utf-8")
     assert main(["doctor", str(f)]) == 2
     captured = capsys.readouterr()
@@ -264,6 +271,47 @@ def test_doctor_says_what_the_closest_format_lacks_and_exits_2(tmp_path, capsys)
     csv.write_text("question,answer\nq,a\n", encoding="utf-8")
     assert main(["doctor", str(csv)]) == 2
     assert not (tmp_path / "judgecal.db").exists()
+
+
+def test_doctor_does_not_call_a_fit_what_the_import_refuses(tmp_path, capsys) -> None:
+    """A review (wave 13) found doctor saying "import with" for files the import then refused."""
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"id": "x-1", "item_id": "demo-001", "model": "m", "output": "hi", "bogus": 1}\n'
+                    '{"id": "x-2", "item_id": "demo-001", "model": "m", "output": "hi"}\n', encoding="utf-8")
+    assert main(["doctor", str(runs)]) == 2
+    captured = capsys.readouterr()
+    assert "but `import runs` would refuse it: it takes no field bogus" in captured.out
+    assert "no import fits this file" in captured.err
+    log = tmp_path / "log.zip"
+    shutil.copy(FIXTURES / "inspect_capitals.eval", log)
+    assert main(["doctor", str(log)]) == 2
+    assert "reads a log by its name's suffix (.eval or .json), not .zip" in capsys.readouterr().out
+
+
+def test_doctor_fits_every_export_of_ours(tmp_path, capsys) -> None:
+    """An export's header line (`judgecal_export`) and every field the export writes are taken by its import."""
+    db = tmp_path / "demo.db"
+    assert main(["--db", str(db), "demo"]) == 0
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text((FIXTURES / "../../../data/demo_labels.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["--db", str(db), "import", "labels", str(labels)]) == 0
+    for kind in ("labels", "verdicts", "samples"):
+        out = tmp_path / f"{kind}.jsonl"
+        assert main(["--db", str(db), "export", kind, "--out", str(out)]) == 0
+        capsys.readouterr()
+        assert main(["doctor", str(out)]) == 0, kind
+        assert f"import with: judgecal import {kind} {out}" in capsys.readouterr().out
+
+
+def test_doctor_field_lists_are_the_import_models():
+    from judgecal.annotations.review._sample_rows import SampleRow  # house: private (the row model)
+    from judgecal.annotations.store import VerdictImportRow
+    from judgecal.annotations.store._label_rows import HumanLabelRow  # house: private (the row model)
+    from judgecal.evalsets._harness_doctor import LABEL_FIELDS, SAMPLE_FIELDS, VERDICT_FIELDS  # house: private
+
+    assert LABEL_FIELDS == set(HumanLabelRow.model_fields)
+    assert VERDICT_FIELDS == set(VerdictImportRow.model_fields)
+    assert SAMPLE_FIELDS == set(SampleRow.model_fields)
 
 
 def test_promptfoo_jsonl_output_imports_the_same_rows(tmp_path) -> None:
