@@ -33,7 +33,7 @@ def cmd_sample(args: argparse.Namespace) -> str:
         try:
             s = ann.draw_sample(db, rate=args.rate, overlap=args.overlap, seed=args.seed,
                                 include_unjudged=not args.judged_only)
-        except ValueError as exc:  # the draw's own refusals (two populations of one stratum name)
+        except ann.DrawRefused as exc:  # two populations of one stratum name
             raise CommandError(str(exc)) from None
         keep_sample_side(db)  # after the draw's commit; the coverage below reads the orders back
         rows = ann.quota_progress(db)
@@ -77,7 +77,7 @@ def _sample_run(args: argparse.Namespace) -> str:
     with ann.unit_of_work(args.db) as db:
         try:
             s = ann.draw_run_sample(db, args.run_id, rate=args.rate, seed=args.seed)
-        except ValueError as exc:  # two populations of one stratum name (the population draw's refusal)
+        except ann.DrawRefused as exc:  # two populations of one stratum name (the population draw's refusal)
             raise CommandError(str(exc)) from None
         keep_sample_side(db)  # the run's rows moved the samples' version
         rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)

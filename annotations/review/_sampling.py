@@ -1385,15 +1385,19 @@ def _rank_of(c: _Candidate) -> bytes:
     return c.rank
 
 
+class DrawRefused(ValueError):
+    """A draw the project's ids make impossible (two populations of one stratum name); nothing was drawn."""
+
+
 def _refuse_shared_names(keys: Iterable[StratumKey]) -> None:
-    """ValueError when two constraint × model populations make one stratum name (`stratum_key` joins with '|': the
+    """DrawRefused when two constraint × model populations make one stratum name (`stratum_key` joins with '|': the
     name is `sample_strata`'s key and what every report and export shows)."""
     named: dict[str, StratumKey] = {}
     for key in keys:
         other = named.setdefault(key.stratum, key)
         if other != key:
             a, b = sorted([other, key], key=lambda k: (k.constraint_id, k.model))
-            raise ValueError(f"constraint {a.constraint_id!r} × model {a.model!r} and constraint {b.constraint_id!r} "
+            raise DrawRefused(f"constraint {a.constraint_id!r} × model {a.model!r} and constraint {b.constraint_id!r} "
                              f"× model {b.model!r} make one stratum name, {key.stratum!r} (a '|' in a constraint id "
                              "or a model name): rename one of them; nothing was drawn")
 
