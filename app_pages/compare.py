@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+import dataclasses
+
 from judgecal import annotations as ann
-from judgecal.app_pages._common import db_path, md_escape
+from judgecal.app_pages._common import db_path, md_escape, reviewer
 
 st.header("Compare runs")
 with ann.unit_of_work(db_path()) as db:
@@ -31,10 +33,21 @@ with tab_compare:
     else:
         with ann.unit_of_work(db_path()) as db:
             c = ann.compare_runs(db, run_a, run_b)
-        st.code(ann.format_comparison(c), language=None)
-        counts = {name: len(c.bucket(name)) for name in ann.BUCKETS}
+            # An item's failed constraints come from the human labels and the judge's verdicts on its pairs: an item
+            # with a pair still waiting for this viewer's blind label (any reviewer's, when no name is chosen) is
+            # left out of the lists, or the label that follows would not be blind (a review found a colleague's
+            # `fail` readable here). The run-level rates are totals over every pair.
+            waiting = {rid for rid, _cid in ann.awaiting_blind_label(db, reviewer())}
+            hidden = {item for rid, item in db.execute(
+                "SELECT id, item_id FROM run_records WHERE run_id IN (?, ?)", [run_a, run_b]) if rid in waiting}
+        shown = dataclasses.replace(c, items=tuple(o for o in c.items if o.item_id not in hidden))
+        st.code(ann.format_comparison(shown), language=None)
+        counts = {name: len(shown.bucket(name)) for name in ann.BUCKETS}
         st.caption("Items: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())
-                   + ". Both-fail items come first: such an item is often broken rather than hard.")
+                   + ". Both-fail items come first: such an item is often broken rather than hard."
+                   + (f" {len(hidden)} items are hidden until you have labelled their sampled pairs blind (Review)."
+                      if hidden else ""))
+        c = shown
         st.dataframe([{"item": o.item_id, "outcome": o.bucket.replace("_", " "), "A failed": ", ".join(o.a_failed),
                        "B failed": ", ".join(o.b_failed)} for o in c.items], hide_index=True, width="stretch")
 

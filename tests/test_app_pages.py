@@ -221,3 +221,23 @@ def test_demo_runs_and_boundary_pages_do_not_contradict_themselves(tmp_path, mon
     assert boundary[0] == "demo-boundary-5x" and first != boundary[0] and set(boundary) >= {first}
     assert at.selectbox(key="boundary_run").value == boundary[0]
     assert not any("has no boundary cases" in i.value for i in at.info)
+
+
+def test_compare_hides_the_items_of_pairs_waiting_for_the_viewers_blind_label(demo, monkeypatch):
+    """A review (wave 13) read a colleague's `fail` on the Compare page: an item's failed constraints are settled by
+    the human labels and the judge's verdicts, so an item with a pair still waiting for this reviewer's blind label is
+    left out of the lists (and the page says how many), as the Calibration page hides such pairs."""
+    with ann.unit_of_work(demo) as db:
+        waiting = ann.awaiting_blind_label(db, "zoe")
+        items = {rid: item for rid, item in db.execute(
+            "SELECT id, item_id FROM run_records WHERE run_id IN ('demo-run-a', 'demo-run-b')")}
+    hidden = {items[rid] for rid, _cid in waiting if rid in items}
+    assert hidden  # the demo's labelled overlap pairs wait for a second reviewer
+    at = _app(demo, monkeypatch, reviewer="zoe")
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception
+    listed = set(at.dataframe[0].value["item"])
+    assert listed and not listed & hidden
+    code = "\n".join(c.value for c in at.code)
+    assert not any(f"  {item}  A failed:" in code for item in hidden)
+    assert f"{len(hidden)} items are hidden until you have labelled their sampled pairs blind" in _rendered_markup(at)
