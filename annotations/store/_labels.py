@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
 
 from judgecal.evalsets import InputError, Parsed, Problem, ProblemLog, chunks, printable
-from judgecal.annotations.store._schema import now_iso, write
+from judgecal.annotations.store._schema import aware_utc, now_iso, write
 
 # The import row's model (pydantic) loads with the first label file read or export written, not with the label
 # readings the report and `judgecal gate` use (issue 16.2, start-up).
@@ -48,25 +48,25 @@ def pair_label_sets(db: sqlite_utils.Database, pairs: Iterable[tuple[str, str]] 
     return out
 
 
-def known_records(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> set[str]:
+def _known_records(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> set[str]:
     """The ids among `run_record_ids` that name a stored run record."""
-    ids = sorted(set(run_record_ids))
-    out: set[str] = set()
-    for start in range(0, len(ids), 900):
-        chunk = ids[start:start + 900]
-        out.update(r[0] for r in db.execute(f"SELECT id FROM run_records WHERE id IN ({','.join('?' * len(chunk))})",
-                                            chunk))
-    return out
+    import json  # noqa: PLC0415 (as pair_label_sets)
+
+    return {r[0] for r in db.execute("SELECT id FROM run_records WHERE id IN (SELECT value FROM json_each(?))",
+                                     [json.dumps(sorted(set(run_record_ids)))])}
 
 
 def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], tuple[str, ...]],
                         *, label_field: str = "label", allow_missing_label: bool = False,
-                        records: set[str] | None = None,
+                        db: sqlite_utils.Database | None = None,
                         labelled: Callable[[Any], bool] | None = None) -> list[Problem]:
     """Problems for rows naming a pair that does not exist or a label outside the constraint's label set, in row
-    order. `records`: the rows' run record ids that exist (`known_records`), so an unknown one is named as such.
-    `labelled(row)` False: the row carries no label to check (an undo event), only its pair."""
+    order. `db`: the project, to name a run record that does not exist as such (looked up for the rows whose pair
+    is missing only: a valid file costs no query). `labelled(row)` False: the row carries no label to check (an
+    undo event), only its pair."""
     problems: list[Problem] = []
+    missing = [row.run_record_id for row in parsed.rows if (row.run_record_id, row.constraint_id) not in label_sets]
+    records = _known_records(db, missing) if db is not None and missing else None
     for index, row in enumerate(parsed.rows):
         pair = (row.run_record_id, row.constraint_id)
         if pair not in label_sets:
@@ -107,11 +107,9 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             problems.extend(parsed.problem(index, "label", "an undo event carries no label")
                             for index, row in enumerate(parsed.rows) if row.event == "undo" and row.label is not None)
             label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
-            records = known_records(db, (r.run_record_id for r in parsed.rows))
             # an undo carries no label, but its pair must exist like any other row's (a review: an unknown run
             # record stopped the import on the foreign key with no line, an unknown constraint was stored)
-            problems.extend(validate_label_rows(parsed, label_sets, records=records,
-                                                labelled=lambda row: row.event != "undo"))
+            problems.extend(validate_label_rows(parsed, label_sets, db=db, labelled=lambda row: row.event != "undo"))
             if problems.total:
                 continue  # the file is refused: read on only to report every problem
             rows = [
@@ -131,7 +129,7 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             fresh = []
             for r, parsed_row in zip(rows, parsed.rows):
                 if r[-1] is not None:
-                    if r[:-1] + (_aware(parsed_row.created_at),) not in existing:
+                    if r[:-1] + (aware_utc(parsed_row.created_at),) not in existing:
                         fresh.append(r)
                 elif untimed[r[:-1]] > consumed[r[:-1]]:
                     consumed[r[:-1]] += 1
@@ -151,13 +149,11 @@ def _instant(stamp: Any) -> Any:
     """A stored `created_at` as the moment it names (an aware datetime when it reads as one; a time without an
     offset is UTC, as the report reads it), else as stored."""
     try:
-        return _aware(datetime.fromisoformat(stamp))
+        return aware_utc(datetime.fromisoformat(stamp))
     except (TypeError, ValueError):
         return stamp
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _stored_events(conn: Any, run_record_ids: list[str], last_before: int) -> list[tuple[Any, ...]]:

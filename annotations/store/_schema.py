@@ -30,7 +30,17 @@ def default_db_path() -> Path:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso_utc(datetime.now(timezone.utc))
+
+
+def aware_utc(moment: datetime) -> datetime:
+    """`moment` with its offset; a time without one is UTC (as the report reads a stored time)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def iso_utc(moment: datetime) -> str:
+    """`moment` spelt as the project stores times (`now_iso`'s UTC spelling, milliseconds, "Z")."""
+    return aware_utc(moment).astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Migration(NamedTuple):

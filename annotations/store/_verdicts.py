@@ -12,7 +12,7 @@ import json
 import math
 import operator
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
@@ -24,9 +24,9 @@ from judgecal.evalsets import (UNSTORABLE_NOTE, InputError, Parsed, Problem, Pro
 from judgecal.evalsets._plain import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
-from judgecal.annotations.store._labels import known_records, pair_label_sets, validate_label_rows
+from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows
 from judgecal.annotations.store._rubrics import RubricRow, list_rubrics, store_rubric
-from judgecal.annotations.store._schema import connect, now_iso, write
+from judgecal.annotations.store._schema import connect, iso_utc, now_iso, write
 from judgecal.annotations.store._writer import QueuedWriter
 
 # --------------------------------------------------------------------------- the verdict sink
@@ -286,8 +286,7 @@ def import_verdicts(db: sqlite_utils.Database,
             for parsed in chunks(source):
                 problems.extend(parsed.problems)
                 label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
-                problems.extend(validate_label_rows(parsed, label_sets, allow_missing_label=True,
-                                                    records=known_records(db, (r.run_record_id for r in parsed.rows))))
+                problems.extend(validate_label_rows(parsed, label_sets, allow_missing_label=True, db=db))
                 shas = [_rubric_of(parsed, index, row, known, names, latest_by_name, to_create, version_of, problems)
                         for index, row in enumerate(parsed.rows)]
                 keys = [(row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat)
@@ -310,8 +309,9 @@ def import_verdicts(db: sqlite_utils.Database,
                             problems.extend([parsed.problem(index, "label", "a different verdict for this pair, "
                                                                             "rubric, model and repeat is already stored")])
                         continue
-                    at = stamp if row.created_at is None else _stamp(row.created_at)
-                    if key[2] in to_create and (key[2] not in born or instant_of(at) < instant_of(born[key[2]])):
+                    at = stamp if row.created_at is None else iso_utc(row.created_at)
+                    # (one spelling, UTC to the millisecond: the texts order as the moments do)
+                    if key[2] in to_create and (key[2] not in born or at < born[key[2]]):
                         born[key[2]] = at
                     fresh.append((*key, row.label, row.reason, row.error, row.error_detail, None, row.input_tokens,
                                   row.output_tokens, row.latency_ms, f"import:{parsed.file}", at))
@@ -375,17 +375,6 @@ EXPORT_FIELDS = (
     "error_detail", "input_tokens", "output_tokens", "latency_ms", "created_at",
 )
 
-
-def _stamp(moment: datetime) -> str:
-    """A verdict time from a file as the project stores times (`now_iso`'s UTC spelling; a time without an offset
-    is taken as UTC)."""
-    aware = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-    return aware.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def instant_of(stamp: str) -> datetime:
-    """A stored `now_iso` / `_stamp` time as an aware datetime (for comparing two of them)."""
-    return datetime.fromisoformat(stamp)
 
 
 def verdict_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
