@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import dataclasses
+import json
 
 from judgecal import annotations as ann
 from judgecal.app_pages._common import db_path, md_escape, reviewer
@@ -37,9 +38,11 @@ with tab_compare:
             # with a pair still waiting for this viewer's blind label (any reviewer's, when no name is chosen) is
             # left out of the lists, or the label that follows would not be blind (a review found a colleague's
             # `fail` readable here). The run-level rates are totals over every pair.
-            waiting = {rid for rid, _cid in ann.awaiting_blind_label(db, reviewer())}
-            hidden = {item for rid, item in db.execute(
-                "SELECT id, item_id FROM run_records WHERE run_id IN (?, ?)", [run_a, run_b]) if rid in waiting}
+            # (the waiting pairs' records looked up, not every record of the two runs: bounded by the sample)
+            waiting = sorted({rid for rid, _cid in ann.awaiting_blind_label(db, reviewer())})
+            hidden = {row[0] for row in db.execute(
+                "SELECT item_id FROM run_records WHERE id IN (SELECT value FROM json_each(?)) AND run_id IN (?, ?)",
+                [json.dumps(waiting), run_a, run_b])}
         shown = dataclasses.replace(c, items=tuple(o for o in c.items if o.item_id not in hidden))
         st.code(ann.format_comparison(shown), language=None)
         counts = {name: len(shown.bucket(name)) for name in ann.BUCKETS}

@@ -52,9 +52,9 @@ class Signature(NamedTuple):
     allowed: frozenset[str] | None = None
 
 
-def _model_fields(model: Any) -> frozenset[str]:
+def _taken(fields: Any) -> frozenset[str]:
     # an export's first line (`{"judgecal_export": {...}}`) is read past by every import of ours
-    return frozenset(model.model_fields) | {"judgecal_export"}
+    return frozenset(fields) | {"judgecal_export"}
 
 
 # The import rows of the label, verdict and sample files live in annotations (evalsets imports none of ours):
@@ -70,17 +70,17 @@ SAMPLE_FIELDS = frozenset({"run_record_id", "constraint_id", "rule", "stratum", 
 # Ours first (README "File formats"), then each harness's. Paths with a dot look inside a single JSON document.
 SIGNATURES: tuple[Signature, ...] = (
     Signature("evalset", "judgecal eval items", ("id", "instruction", "constraints"),
-              ("input", "reference", "source", "split", "tags", "fixtures", "turns"), _model_fields(EvalItem)),
+              ("input", "reference", "source", "split", "tags", "fixtures", "turns"), _taken(EvalItem.model_fields)),
     Signature("runs", "judgecal run records", ("id", "item_id", "model", "output|trajectory|error|messages"),
               ("prompt_version", "run_id", "tool_calls", "input_tokens", "output_tokens", "latency_ms"),
-              _model_fields(RunRecord)),
+              _taken(RunRecord.model_fields)),
     Signature("labels", "judgecal human labels", ("run_record_id", "constraint_id", "reviewer", "label"),
-              ("event", "note", "failure_mode", "seconds_spent", "blind"), LABEL_FIELDS | {"judgecal_export"}),
+              ("event", "note", "failure_mode", "seconds_spent", "blind"), _taken(LABEL_FIELDS)),
     Signature("verdicts", "judgecal judge verdicts",
               ("run_record_id", "constraint_id", "judge_model", "rubric|rubric_sha256", "label|error"),
-              ("repeat", "reason", "error_detail", "rubric_version"), VERDICT_FIELDS | {"judgecal_export"}),
+              ("repeat", "reason", "error_detail", "rubric_version"), _taken(VERDICT_FIELDS)),
     Signature("samples", "judgecal review sample", ("run_record_id", "constraint_id", "rule"),
-              ("stratum", "seed", "drawn_at"), SAMPLE_FIELDS | {"judgecal_export"}),
+              ("stratum", "seed", "drawn_at"), _taken(SAMPLE_FIELDS)),
     Signature("ifeval", "IFEval", ("key", "prompt", "instruction_id_list", "kwargs", "response"),
               ("response_model",)),
     Signature("llmbar", "LLMBar", ("instruction", "output_1", "output_2", "human_label"), ("item_id", "dataset")),
