@@ -269,10 +269,9 @@ def import_verdicts(db: sqlite_utils.Database,
     known = {r.sha256: r for r in list_rubrics(db)}
     templates = list(templates)
     names = {t.sha256: t.name for t in templates} | {sha: r.name for sha, r in known.items()}
-    latest_by_name: dict[str, RubricRow] = {}
+    by_name: dict[str, dict[int, RubricRow]] = {}  # name -> version -> the stored rubric
     for r in known.values():
-        if r.name not in latest_by_name or r.version > latest_by_name[r.name].version:
-            latest_by_name[r.name] = r
+        by_name.setdefault(r.name, {})[r.version] = r
     to_create: dict[str, str] = {}  # sha -> name
     version_of: dict[str, int] = {}  # sha -> the lowest rubric_version the file gives it
     born: dict[str, str] = {}  # sha -> the earliest stamp of its rows in the file (each given or the import's)
@@ -287,7 +286,7 @@ def import_verdicts(db: sqlite_utils.Database,
                 problems.extend(parsed.problems)
                 label_sets = pair_label_sets(db, [(r.run_record_id, r.constraint_id) for r in parsed.rows])
                 problems.extend(validate_label_rows(parsed, label_sets, allow_missing_label=True, db=db))
-                shas = [_rubric_of(parsed, index, row, known, names, latest_by_name, to_create, version_of, problems)
+                shas = [_rubric_of(parsed, index, row, known, names, by_name, to_create, version_of, problems)
                         for index, row in enumerate(parsed.rows)]
                 keys = [(row.run_record_id, row.constraint_id, sha, row.judge_model, row.repeat)
                         for row, sha in zip(parsed.rows, shas)]
@@ -336,13 +335,33 @@ def import_verdicts(db: sqlite_utils.Database,
 
 
 def _rubric_of(parsed: Parsed[VerdictImportRow], index: int, row: VerdictImportRow, known: dict[str, RubricRow],
-               names: dict[str, str], latest_by_name: dict[str, RubricRow], to_create: dict[str, str], version_of: dict[str, int],
-               problems: ProblemLog) -> str:
-    """The rubric version a row names (its sha256, else the latest stored version of its name); records rubrics
-    new to the project in `to_create` / `version_of` and the rows that contradict them in `problems`."""
+               names: dict[str, str], by_name: dict[str, dict[int, RubricRow]], to_create: dict[str, str],
+               version_of: dict[str, int], problems: ProblemLog) -> str:
+    """The rubric version a row names: its sha256; else, by name, the project's version of that name: the one
+    `rubric_version` numbers (this project's numbering: a row without a sha256 is written by hand), or the only one.
+    A name with several stored versions and no `rubric_version`, or a `rubric_version` the name does not have here,
+    is a problem: the row's verdict would be credited to a rubric text it may not have been given under (the latest
+    was taken before). Records rubrics new to the project in `to_create` / `version_of` and the rows that contradict
+    them in `problems`."""
     sha = row.rubric_sha256
     if sha is None:
-        sha = latest_by_name[row.rubric].sha256 if row.rubric in latest_by_name else unknown_rubric_sha256(row.rubric)
+        stored = by_name.get(row.rubric, {})  # (the model requires a name where the sha256 is missing)
+        if not stored:
+            sha = unknown_rubric_sha256(row.rubric)
+        elif row.rubric_version is not None:
+            if row.rubric_version not in stored:
+                problems.extend([parsed.problem(index, "rubric_version", (
+                    f"rubric {row.rubric!r} has no version {row.rubric_version} in the project (versions "
+                    f"{', '.join(map(str, sorted(stored)))}): give its rubric_sha256"))])
+                return unknown_rubric_sha256(row.rubric)
+            sha = stored[row.rubric_version].sha256
+        elif len(stored) > 1:
+            problems.extend([parsed.problem(index, "rubric", (
+                f"rubric {row.rubric!r} has versions {', '.join(map(str, sorted(stored)))} in the project: give "
+                "rubric_version or rubric_sha256 (the verdict is not credited to the latest by guess)"))])
+            return unknown_rubric_sha256(row.rubric)
+        else:
+            sha = next(iter(stored.values())).sha256
     if sha in names and row.rubric is not None and names[sha] != row.rubric:
         problems.extend([parsed.problem(index, "rubric", f"rubric {sha[:12]} is named {names[sha]!r} in the project, not {row.rubric!r}")])
     if sha not in known:
