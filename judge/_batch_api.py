@@ -9,7 +9,7 @@ result line that cannot be read is reported as a `BadLine` and never becomes a v
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from judgecal.judge._backend import Answer, chat_request, read_completion
 from judgecal.judge._runner import VerdictKey
@@ -25,6 +25,7 @@ BATCH_CAUSES = (
     "batch_cancelled",  # the batch was cancelled before this request ran
     "batch_failed",     # the endpoint refused the whole batch (e.g. its input file did not validate)
     "batch_missing",    # the batch finished and returned nothing readable for this request
+    "batch_conflict",   # the batch returned two different answers for this request: neither is a verdict
 )
 # A batch in one of these states will not change any more.
 TERMINAL = ("completed", "expired", "cancelled", "failed")
@@ -87,10 +88,11 @@ def _status_cause(status: int) -> str:
     return "rate_limit" if status == 429 else "server_error" if status >= 500 else "api_error"
 
 
-def _error_answer(cause: str, detail: str, usage: Any = None) -> Answer:
+def _error_answer(cause: str, detail: str, usage: Any = None,
+                  redact: Callable[[str | None], str | None] = lambda text: text) -> Answer:
     usage = usage if isinstance(usage, dict) else {}
     tokens_in, tokens_out = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    return Answer(None, None, cause, detail[:2000], None,
+    return Answer(None, None, cause, (redact(detail) or "")[:2000], None,  # redacted before it is cut
                   tokens_in if isinstance(tokens_in, int) else None,
                   tokens_out if isinstance(tokens_out, int) else None, None)
 
@@ -103,9 +105,13 @@ def _message(err: Any) -> str:
     return str(err)
 
 
-def read_result(data: dict[str, Any], labels: tuple[str, ...]) -> Answer:
+def read_result(data: dict[str, Any], labels: tuple[str, ...],
+                redact: Callable[[str | None], str | None] | None = None) -> Answer:
     """The answer one result line carries: a request-level error (e.g. `batch_expired`) or a non-200 response is an
-    error row by cause; a 200 is read exactly as a synchronous response (an unreadable body is `unparsable`)."""
+    error row by cause; a 200 is read exactly as a synchronous response (an unreadable body is `unparsable`).
+    `redact`: the endpoint's (`Endpoint.redact`), applied to every text kept, as the synchronous judge applies it:
+    an endpoint that echoes the API key in an answer or an error message must not put it in the project."""
+    redact = redact or (lambda text: text)
     from openai.types.chat import ChatCompletion  # noqa: PLC0415 — the SDK's own type, as a synchronous call builds
     from pydantic import ValidationError  # noqa: PLC0415
 
@@ -113,30 +119,31 @@ def read_result(data: dict[str, Any], labels: tuple[str, ...]) -> Answer:
     if error:
         code = error.get("code") if isinstance(error, dict) else None
         cause = code if code in BATCH_CAUSES else "api_error"
-        return _error_answer(cause, f"batch request error: {_message(error)}")
+        return _error_answer(cause, f"batch request error: {_message(error)}", redact=redact)
     if not isinstance(response, dict):
-        return _error_answer("unparsable", "result line has neither a response nor an error")
+        return _error_answer("unparsable", "result line has neither a response nor an error", redact=redact)
     status, body = response.get("status_code"), response.get("body")
     if not isinstance(status, int) or isinstance(status, bool):
-        return _error_answer("unparsable", "response.status_code is not a number")
+        return _error_answer("unparsable", "response.status_code is not a number", redact=redact)
     if status != 200:
         return _error_answer(_status_cause(status), f"HTTP {status}: {_message(body)}",
-                             body.get("usage") if isinstance(body, dict) else None)
+                             body.get("usage") if isinstance(body, dict) else None, redact=redact)
     if not isinstance(body, dict):
-        return _error_answer("unparsable", "response.body is not a JSON object")
+        return _error_answer("unparsable", "response.body is not a JSON object", redact=redact)
     try:
         completion = ChatCompletion.model_validate(body)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(body)"
-        return _error_answer("unparsable", f"response body: {where}: {first['msg']}", body.get("usage"))
+        return _error_answer("unparsable", f"response body: {where}: {first['msg']}", body.get("usage"), redact=redact)
     if not completion.choices:
-        return _error_answer("unparsable", "response has no choices", body.get("usage"))
+        return _error_answer("unparsable", "response has no choices", body.get("usage"), redact=redact)
     # Every request line asks for json_schema (no fallback inside a batch: the endpoint serves it or fails the line).
-    return read_completion(completion, labels, "json_schema", None)
+    return read_completion(completion, labels, "json_schema", None, redact)
 
 
-def read_results(text: str, labels_of: dict[VerdictKey, tuple[str, ...]]) -> Iterator[Result | BadLine]:
+def read_results(text: str, labels_of: dict[VerdictKey, tuple[str, ...]],
+                 redact: Callable[[str | None], str | None] | None = None) -> Iterator[Result | BadLine]:
     """Every line of a results file (JSONL) as a Result for a key in `labels_of` (the requests this batch asked),
     or a BadLine. Blank lines are skipped."""
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -159,4 +166,4 @@ def read_results(text: str, labels_of: dict[VerdictKey, tuple[str, ...]]) -> Ite
         if labels is None:
             yield BadLine(n, "custom_id", "names a request this batch did not ask")
             continue
-        yield Result(key, read_result(data, labels), n)
+        yield Result(key, read_result(data, labels, redact), n)

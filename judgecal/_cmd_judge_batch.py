@@ -114,4 +114,7 @@ def _submit(args: argparse.Namespace, backend) -> int:
     if result.unreadable:
         say(f"warning: {result.unreadable} result lines named no request of the job; their requests are error "
             "rows (batch_missing), asked again by the next run", err=True)
+    if result.conflicting:
+        say(f"warning: {result.conflicting} requests were answered twice with different answers; each is an error "
+            "row (batch_conflict), asked again by the next run", err=True)
     return batch_exit_code(result.status, result.summary.errors, result.summary.sent, "requests")

@@ -369,6 +369,7 @@ class RemoteJudgeResult(NamedTuple):
     pending: tuple[str, ...]  # jobs still running at the endpoint (stopped polling, Ctrl+C): a re-run resumes them
     resumed: bool  # True: pending jobs were found and polled, nothing was submitted
     unreadable: int  # result lines naming no request of the job (their requests are error rows `batch_missing`)
+    conflicting: int = 0  # requests answered twice, differently: error rows `batch_conflict`, asked again by a re-run
 
 
 _UNANSWERED_CAUSE = {"expired": "batch_expired", "cancelled": "batch_cancelled", "failed": "batch_failed"}
@@ -434,7 +435,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
     }
     start = time.monotonic()
     resumed = bool(pending)
-    unreadable = [0]
+    unreadable, conflicting = [0], [0]
     left: dict[str, av.RemoteBatch] = {}
     landed: list[str] = []
     with batch(db_path, settings, kind="judge") as b:
@@ -500,22 +501,33 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                     raise FatalBackendError(f"downloading the results of {row.id} failed ({exc.cause}): "
                                             f"{exc.detail}; re-run to resume") from None
                 already = sink.done(labels_of)  # labelled meanwhile (another batch): kept, not overwritten
-                seen: set = set()
+                # Every result line first, then the verdicts: a request answered twice (an endpoint's retry, a
+                # provider's bug) with two different answers is an error row, not whichever line came first.
+                answers: dict = {}
                 for text in texts:
-                    for r in read_results(text, labels_of):
-                        if isinstance(r, BadLine) or r.key in seen:
+                    for r in read_results(text, labels_of, endpoint.redact):
+                        if isinstance(r, BadLine):
                             unreadable[0] += 1
                             continue
-                        seen.add(r.key)
-                        if tuple(r.key) in already:
-                            summary.cached += 1
-                            continue
-                        sink.save(Verdict.of(r.key, r.answer))
-                        summary.add(r.answer)
+                        first = answers.setdefault(r.key, r.answer)
+                        if first is not r.answer and (first.label, first.error) != (r.answer.label, r.answer.error):
+                            if first.error != "batch_conflict":
+                                conflicting[0] += 1
+                                answers[r.key] = Answer(None, None, "batch_conflict", (
+                                    f"batch {row.id} returned two different answers for this request (line "
+                                    f"{first.label or first.error!r}, then {r.answer.label or r.answer.error!r})"),
+                                    None, None, None, None)
+                seen = set(answers)
+                for key, answer in answers.items():
+                    if tuple(key) in already:
+                        summary.cached += 1
+                        continue
+                    sink.save(Verdict.of(key, answer))
+                    summary.add(answer)
                 cause = _UNANSWERED_CAUSE.get(remote.status, "batch_missing")
                 why = ""
                 if remote.status == "failed" and getattr(remote, "errors", None) and remote.errors.data:
-                    why = f": {remote.errors.data[0].message}"
+                    why = endpoint.redact(f": {remote.errors.data[0].message}") or ""
                 for k in labels_of:
                     if k in seen or tuple(k) in already:
                         continue
@@ -561,7 +573,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
         if price is not None:
             summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
     return RemoteJudgeResult(b.id, b.status, summary, chosen, stored.version, len(pairs),
-                             tuple(r.id for r in pending), tuple(left), resumed, unreadable[0])
+                             tuple(r.id for r in pending), tuple(left), resumed, unreadable[0], conflicting[0])
 
 
 class WrittenRequests(NamedTuple):

@@ -360,3 +360,58 @@ def test_a_job_resumed_with_only_labelled_lands_every_answer_it_was_sent_for(pro
         assert (api.uploads, api.creates, api.processed) == (1, 1, 6)
     with ann.unit_of_work(project) as conn:
         assert conn.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL").fetchone()[0] == 0
+
+
+# --------------------------------------------------------------------------- a review's findings (wave 14)
+
+
+SENTINEL_KEY = "sk-SENTINEL-batch-4b1d-never-store-me"
+
+
+def test_an_endpoint_that_echoes_the_key_in_batch_results_does_not_get_it_stored(project: Path, capsys) -> None:
+    """The Batch API path read its results without the endpoint's redaction: a reason or an error message quoting
+    the key was stored in `reason`, `raw` and `error_detail` (the synchronous judge redacts them)."""
+    def answer(req):
+        if "order 0" in req.prompt:
+            return Reply(400, error_body(400, f"Invalid request for API key {SENTINEL_KEY}"))
+        return Reply(200, chat_completion(json.dumps({"label": "pass", "reason": f"key {SENTINEL_KEY}"})))
+
+    with StubServer(verdicts(answer), batch_api=FakeBatchAPI()) as server:
+        assert main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url, "--api-key",
+                     SENTINEL_KEY, "--repeats", "1", "--max-retries", "0", "--batch", "--poll-interval", "0.01"]) == 0
+    captured = capsys.readouterr()
+    assert SENTINEL_KEY not in captured.out + captured.err
+    with ann.unit_of_work(project) as conn:
+        rows = conn.execute("SELECT label, reason, error, error_detail FROM verdicts ORDER BY 1").fetchall()
+    assert {r[2] for r in rows} == {None, "api_error"}  # both kinds of answer came back
+    assert any("[API key redacted]" in (r[1] or "") for r in rows)
+    assert any("[API key redacted]" in (r[3] or "") for r in rows)
+    for path in [project, *project.parent.glob(project.name + "*")]:
+        assert SENTINEL_KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_request_answered_twice_differently_is_an_error_row_not_the_first_answer(project: Path, capsys) -> None:
+    """A results file holding one request's line twice, first `fail` then `pass`: the first was stored as the
+    verdict and the warning said the lines named no request. Two different answers are now an error row
+    (`batch_conflict`, asked again by the next run); the same answer twice is one verdict."""
+    def mangle(n: int, line: str) -> str | None:
+        data = json.loads(line)
+        k = key_of(data["custom_id"])
+        if k.run_record_id == "run-1-0" and k.constraint_id == "grounded":
+            flipped = json.loads(line)
+            body = flipped["response"]["body"]
+            body["choices"][0]["message"]["content"] = json.dumps({"label": "fail", "reason": "second line"})
+            return json.dumps(flipped) + "\n" + line if k.repeat == 0 else line + "\n" + line
+        return line
+
+    with StubServer(verdicts(lambda req: "pass"), batch_api=FakeBatchAPI(mangle=mangle)) as server:
+        assert _batch(project, server.url) == 0
+    err = capsys.readouterr().err
+    assert "1 requests were answered twice with different answers" in err, err
+    assert "named no request" not in err
+    rows = {(r[0], r[1], r[4]): r for r in _rows(project)}
+    assert len(rows) == 12
+    conflict = rows[("run-1-0", "grounded", 0)]
+    assert conflict[5] is None and conflict[7] == "batch_conflict"
+    assert rows[("run-1-0", "grounded", 1)][5] == "pass"  # the same answer twice: one verdict
+    assert sum(1 for r in rows.values() if r[7] is not None) == 1
