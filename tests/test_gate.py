@@ -229,3 +229,42 @@ def test_point_gate_is_fooled_at_small_n_the_lower_bound_gate_is_not():
         lower += lo >= 0.6
     assert point / 2000 > 0.2  # the attack works on the point estimate
     assert lower / 2000 < 0.01  # and not on the lower bound
+
+
+def test_gate_constraint_gates_each_label_set_of_the_constraint(tmp_path, capsys):
+    """One constraint id whose pairs mix label sets (pass/fail on most items, good/ok/bad on two), none of the
+    good/ok/bad pairs labelled: the plain gate fails that set, and `gate --constraint` pooled it into the
+    constraint's slice and passed (a review, wave 14). It gates each label set of the constraint now."""
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(path)
+
+    stamp = {"created_at": "2026-01-01T00:00:00Z"}
+    items, runs, verdicts, labels = [], [], [], []
+    for n in range(62):
+        three = n >= 60
+        items.append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
+            {"id": "c1", "text": "The answer is good.", "type": "content",
+             **({"labels": ["good", "ok", "bad"]} if three else {})}], **stamp})
+        runs.append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": "run1", "output": f"answer {n}",
+                     **stamp})
+        truth = "bad" if three else ("pass" if n % 2 else "fail")
+        verdicts.append({"run_record_id": f"r{n}", "constraint_id": "c1", "rubric": "myrubric",
+                         "judge_model": "J", "label": truth, **stamp})
+        if not three:
+            labels.append({"run_record_id": f"r{n}", "constraint_id": "c1", "reviewer": "ann", "label": truth,
+                           "blind": True, "created_at": "2026-02-01T00:00:00Z"})
+    db = str(tmp_path / "mixed.db")
+    for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
+        assert main(["--db", db, "import", kind, write(f"{kind}.jsonl", rows)]) == 0
+    assert main(["--db", db, "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    assert main(["--db", db, "import", "labels", write("labels.jsonl", labels)]) == 0
+    capsys.readouterr()
+    assert main(["--db", db, "gate", "--min-kappa", "0.6"]) == 1
+    assert "labels:good/ok/bad" in capsys.readouterr().out
+    assert main(["--db", db, "gate", "--min-kappa", "0.6", "--constraint", "c1"]) == 1
+    out = capsys.readouterr().out
+    failed = [line for line in out.splitlines() if line.startswith("FAIL")]
+    assert failed and all("constraint:c1 · labels:good/ok/bad" in line for line in failed), out
+    assert any(line.startswith("ok") and "constraint:c1 · labels:pass/fail" in line for line in out.splitlines())

@@ -141,3 +141,21 @@ def test_the_current_shipped_rubric_stored_as_a_revision_keeps_every_label(demo)
     groups = json.loads(run_alone(demo, "report", "--json")[1])["groups"]
     mine = [g for g in groups if g["rubric_sha256"] == rubric.sha256]
     assert mine and mine[0]["verified_on"] == "all counted pairs (a text judgecal ships: no labels could tune it)"
+
+
+def test_gate_constraint_verifies_a_tuned_rubric_on_later_labels_only(demo, tmp_path):
+    """`gate --constraint` gated the constraint's slice of every counted pair, so the rubric tuned on the labels
+    that the plain gate fails passed it (found by a review, wave 14): each named constraint is gated on the pairs
+    that verify the version, as the whole judge is."""
+    assert run_alone(demo, "import", "verdicts", str(_tuned_file(demo, tmp_path, keep_times=False)))[0] == 0
+    report = json.loads(run_alone(demo, "report", "--json", "--rubric", "my_rubric")[1])
+    constraints = sorted(s["slice"].removeprefix("constraint:") for s in report["groups"][0]["by_constraint"])
+    assert len(constraints) > 1
+    for argv in ([["--constraint", constraints[0]]], [["--constraint", c] for c in constraints]):
+        flags = [x for pair in argv for x in pair]
+        rc, out = run_alone(demo, "gate", "--min-kappa", "0.6", "--min-n", "1", "--rubric", "my_rubric", *flags)
+        assert rc == 1, out
+        kappa_lines = [line for line in out.splitlines() if " kappa " in line and "my_rubric" in line]
+        assert len(kappa_lines) == len(argv), out
+        assert all(line.startswith("FAIL") and "constraint:" in line and "0 counted pairs labelled after" in line
+                   for line in kappa_lines), out

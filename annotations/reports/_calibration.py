@@ -1381,14 +1381,13 @@ class GateParts(NamedTuple):
     """What `run_gate` reads of a report (`gate_report`): every group's fields the gate's checks read, for the
     latest rubric version of each name per judge model only (`latest_groups`)."""
 
-    by_constraint: bool  # the gate was given constraints: it gates each constraint's slice
     pass_rates: bool  # --min-pass-rate: it gates the corrected pass rates
 
 
 def gate_report(db: sqlite_utils.Database, parts: GateParts, *, rubric: str | None, model: str | None,
                 constraint: Sequence[str] | None, rate: float) -> CalibrationReport:
     """The calibration report as `run_gate` reads it: the latest group of each rubric name and judge model, with its
-    overall, label set, verification and (as `parts` asks) constraint slices and pass rates, its population gaps,
+    overall, label set and verification slices and (as `parts` asks) pass rates, its population gaps,
     the human–human agreement and the coverage rows; what the gate never reads (the type slices, labels that do not
     count, label shares, plans, judge error, Rogan–Gladen, older versions) is left empty. Each field it fills is the
     one `calibration_report` computes (tests/test_scale_golden.py pins the gate's output)."""
@@ -1551,8 +1550,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
         if gate is not None:  # what `run_gate` reads, each computed as below
             groups.append(JudgeGroup(
                 jm, sha, name, rubric_version, created, stats("overall"),
-                by_constraint=(tuple(stats(f"constraint:{c}") for c in sorted(base.constraints))
-                               if gate.by_constraint else ()),
+                by_constraint=(),
                 by_type=(), pass_rates=pass_rates,
                 by_label_set=tuple(stats(f"labels:{ls}") for ls in sorted(by_ls)) if len(by_ls) > 1 else (),
                 verified_on=verified_on, verification=verification,

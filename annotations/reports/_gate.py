@@ -92,9 +92,14 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
     if min_n < 1:
         raise ValueError(f"min_n must be at least 1, got {min_n}")
     # only what the checks below read (`gate_report`: the latest versions' slices, gaps and rates, coverage)
-    report = gate_report(db, GateParts(by_constraint=bool(constraints), pass_rates=min_pass_rate is not None),
+    report = gate_report(db, GateParts(pass_rates=min_pass_rate is not None),
                          rubric=rubric, model=model, constraint=constraints or None, rate=min_coverage)
     groups = latest_groups(report)
+    # each named constraint's own groups: the report above when it names one, else one report per constraint
+    names = list(dict.fromkeys(constraints or ()))
+    per_constraint = ([(names[0], groups)] if len(names) == 1 else
+                      [(c, latest_groups(gate_report(db, GateParts(pass_rates=False), rubric=rubric, model=model,
+                                                     constraint=[c], rate=min_coverage))) for c in names])
     checks: list[GateCheck] = []
     if not groups:
         checks.append(GateCheck("(project)", "judged", None, None, False,
@@ -120,10 +125,22 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 f"judge model {g.judge_model} judged {gap.judged} of the {gap.population} semantic pairs of "
                 f"{gap.constraint_id} × {gap.model} with this rubric version: a judge model × version is gated on "
                 "the population it will be used on; judge them all (`judgecal judge` without --only-labelled)"))
-        slices = g.by_constraint if constraints else (g.verification or g.headline)
-        for s in slices:
-            checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n,
-                                       g.verified_on, bool(g.verification)))
+        if not constraints:
+            for s in g.verification or g.headline:
+                checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n,
+                                           g.verified_on, bool(g.verification)))
+        for c, of_c in per_constraint:
+            # each named constraint gated as the whole judge is: on the pairs that verify the version, per label
+            # set when its pairs mix sets (its `constraint:` slice counted every pair, so a revision tuned on the
+            # labels passed `gate --constraint`, and a label set with no labelled pair hid in the constraint's)
+            cg = next((x for x in of_c if (x.judge_model, x.rubric_sha256) == (g.judge_model, g.rubric_sha256)), None)
+            if cg is None:
+                checks.append(GateCheck(f"{where} · constraint:{c}", "kappa", None, min_kappa, False,
+                                        "no verdict of this judge model and rubric version on this constraint"))
+                continue
+            for s in cg.verification or cg.headline:
+                name = f"{where} · constraint:{c}" + ("" if s.slice == "overall" else f" · {s.slice}")
+                checks.append(_kappa_check(name, s, min_kappa, on, min_n, cg.verified_on, bool(cg.verification)))
         if min_pass_rate is not None:
             for p in g.pass_rates:
                 name = f"{where} · model {p.model}"
