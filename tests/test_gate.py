@@ -268,3 +268,69 @@ def test_gate_constraint_gates_each_label_set_of_the_constraint(tmp_path, capsys
     failed = [line for line in out.splitlines() if line.startswith("FAIL")]
     assert failed and all("constraint:c1 · labels:good/ok/bad" in line for line in failed), out
     assert any(line.startswith("ok") and "constraint:c1 · labels:pass/fail" in line for line in out.splitlines())
+
+
+def test_a_population_that_grew_after_the_draw_fails_coverage_until_sample_draws_again(tmp_path, capsys):
+    """Counted pairs are the labelled prefix of the random sample's draw order, and a sample drawn before the
+    population grew keeps its prefix: the new pairs were never ranked, so the labels of the old run counted as a
+    random sample of both runs and a judge that is wrong on the new run passed (a review, wave 14). Coverage is not
+    ok while the population is larger than at the last draw, and says to draw again."""
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(path)
+
+    db = str(tmp_path / "grown.db")
+
+    def add_run(run_id: str, start: int, judge_right: bool) -> None:
+        stamp = {"created_at": "2026-01-01T00:00:00Z"}
+        items, runs, verdicts = [], [], []
+        for n in range(start, start + 100):
+            truth = "pass" if n % 2 else "fail"
+            items.append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
+                {"id": "c1", "text": "The answer is good.", "type": "content"}], **stamp})
+            runs.append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": run_id, "output": f"a {n}",
+                         **stamp})
+            said = truth if judge_right else ("fail" if truth == "pass" else "pass")
+            verdicts.append({"run_record_id": f"r{n}", "constraint_id": "c1", "rubric": "myrubric",
+                             "judge_model": "J", "label": said, **stamp})
+        for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
+            assert main(["--db", db, "import", kind, write(f"{run_id}-{kind}.jsonl", rows)]) == 0
+
+    add_run("run1", 0, judge_right=True)
+    assert main(["--db", db, "sample", "--rate", "0.3", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db) as conn:
+        drawn = [r[0] for r in conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
+    labels = [{"run_record_id": rid, "constraint_id": "c1", "reviewer": "ann", "blind": True,
+               "label": "pass" if int(rid[1:]) % 2 else "fail", "created_at": "2026-02-01T00:00:00Z"}
+              for rid in drawn]
+    assert main(["--db", db, "import", "labels", write("labels.jsonl", labels)]) == 0
+    gate_args = ["--db", db, "gate", "--min-kappa", "0.6", "--min-n", "10", "--json"]
+    capsys.readouterr()
+    assert main(gate_args) == 0  # the judge is right on every pair of run1
+
+    add_run("run2", 100, judge_right=False)  # wrong on every pair of the new run; nothing drawn again
+    capsys.readouterr()
+    assert main(gate_args) == 1
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    (cov,) = [c for c in checks if c["check"] == "coverage"]
+    assert not cov["ok"] and "grew from 100 to 200 semantic pairs since the sample was drawn" in cov["reason"], cov
+    report = json.loads(run_report(db))
+    assert [c["ok"] for c in report["coverage"]] == [False]
+
+    assert main(["--db", db, "sample", "--rate", "0.3", "--overlap", "0"]) == 0  # drawn again: the rule holds
+    capsys.readouterr()
+    main(gate_args)
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    (cov,) = [c for c in checks if c["check"] == "coverage"]
+    assert "grew from" not in cov["reason"]
+
+
+def run_report(db: str) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--db", db, "report", "--json"]) == 0
+    return out.getvalue()

@@ -2586,6 +2586,10 @@ def instant(stamp: str | None) -> datetime:
 
 
 def _coverage_reason(c: Any) -> str | None:
+    if c.drawn_on is not None:
+        return (f"{c.constraint_id} × {c.model} grew from {c.drawn_on} to {c.population} semantic pairs since the "
+                "sample was drawn: the new pairs were never drawn, and any may rank ahead of the labelled ones, so "
+                "nothing counts as a random sample of it until `judgecal sample` draws again")
     if c.unjudged:
         return (f"this rubric version judged {c.judged} of the {c.population} semantic pairs of {c.constraint_id} × "
                 f"{c.model}: a version is gated on the population it will be used on; judge them all "

@@ -105,6 +105,10 @@ class StratumCoverage(NamedTuple):
     needed: int
     ok: bool
     population: int = 0  # semantic pairs of the constraint × model (the coverage denominator)
+    # The constraint × model's size when the sample was last drawn, when the population has grown since: pairs
+    # added after a draw were never ranked, and any of them may rank ahead of the labelled prefix, so the counted
+    # pairs are not the front of the population's draw order until `judgecal sample` draws again (not ok).
+    drawn_on: int | None = None
 
     @property
     def unjudged(self) -> int:
@@ -1835,14 +1839,21 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
         if key in counts:  # with run_id, `done` holds the run's counted pairs only
             cid = key.constraint_id
             counts[key][2] = sum((rid, cid) in done for rid in records)
+    # each population's size at the last draw (a run's coverage is read on the run's own draw order: not compared)
+    drawn = ({} if run_id is not None else
+             {(cid, model): n for cid, model, n in db.execute(
+                 "SELECT constraint_id, model, max(population) FROM sample_strata GROUP BY 1, 2") if n is not None})
     rows = []
     for key in sorted(counts, key=lambda k: k.stratum):
         judged, sampled, labelled = counts[key]
         size = max(judged, parts.population[(key.constraint_id, key.model)])
         needed = quota(rate, size)
         complete = key.rubric_sha256 is None or judged >= size
+        before = drawn.get((key.constraint_id, key.model))
+        grown = before if before is not None and size > before else None
         rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, judged, sampled,
-                                    labelled, needed, labelled >= needed and complete, size))
+                                    labelled, needed, labelled >= needed and complete and grown is None, size,
+                                    grown))
     return rows
 
 
