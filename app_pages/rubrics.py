@@ -7,6 +7,7 @@ Templates, prompts and outputs are user data: shown with st.code / st.dataframe 
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import shlex
@@ -17,7 +18,7 @@ from judgecal import annotations as ann
 from judgecal.annotations import store as av
 from judgecal.annotations.reports._text import _text  # house: private
 from judgecal.annotations.reports import compare_rubrics, comparison_blocks
-from judgecal.app_pages._common import db_path, fmt_int, md_escape
+from judgecal.app_pages._common import db_path, fmt_int, md_escape, reviewer
 
 st.header("Rubrics")
 path = db_path()
@@ -99,9 +100,19 @@ with tab_compare:
             except ValueError as exc:
                 comparison = None
                 st.info(md_escape(exc))
+            # A flipped pair shows its human label and both versions' verdicts: one still waiting for this viewer's
+            # blind label (any reviewer's, when no name is chosen) is left out of the list, or the label that follows
+            # would not be blind (a review, wave 14), as the Compare and Calibration pages hide such pairs. The
+            # split totals stay.
+            waiting = set(ann.awaiting_blind_label(db, reviewer())) if comparison is not None else set()
         if comparison is not None:
+            flips = tuple(f for f in comparison.flips if (f.run_record_id, f.constraint_id) not in waiting)
+            hidden = len(comparison.flips) - len(flips)
+            comparison = dataclasses.replace(comparison, flips=flips)
             st.caption("As `judgecal report --compare A B` prints it: the same human-labelled pairs under both "
-                       "versions, tune and heldout apart.")
+                       "versions, tune and heldout apart."
+                       + (f" {hidden} flipped pairs are hidden until you have labelled them blind (Review)."
+                          if hidden else ""))
             st.code(_text(comparison_blocks(comparison)), language=None)
 
     st.subheader("Re-judge the labelled pairs")

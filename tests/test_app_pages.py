@@ -241,3 +241,37 @@ def test_compare_hides_the_items_of_pairs_waiting_for_the_viewers_blind_label(de
     code = "\n".join(c.value for c in at.code)
     assert not any(f"  {item}  A failed:" in code for item in hidden)
     assert f"{len(hidden)} items are hidden until you have labelled their sampled pairs blind" in _rendered_markup(at)
+
+
+def test_rubrics_compare_hides_flipped_pairs_waiting_for_the_viewers_blind_label(demo, monkeypatch, tmp_path):
+    """The Rubrics page's comparison lists each flipped labelled pair with its human label and both versions'
+    verdicts: a reviewer who still owed a blind label on an overlap pair read the first reviewer's label there
+    (a review, wave 14). Such pairs are left out of the list, as on the Compare and Calibration pages."""
+    from judgecal.cli import main
+
+    exported = tmp_path / "v.jsonl"
+    assert main(["--db", str(demo), "export", "verdicts", "--out", str(exported)]) == 0
+    flipped = []
+    for line in exported.read_text().splitlines():
+        row = json.loads(line)
+        if "judgecal_export" in row:
+            continue
+        row = {k: v for k, v in row.items() if k != "created_at"}
+        row |= {"rubric_sha256": "d" * 64, "rubric_version": row["rubric_version"] + 1}
+        if "label" in row:
+            row["label"] = {"pass": "fail", "fail": "pass"}.get(row["label"], row["label"])
+        flipped.append(row)
+    v2 = tmp_path / "v2.jsonl"
+    v2.write_text("".join(json.dumps(r) + "\n" for r in flipped))
+    assert main(["--db", str(demo), "import", "verdicts", str(v2)]) == 0
+    with ann.unit_of_work(demo) as db:
+        waiting = ann.awaiting_blind_label(db, "zoe")
+    assert waiting  # the demo's labelled overlap pairs wait for a second reviewer
+    at = _app(demo, monkeypatch, reviewer="zoe")
+    at.switch_page("app_pages/rubrics.py").run()
+    assert not at.exception
+    code = "\n".join(c.value for c in at.code)
+    assert "broken" in code or "fixed" in code  # flips are listed
+    listed = [f"{rid} / {cid} " for rid, cid in waiting if f"{rid} / {cid} " in code]
+    assert not listed, listed
+    assert "flipped pairs are hidden until you have labelled them blind" in _rendered_markup(at)
