@@ -334,3 +334,35 @@ def run_report(db: str) -> str:
     with contextlib.redirect_stdout(out):
         assert main(["--db", db, "report", "--json"]) == 0
     return out.getvalue()
+
+
+def test_min_pass_rate_fails_where_no_pass_fail_pair_gives_a_rate(tmp_path, capsys):
+    """A project whose one constraint has a label set beyond pass/fail: `gate --min-pass-rate` passed with no
+    pass-rate check at all (a review, wave 14). The threshold cannot be evaluated, so it fails, saying why."""
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(path)
+
+    stamp = {"created_at": "2026-01-01T00:00:00Z"}
+    levels = ["good", "ok", "bad"]
+    items, runs, verdicts, labels = [], [], [], []
+    for n in range(40):
+        items.append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
+            {"id": "level", "text": "How good is it?", "type": "content", "labels": levels}], **stamp})
+        runs.append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": "run1", "output": f"a {n}", **stamp})
+        verdicts.append({"run_record_id": f"r{n}", "constraint_id": "level", "rubric": "myrubric",
+                         "judge_model": "J", "label": levels[n % 3], **stamp})
+        labels.append({"run_record_id": f"r{n}", "constraint_id": "level", "reviewer": "ann", "blind": True,
+                       "label": levels[n % 3], "created_at": "2026-02-01T00:00:00Z"})
+    db = str(tmp_path / "levels.db")
+    for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
+        assert main(["--db", db, "import", kind, write(f"{kind}.jsonl", rows)]) == 0
+    assert main(["--db", db, "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    assert main(["--db", db, "import", "labels", write("labels.jsonl", labels)]) == 0
+    capsys.readouterr()
+    assert main(["--db", db, "gate", "--min-kappa", "0.6"]) == 0  # the judge agrees on every pair
+    capsys.readouterr()
+    assert main(["--db", db, "gate", "--min-kappa", "0.6", "--min-pass-rate", "0.99", "--json"]) == 1
+    (rate,) = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["check"] == "pass_rate"]
+    assert not rate["ok"] and "cannot be evaluated" in rate["reason"]

@@ -142,6 +142,13 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 name = f"{where} · constraint:{c}" + ("" if s.slice == "overall" else f" · {s.slice}")
                 checks.append(_kappa_check(name, s, min_kappa, on, min_n, cg.verified_on, bool(cg.verification)))
         if min_pass_rate is not None:
+            # a model under test this version judged with no pass/fail pair has no corrected pass rate: the
+            # threshold cannot be evaluated, which fails it (it was skipped without a word: a review, wave 14)
+            rated = {p.model for p in g.pass_rates}
+            for m in sorted({c.model for c in report.coverage if c.rubric_sha256 == g.rubric_sha256} - rated):
+                checks.append(GateCheck(f"{where} · model {m}", "pass_rate", None, min_pass_rate, False,
+                                        "no pass/fail semantic constraint of this model was judged: the corrected "
+                                        "pass rate cannot be evaluated against --min-pass-rate"))
             for p in g.pass_rates:
                 name = f"{where} · model {p.model}"
                 value = p.ppi_estimate if on == "point" else p.ppi_ci_low
