@@ -69,15 +69,30 @@ class Parsed(NamedTuple):
     error_detail: str | None = None
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
 def parse_answer(content: str | None, labels: tuple[str, ...]) -> Parsed:
     """Parse the model's answer. Never coerces: anything but a JSON object with a label from `labels` and a string
     reason is an error (an error is never a label)."""
     if content is None or not content.strip():
         return Parsed(None, None, "unparsable", "empty answer")
     try:
-        data = json.loads(content)
+        data = json.loads(content, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         return Parsed(None, None, "unparsable", f"not JSON: {exc.msg} at column {exc.colno}")
+    except _DuplicateKey as exc:
+        # {"label": "fail", "label": "pass"} holds both labels: json.loads keeps the last, which is no verdict
+        return Parsed(None, None, "unparsable", f"key {exc.args[0]!r} given twice in one object")
     if not isinstance(data, dict):
         return Parsed(None, None, "unparsable", f"expected a JSON object, got {type(data).__name__}")
     label = data.get("label")

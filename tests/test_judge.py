@@ -245,6 +245,10 @@ def test_parse_answer_is_pure() -> None:
     assert parse_answer("", labels).error == "unparsable"
     assert parse_answer('{"label": "Pass", "reason": "x"}', labels).error == "bad_label"
     assert verdict_json_schema(labels)["additionalProperties"] is False
+    # an answer giving the label twice holds two labels: no verdict (json.loads kept the last: a review, wave 14)
+    twice = parse_answer('{"label": "fail", "reason": "r", "label": "pass"}', labels)
+    assert (twice.label, twice.error) == (None, "unparsable") and "'label' given twice" in twice.error_detail
+    assert parse_answer('{"label": "pass", "reason": "r", "reason": "s"}', labels).error == "unparsable"
 
 
 def test_endpoint_memory_is_per_endpoint() -> None:
