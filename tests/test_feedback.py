@@ -125,3 +125,33 @@ def test_the_adjudication_list_shows_the_judges_evidence_not_raw_json(tmp_path):
     shown = _output_text(rec)
     assert shown == render_evidence(rec) and '"type": "action"' not in shown and "lookup" in shown
     assert _output_text(RunRecord(id="r2", item_id="i1", model="m", error="timeout: none")) == "(no output: timeout: none)"
+
+
+def test_feedback_on_a_conversation_keeps_its_turns_and_tells_conversations_apart(tmp_path, capsys):
+    """A conversation's derived item dropped its follow-up turns (the failure it was sent for could not happen
+    again), and two conversations with one opening message and different follow-ups made one item id, so the
+    second was "already in the eval set" (a review, wave 14)."""
+    repo = Path(__file__).resolve().parents[1]
+    db = str(tmp_path / "conv.db")
+    items = [json.loads(line) for line in (repo / "data" / "demo_conversations.jsonl").read_text().splitlines()]
+    runs = [json.loads(line) for line in (repo / "data" / "demo_conversation_runs.jsonl").read_text().splitlines()]
+    source = next(i for i in items if i.get("turns"))
+    twin = dict(source, id=source["id"] + "-twin", turns=[*source["turns"][:-1], "My lawyer says you must."])
+    twin_run = dict(next(r for r in runs if r["item_id"] == source["id"]), id="run-twin", item_id=twin["id"])
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in [*items, twin]))
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*runs, twin_run]))
+    assert main(["--db", db, "import", "evalset", str(tmp_path / "items.jsonl")]) == 0
+    assert main(["--db", db, "import", "runs", str(tmp_path / "runs.jsonl")]) == 0
+    first = next(r for r in runs if r["item_id"] == source["id"])
+    cid = source["constraints"][0]["id"]
+    made = []
+    for rid in (first["id"], "run-twin"):
+        with ann.unit_of_work(db) as d:
+            sent = ann.send_to_evalset(d, rid, cid, who="rev")
+        assert sent.added, rid
+        made.append(sent.item_id)
+    assert made[0] != made[1]
+    with ann.unit_of_work(db) as d:
+        got = ann.load_items(d, made)
+    assert list(got[made[0]].turns) == source["turns"]
+    assert list(got[made[1]].turns) == twin["turns"]

@@ -184,3 +184,19 @@ def test_review_card_shows_the_reviewers_order_and_stores_a_b(tmp_path, monkeypa
         report = pairwise_report(d, "ra", "rb", sha, "j")
     assert True in seen and False in seen  # both orders met, so the mapping back is exercised
     assert report.human_prefer_a.n == 4 and report.human_prefer_a.k == seen.count(False)
+
+
+def test_feedback_refuses_an_a_vs_b_record(tmp_path, capsys):
+    """`feedback` on a pairwise record made an eval item asking "which of two outputs is better" of one output,
+    which `run` then executed and the judge scored (a review, wave 14): it is refused and changes nothing."""
+    db = project(tmp_path)
+    with StubServer(by_position("output_1")) as s:
+        assert judge(db, s.url) == 0
+    record = pair_record_id("it-3", "ra", "rb")
+    with ann.unit_of_work(db) as d:
+        before = ann.table_counts(d)
+    capsys.readouterr()
+    assert main(["--db", str(db), "feedback", "--who", "rev", "--run-record", record, "--constraint", "preferred"]) == 2
+    assert "is an A-vs-B comparison of two runs" in capsys.readouterr().err
+    with ann.unit_of_work(db) as d:
+        assert ann.table_counts(d) == before

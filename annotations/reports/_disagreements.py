@@ -40,6 +40,7 @@ from judgecal.annotations.store import (PAIRS_IN_JSON, has_verdict_pairs, import
                                         load_run, pairs_labelled_since, standing_labels_sql)
 from judgecal.annotations.store import PATTERN_SQL, now_iso, pair_indexes, parse_pattern, write
 from judgecal.annotations.reports._rubrics import label_split
+from judgecal.annotations.reports._pairwise import PAIR_SOURCE
 
 DECISIONS = ("judge_wrong", "human_wrong", "rubric_ambiguous", "constraint_ambiguous")
 FEEDBACK_TAG = "from-calibration"
@@ -432,10 +433,12 @@ class SentItem:
 
 
 def feedback_item_id(instruction: str, input_: object, constraint_text: str,
-                     fixtures: dict[str, object] | None = None) -> str:
-    # Fixtures join the hash only when present, so ids of items without them stay what they were.
+                     fixtures: dict[str, object] | None = None, turns: Sequence[str] | None = None) -> str:
+    # Fixtures and a conversation's turns join the hash only when present, so ids of items without them stay what
+    # they were (two conversations with one opening message and different follow-ups made one id: a review, wave 14).
     content = canonical_json({"instruction": instruction, "input": input_, "constraint": constraint_text,
-                              **({"fixtures": fixtures} if fixtures else {})})
+                              **({"fixtures": fixtures} if fixtures else {}),
+                              **({"turns": list(turns)} if turns else {})})
     return "cal-" + hashlib.sha256(content.encode("utf-8")).hexdigest()[:12]
 
 
@@ -448,8 +451,13 @@ def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id
     if split is not None and split not in ("tune", "heldout"):
         raise ValueError(f"split must be tune or heldout, got {split!r}")
     source, k = _source(db, run_record_id, constraint_id)
+    if source.source == PAIR_SOURCE:
+        # an A-vs-B comparison has no output of its own to run: as an eval item, `run` executed it and the judge
+        # scored one output on "which of two is better" (a review, wave 14)
+        raise ValueError(f"{run_record_id!r} is an A-vs-B comparison of two runs ({source.id}), not a run of an eval "
+                         "item: send the compared runs' own pairs to the eval set instead")
     c = source.constraints[k]
-    item_id = feedback_item_id(source.instruction, source.input, c.text, source.fixtures)
+    item_id = feedback_item_id(source.instruction, source.input, c.text, source.fixtures, source.turns)
     with write(db):
         if db.execute("SELECT 1 FROM eval_items WHERE id = ?", [item_id]).fetchone():
             return SentItem(item_id, False)
@@ -460,7 +468,7 @@ def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id
         item = EvalItem.model_validate({
             "id": item_id, "instruction": source.instruction, "input": source.input,
             "constraints": [c.model_dump(mode="json", exclude_none=True)], "reference": source.reference,
-            "fixtures": source.fixtures,
+            "fixtures": source.fixtures, "turns": source.turns,
             "source": "judgecal calibration", "scenario": source.scenario, "created_at": stamp,
             "derived_from": f"{source.id}/{run_record_id}/{constraint_id}",
             "tags": list(dict.fromkeys([*source.tags, *extra])), "split": split or label_split(source.id, source.split),
