@@ -174,7 +174,10 @@ def test_design_effect_by_hand():
     # alternating within items (negative correlation) would narrow the interval: clipped at 1
     assert design_effect([1, 0, 1, 0, 1, 0], ["a", "a", "b", "b", "c", "c"]).value == 1.0
     assert design_effect([1, 1, 1], ["a", "a", "b"]).value == 1.0  # constant: nothing to estimate
-    assert design_effect([1, 0], ["a", "a"]).value == 1.0 and design_effect([1, 0], ["a", "a"]).clusters == 1
+    # one cluster of several pairs: nothing says they are independent: the ceiling n/G, an effective sample of one
+    # (it was 1.0, and 48 constraints of one output passed the gate as 48 pairs: a review, wave 14)
+    assert design_effect([1, 0], ["a", "a"]).value == 2.0 and design_effect([1, 0], ["a", "a"]).clusters == 1
+    assert design_effect([1] * 45 + [0] * 3, ["i0"] * 48).value == 48.0
     with pytest.raises(ValueError, match="one cluster key per value"):
         design_effect([1, 0], ["a"])
     with pytest.raises(ValueError, match="finite"):

@@ -74,8 +74,10 @@ def cluster_codes(clusters: Sequence[Hashable]) -> ClusterCodes:
 def design_effect(values: Sequence[float], clusters: Sequence[Hashable] | ClusterCodes, *,
                   by: str = "item") -> DesignEffect:
     """The design effect of the clustering for the mean of `values` (module docstring). One cluster key per value
-    (or their `cluster_codes`). Fewer than two pairs or two clusters, or a constant `values`, give deff 1 (nothing
-    to estimate it from) with the counts. Mismatched lengths raise ValueError."""
+    (or their `cluster_codes`). Fewer than two pairs, one pair per cluster or a constant `values` give deff 1 (nothing
+    to estimate it from) with the counts. One cluster of several pairs gives the ceiling n/G = n (an effective sample
+    of one): nothing says its pairs are independent, and deff 1 there let 48 constraints of one output pass the gate
+    as 48 independent pairs (a review, wave 14). Mismatched lengths raise ValueError."""
     v = np.asarray(values, dtype=float)
     if v.ndim != 1 or len(clusters) != v.size:
         raise ValueError(f"one cluster key per value: {len(clusters)} keys for {v.size} values")
@@ -83,8 +85,10 @@ def design_effect(values: Sequence[float], clusters: Sequence[Hashable] | Cluste
         raise ValueError("values must be finite")
     n = int(v.size)
     codes, g = clusters if isinstance(clusters, ClusterCodes) else cluster_codes(clusters)
-    if n < 2 or g < 2 or g == n:
+    if n < 2 or g == n:
         return DesignEffect(1.0, g, n, by)  # g == n: V_cluster is V_iid term by term
+    if g < 2:
+        return DesignEffect(float(n), g, n, by)  # one cluster: the ceiling
     r = v - v.mean()
     v_iid = n / (n - 1) * float(np.sum(r * r))
     if v_iid <= 1e-15 * n:
