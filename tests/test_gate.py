@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -235,11 +236,6 @@ def test_gate_constraint_gates_each_label_set_of_the_constraint(tmp_path, capsys
     """One constraint id whose pairs mix label sets (pass/fail on most items, good/ok/bad on two), none of the
     good/ok/bad pairs labelled: the plain gate fails that set, and `gate --constraint` pooled it into the
     constraint's slice and passed (a review, wave 14). It gates each label set of the constraint now."""
-    def write(name, rows):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        return str(path)
-
     stamp = {"created_at": "2026-01-01T00:00:00Z"}
     items, runs, verdicts, labels = [], [], [], []
     for n in range(62):
@@ -255,11 +251,7 @@ def test_gate_constraint_gates_each_label_set_of_the_constraint(tmp_path, capsys
         if not three:
             labels.append({"run_record_id": f"r{n}", "constraint_id": "c1", "reviewer": "ann", "label": truth,
                            "blind": True, "created_at": "2026-02-01T00:00:00Z"})
-    db = str(tmp_path / "mixed.db")
-    for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
-        assert main(["--db", db, "import", kind, write(f"{kind}.jsonl", rows)]) == 0
-    assert main(["--db", db, "sample", "--rate", "1.0", "--overlap", "0"]) == 0
-    assert main(["--db", db, "import", "labels", write("labels.jsonl", labels)]) == 0
+    db = _labelled_project(tmp_path, "mixed.db", items, runs, verdicts, labels)
     capsys.readouterr()
     assert main(["--db", db, "gate", "--min-kappa", "0.6"]) == 1
     assert "labels:good/ok/bad" in capsys.readouterr().out
@@ -275,11 +267,7 @@ def test_a_population_that_grew_after_the_draw_fails_coverage_until_sample_draws
     population grew keeps its prefix: the new pairs were never ranked, so the labels of the old run counted as a
     random sample of both runs and a judge that is wrong on the new run passed (a review, wave 14). Coverage is not
     ok while the population is larger than at the last draw, and says to draw again."""
-    def write(name, rows):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        return str(path)
-
+    write = functools.partial(_write, tmp_path)
     db = str(tmp_path / "grown.db")
 
     def add_run(run_id: str, start: int, judge_right: bool) -> None:
@@ -339,11 +327,6 @@ def run_report(db: str) -> str:
 def test_min_pass_rate_fails_where_no_pass_fail_pair_gives_a_rate(tmp_path, capsys):
     """A project whose one constraint has a label set beyond pass/fail: `gate --min-pass-rate` passed with no
     pass-rate check at all (a review, wave 14). The threshold cannot be evaluated, so it fails, saying why."""
-    def write(name, rows):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        return str(path)
-
     stamp = {"created_at": "2026-01-01T00:00:00Z"}
     levels = ["good", "ok", "bad"]
     items, runs, verdicts, labels = [], [], [], []
@@ -355,14 +338,27 @@ def test_min_pass_rate_fails_where_no_pass_fail_pair_gives_a_rate(tmp_path, caps
                          "judge_model": "J", "label": levels[n % 3], **stamp})
         labels.append({"run_record_id": f"r{n}", "constraint_id": "level", "reviewer": "ann", "blind": True,
                        "label": levels[n % 3], "created_at": "2026-02-01T00:00:00Z"})
-    db = str(tmp_path / "levels.db")
-    for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
-        assert main(["--db", db, "import", kind, write(f"{kind}.jsonl", rows)]) == 0
-    assert main(["--db", db, "sample", "--rate", "1.0", "--overlap", "0"]) == 0
-    assert main(["--db", db, "import", "labels", write("labels.jsonl", labels)]) == 0
+    db = _labelled_project(tmp_path, "levels.db", items, runs, verdicts, labels)
     capsys.readouterr()
     assert main(["--db", db, "gate", "--min-kappa", "0.6"]) == 0  # the judge agrees on every pair
     capsys.readouterr()
     assert main(["--db", db, "gate", "--min-kappa", "0.6", "--min-pass-rate", "0.99", "--json"]) == 1
     (rate,) = [c for c in json.loads(capsys.readouterr().out)["checks"] if c["check"] == "pass_rate"]
     assert not rate["ok"] and "cannot be evaluated" in rate["reason"]
+
+
+def _write(folder: Path, name: str, rows: list[dict]) -> str:
+    path = folder / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def _labelled_project(folder: Path, name: str, items: list[dict], runs: list[dict], verdicts: list[dict],
+                      labels: list[dict]) -> str:
+    """A project of these rows, every pair sampled (rate 1.0, no overlap), then the labels imported."""
+    db = str(folder / name)
+    for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
+        assert main(["--db", db, "import", kind, _write(folder, f"{kind}.jsonl", rows)]) == 0
+    assert main(["--db", db, "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    assert main(["--db", db, "import", "labels", _write(folder, "labels.jsonl", labels)]) == 0
+    return db
