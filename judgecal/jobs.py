@@ -514,7 +514,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                             if first.error != "batch_conflict":
                                 conflicting[0] += 1
                                 answers[r.key] = Answer(None, None, "batch_conflict", (
-                                    f"batch {row.id} returned two different answers for this request (line "
+                                    f"batch {row.id} returned two different answers for this request (first "
                                     f"{first.label or first.error!r}, then {r.answer.label or r.answer.error!r})"),
                                     None, None, None, None)
                 seen = set(answers)
