@@ -12,6 +12,7 @@ A fatal error (bad key, unknown model, a failed writer) becomes `BatchStopped`; 
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -186,6 +187,37 @@ def _judged_pairs(db, rubric: str | Rubric, constraint: str | None, only_labelle
     return chosen, stored, pairs
 
 
+# The sampling settings that make two runs of one judge model different judges (recorded in each batch's settings).
+SAMPLING_SETTINGS = ("temperature", "seed")
+
+
+def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, settings: dict[str, Any]) -> None:
+    """JobError when a judge batch of this judge model under this rubric version stored labels (or has a Batch API
+    job still to land) under other sampling settings: the verdict cache key is (pair, rubric, judge model, repeat),
+    so the stored verdicts would be reused, or mixed with the new ones into one majority, and every report would
+    show the two as one judge (found by a review, wave 14: `judge --temperature 1.0` after a run at 0 asked nothing
+    and credited the temperature-0 answers to it). Verdicts imported from a file carry no settings: not compared."""
+    wanted = {k: settings.get(k) for k in SAMPLING_SETTINGS}
+    rows = db.execute(
+        "SELECT id, settings FROM batches WHERE kind = 'judge' AND (id IN (SELECT DISTINCT batch_id FROM verdicts"
+        " WHERE rubric_sha256 = ? AND judge_model = ? AND error IS NULL) OR id IN (SELECT batch_id FROM"
+        " remote_batches WHERE rubric_sha256 = ? AND judge_model = ? AND landed_at IS NULL)) ORDER BY started_at",
+        [rubric.sha256, model, rubric.sha256, model]).fetchall()
+    for batch_id, text in rows:
+        try:
+            stored = json.loads(text)
+        except ValueError:
+            continue
+        had = {k: stored.get(k) for k in SAMPLING_SETTINGS if k in stored}
+        if any(had[k] != wanted[k] for k in had):
+            said = lambda d: ", ".join(f"{k} {d[k]}" for k in SAMPLING_SETTINGS if k in had)  # noqa: E731
+            raise JobError(
+                f"the verdicts of {model} under {rubric.name} v{version} were asked with {said(had)} (batch "
+                f"{batch_id}); this run asks {said(wanted)}. One judge model and rubric version is one judge in every "
+                "report, and its stored verdicts would be reused or mixed into one majority: judge with the stored "
+                "settings, or under another model name the endpoint serves (e.g. a vLLM --served-model-name alias)")
+
+
 class JudgeResult(NamedTuple):
     batch_id: str
     status: str  # done | failed | interrupted (see `batch`)
@@ -215,6 +247,7 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
     with ann.unit_of_work(db_path) as db:
         chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         price = av.get_price(db, backend.model)
+        _refuse_other_settings(db, chosen, stored.version, backend.model, backend.settings())
     settings = backend.settings() | {
         "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
         "repeats": repeats, "concurrency": concurrency, "constraint": constraint,
@@ -425,6 +458,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
     with ann.unit_of_work(db_path) as db:
         chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         price = av.get_price(db, backend.model)
+        _refuse_other_settings(db, chosen, stored.version, backend.model, backend.settings())
         pending = av.pending_remote_batches(db, endpoint=endpoint.url, judge_model=backend.model,
                                             rubric_sha256=chosen.sha256)
     settings = backend.settings() | {
@@ -597,6 +631,7 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
         raise JobError("repeats must be at least 1")
     with ann.unit_of_work(db_path) as db:
         chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
+        _refuse_other_settings(db, chosen, stored.version, model, {"temperature": temperature, "seed": seed})
         tasks = plan(pairs, chosen, model, repeats)
         done = av.done_verdict_keys(db, (t.key for t in tasks), retry_errors=not only_labelled)
     todo = [RequestTask(t.key, t.prompt, t.labels) for t in tasks if tuple(t.key) not in done]

@@ -531,3 +531,34 @@ def test_only_labelled_does_not_retry_the_labelled_pairs_error_rows(project: Pat
         assert [r.key for r in server.requests[n:]] == ["run-1-0|polite|0"]
     with ann.unit_of_work(project) as db:
         assert db.execute("SELECT count(*) FROM verdicts WHERE error IS NOT NULL").fetchone()[0] == 0
+
+
+def test_a_judge_run_with_other_sampling_settings_is_refused_not_mixed(tmp_path: Path, capsys) -> None:
+    """The verdict cache key is (pair, rubric, judge model, repeat): `judge --temperature 1.0` after a run at 0
+    asked nothing and credited the temperature-0 answers to it, and `--repeats 3` after `--repeats 1` at another
+    temperature mixed both into one majority (a review, wave 14). A run whose sampling settings differ from the
+    stored verdicts' is refused, naming both, and stores nothing; the same settings still reuse the cache."""
+    project = make_project(tmp_path / "settings.db", label_sets=False)
+    base = ["--db", str(project), "judge", "--model", "judge-x", "--api-key", "sk-test", "--max-retries", "0",
+            "--quiet"]
+    with StubServer(verdicts(lambda req: "pass")) as server:
+        url = ["--base-url", server.url]
+        assert main([*base, *url, "--repeats", "1"]) == 0
+        sent = server.count
+        with ann.unit_of_work(project) as db:
+            before = ann.table_counts(db)
+        capsys.readouterr()
+        for extra in (["--temperature", "1.0"], ["--seed", "7"], ["--no-seed"],
+                      ["--temperature", "1.0", "--repeats", "3"]):
+            assert main([*base, *url, "--repeats", "1", *extra]) == 2, extra
+            err = capsys.readouterr().err
+            assert "were asked with temperature 0.0, seed 0" in err and "this run asks" in err, err
+        assert main([*base[:2], "judge", "--model", "judge-x", "--batch-requests", str(project.parent / "r.jsonl"),
+                     "--temperature", "0.5"]) == 2
+        assert "this run asks temperature 0.5" in capsys.readouterr().err
+        assert server.count == sent  # nothing asked
+        with ann.unit_of_work(project) as db:
+            after = ann.table_counts(db)
+        assert after == before
+        assert main([*base, *url, "--repeats", "3"]) == 0  # the stored settings: the cache serves repeat 0
+        assert server.count == 3 * sent

@@ -267,6 +267,9 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_resume(project: Path) -> 
         with ann.unit_of_work(project) as conn:
             assert conn.execute("SELECT status FROM batches").fetchone()[0] == "interrupted"
         api.release()
+        # resumed with other sampling settings: refused (its answers were asked at temperature 0; a review, wave 14)
+        assert _batch(project, server.url, "--temperature", "0.7") == 2
+        assert _rows(project) == [] and _remote(project)[0][3] == 0
         assert _batch(project, server.url) == 0
         assert (api.uploads, api.creates) == (1, 1)
     assert len(_rows(project)) == 12
