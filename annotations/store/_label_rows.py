@@ -29,3 +29,6 @@ class HumanLabelRow(BaseModel):
     created_at: datetime | None = None
     # the guideline versions on screen when the label was given ("project v2 + grounded v1"); None before issue 12
     guideline_version: str | None = Field(default=None, min_length=1, max_length=200)
+    # The content hash of the run record's eval item in the exporting project (`export labels` writes it): a label
+    # imported into a project whose item differs (an edited constraint text, label set or check) is refused.
+    item_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")

@@ -48,6 +48,15 @@ def pair_label_sets(db: sqlite_utils.Database, pairs: Iterable[tuple[str, str]] 
     return out
 
 
+def _item_hashes(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> dict[str, str]:
+    """Run record id -> the content hash of its eval item, for the ids among `run_record_ids` that are stored."""
+    import json  # noqa: PLC0415 (as pair_label_sets)
+
+    return dict(db.execute("SELECT r.id, i.content_sha256 FROM run_records r JOIN eval_items i ON i.id = r.item_id"
+                           " WHERE r.id IN (SELECT value FROM json_each(?))",
+                           [json.dumps(sorted(set(run_record_ids)))]).fetchall())
+
+
 def _known_records(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> set[str]:
     """The ids among `run_record_ids` that name a stored run record."""
     import json  # noqa: PLC0415 (as pair_label_sets)
@@ -67,6 +76,9 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     problems: list[Problem] = []
     missing = [row.run_record_id for row in parsed.rows if (row.run_record_id, row.constraint_id) not in label_sets]
     records = _known_records(db, missing) if db is not None and missing else None
+    # the rows that say which item content they were made on (an export's): looked up only for them
+    hashed = [row.run_record_id for row in parsed.rows if getattr(row, "item_sha256", None) is not None]
+    items = _item_hashes(db, hashed) if db is not None and hashed else {}
     for index, row in enumerate(parsed.rows):
         pair = (row.run_record_id, row.constraint_id)
         if pair not in label_sets:
@@ -76,6 +88,15 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
             else:
                 problems.append(parsed.problem(
                     index, "constraint_id", f"no constraint {row.constraint_id!r} on run record {row.run_record_id!r}"))
+            continue
+        given = getattr(row, "item_sha256", None)
+        if given is not None and items.get(row.run_record_id, given) != given:
+            # made on another text of the item (an edited constraint, label set, check or instruction): a label or
+            # verdict moved between projects by id alone was counted against a text nobody judged (a review, wave 14)
+            problems.append(parsed.problem(index, "item_sha256", (
+                f"the eval item of run record {row.run_record_id!r} was {given[:12]} where this was made and is "
+                f"{items[row.run_record_id][:12]} in this project: it was made on another text of the item; label or "
+                "judge it here (or leave the field out to import it anyway)")))
             continue
         if labelled is not None and not labelled(row):
             continue
@@ -172,7 +193,9 @@ def label_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
     """Every label event in the order it happened, in the import format."""
     from judgecal.annotations.store._label_rows import HumanLabelRow  # noqa: PLC0415 (see the module's imports)
 
-    for row in db.query("SELECT * FROM human_labels ORDER BY id"):
+    for row in db.query("SELECT h.*, ei.content_sha256 AS item_sha256 FROM human_labels h"
+                        " LEFT JOIN run_records r ON r.id = h.run_record_id LEFT JOIN eval_items ei ON ei.id = r.item_id"
+                        " ORDER BY h.id"):
         out = HumanLabelRow.model_validate(
             {k: row[k] for k in HumanLabelRow.model_fields if k != "blind"} | {"blind": bool(row["blind"])}
         )

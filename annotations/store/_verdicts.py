@@ -240,6 +240,9 @@ class VerdictImportRow(BaseModel):
     # at its earliest verdict's time: a version is verified only on labels made after it was created (the gate), so
     # a judge run that predates the labels keeps them all when its verdicts move to another project.
     created_at: datetime | None = None
+    # The content hash of the run record's eval item in the exporting project (`export verdicts` writes it), checked
+    # as a label row's is: a verdict given on another text of the item is refused.
+    item_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
     def _shape(self) -> VerdictImportRow:
@@ -391,7 +394,7 @@ def _stored_verdicts(conn: Any, run_record_ids: list[str]) -> dict[tuple[Any, ..
 
 EXPORT_FIELDS = (
     "run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version", "judge_model", "repeat", "label", "reason", "error",
-    "error_detail", "input_tokens", "output_tokens", "latency_ms", "created_at",
+    "error_detail", "input_tokens", "output_tokens", "latency_ms", "created_at", "item_sha256",
 )
 
 
@@ -399,8 +402,9 @@ EXPORT_FIELDS = (
 def verdict_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
     """Every verdict (and error row) in the import format, in a stable order."""
     sql = """
-        SELECT v.*, r.name AS rubric, r.version AS rubric_version FROM verdicts v JOIN rubrics r ON r.sha256 = v.rubric_sha256
-        LEFT JOIN run_records rr ON rr.id = v.run_record_id
+        SELECT v.*, r.name AS rubric, r.version AS rubric_version, ei.content_sha256 AS item_sha256
+        FROM verdicts v JOIN rubrics r ON r.sha256 = v.rubric_sha256
+        LEFT JOIN run_records rr ON rr.id = v.run_record_id LEFT JOIN eval_items ei ON ei.id = rr.item_id
         ORDER BY rr.seq, v.constraint_id, r.name, r.version, v.judge_model, v.repeat
     """
     for row in db.query(sql):
