@@ -218,6 +218,31 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
                 "settings, or under another model name the endpoint serves (e.g. a vLLM --served-model-name alias)")
 
 
+def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict[str, Any]) -> None:
+    """JobError when the run id already holds records asked under another prompt version (system prompt, template,
+    tool specs) or other sampling settings: a resumed run was refused only for another model, so one run mixed two
+    prompts, and `compare`, which checks prompt versions between runs, read it as one (a review, wave 14)."""
+    versions = sorted({r[0] for r in db.execute(
+        "SELECT DISTINCT prompt_version FROM run_records WHERE run_id = ?", [settings.run_id]) if r[0] is not None})
+    if versions and versions != [settings.version]:
+        raise JobError(f"run id {settings.run_id!r} holds records of prompt version {', '.join(versions)}; this run "
+                       f"asks {settings.version}: a run is one prompt (compare runs, not prompts inside one): give "
+                       "another --run-id, or the same --system and tools to resume it")
+    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS}
+    for batch_id, text in db.execute(
+            "SELECT id, settings FROM batches WHERE kind = 'run' AND json_extract(settings, '$.run_id') = ?"
+            " AND coalesce(json_extract(summary, '$.done'), 1) > 0 ORDER BY started_at", [settings.run_id]):
+        # (a batch whose summary says it stored nothing does not bind the run; a killed one may have)
+        try:
+            had = {k: v for k, v in json.loads(text).items() if k in SAMPLING_SETTINGS}
+        except ValueError:
+            continue
+        if any(had[k] != wanted[k] for k in had):
+            said = lambda d: ", ".join(f"{k} {d[k]}" for k in SAMPLING_SETTINGS if k in had)  # noqa: E731
+            raise JobError(f"run id {settings.run_id!r} was run with {said(had)} (batch {batch_id}); this run asks "
+                           f"{said(wanted)}: give another --run-id, or the same settings to resume it")
+
+
 class JudgeResult(NamedTuple):
     batch_id: str
     status: str  # done | failed | interrupted (see `batch`)
@@ -311,6 +336,7 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
         if other:
             raise JobError(f"run id {settings.run_id!r} already holds records of model {other[0]!r}: give another "
                            "--run-id")
+        _refuse_other_run_settings(db, settings, backend.settings())
     if not items:
         raise JobError("no eval items in the project: import an eval set first (judgecal import evalset FILE)")
     record = settings.as_dict() | backend.settings() | {"items": len(items)}

@@ -65,6 +65,28 @@ def test_run_refuses_a_run_id_of_another_model(tmp_path, capsys):
     assert "already holds records of model 'model-x'" in capsys.readouterr().err
 
 
+def test_run_refuses_to_resume_a_run_id_under_another_prompt_or_sampling_settings(tmp_path, capsys):
+    """A resumed run was refused only for another model: a second `run --run-id R --system other.txt` (or another
+    temperature) added records of another prompt to run R, which `compare` then read as one prompt (a review,
+    wave 14). Refused now, nothing stored; the same settings resume it."""
+    db = demo_project(tmp_path)
+    system = tmp_path / "system.txt"
+    system.write_text("You are terse.")
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        base = ["--db", str(db), "run", "--base-url", s.url, "--run-id", "r1", "--quiet", "--model", "model-x"]
+        assert main(base + ["--item", "demo-001"]) == 0
+        with ann.unit_of_work(db) as d:
+            before = ann.table_counts(d)
+        capsys.readouterr()
+        assert main(base + ["--item", "demo-002", "--system", str(system)]) == 2
+        assert "holds records of prompt version p-" in capsys.readouterr().err
+        assert main(base + ["--item", "demo-002", "--temperature", "0.9"]) == 2
+        assert "was run with temperature 0.0" in capsys.readouterr().err
+        with ann.unit_of_work(db) as d:
+            assert ann.table_counts(d) == before
+        assert main(base + ["--item", "demo-002"]) == 0  # the same settings: resumed
+
+
 def test_bad_tools_file_names_the_file(tmp_path, capsys):
     db = demo_project(tmp_path)
     tools = tmp_path / "tools.json"
