@@ -11,6 +11,7 @@ import pytest
 
 from judgecal import annotations as ann
 from judgecal.annotations import store as av
+from judgecal.annotations import stats as ann_stats
 from conftest import add_rubric, add_verdicts
 from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 from judgecal.cli import main
@@ -227,7 +228,7 @@ def _stats(**kw):
 def test_pass_rate_drop_is_decided_on_its_ci_like_with_like():
     from judgecal.annotations.reports import rate_difference
     a = _stats(judge_corrected_pass_rate=0.90, judge_corrected_se=0.05, constraint_pass_rate=0.99,
-               constraints_settled=100)
+               constraints_settled=100, constraints_passed=99)
     b = _stats(judge_corrected_pass_rate=0.85, judge_corrected_se=0.05, constraint_pass_rate=0.99,
                constraints_settled=100)
     d = rate_difference(a, b)
@@ -244,11 +245,17 @@ def test_pass_rate_drop_is_decided_on_its_ci_like_with_like():
     worse = _stats(judge_corrected_pass_rate=0.40, judge_corrected_se=0.05)
     assert ann.decide(a, worse, th).reasons[0].status == "fail"
     # B has no corrected rate: both runs fall back to the uncorrected rate, never a corrected one against a raw one
-    raw_b = _stats(constraint_pass_rate=0.98, constraints_settled=100)
+    raw_b = _stats(constraint_pass_rate=0.98, constraints_settled=100, constraints_passed=98)
     d2 = rate_difference(a, raw_b)
     assert d2.kind == "uncorrected" and (d2.a, d2.b) == (0.99, 0.98)
-    # binomial SEs: sqrt(.99 x .01/100 + .98 x .02/100) = 0.017321 -> half-width 3.3948 points
-    assert d2.high - d2.drop_points == pytest.approx(100 * 1.959964 * math.sqrt(0.0099 / 100 + 0.0196 / 100))
+    # Newcombe's hybrid score interval of 99/100 - 98/100 (its method 10; tests/test_newcombe.py), not Wald's
+    diff, low, high = ann_stats.newcombe_difference(99, 100, 98, 100)
+    assert (d2.drop_points, d2.low, d2.high) == (pytest.approx(100 * diff), pytest.approx(100 * low),
+                                                 pytest.approx(100 * high))
+    # both at 100%: Wald's interval was [0, 0] and `compare` decided on it; the score interval has width
+    full = rate_difference(_stats(constraint_pass_rate=1.0, constraints_settled=30, constraints_passed=30),
+                           _stats(constraint_pass_rate=1.0, constraints_settled=30, constraints_passed=30))
+    assert full.drop_points == 0 and full.low < -10 and full.high > 10 and full.mdd_points > 10
     assert ann.decide(_stats(), _stats(), th).status == "don't switch"  # cannot be evaluated
 
 

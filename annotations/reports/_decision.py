@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from judgecal.evalsets import load_json
-from judgecal.annotations.stats import Z_95, VarianceParts, min_detectable_difference, plan_labels
+from judgecal.annotations.stats import Z_95, VarianceParts, min_detectable_difference, newcombe_difference, plan_labels
 
 if TYPE_CHECKING:  # annotations only: _runs imports this module
     from judgecal.annotations.reports._runs import RunStats
@@ -109,11 +109,16 @@ def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
             max((c for c in (a.judge_corrected_clusters, b.judge_corrected_clusters) if c is not None), default=None),
             a.judge_corrected_ci_clustered_by or b.judge_corrected_ci_clustered_by)
     elif a.constraint_pass_rate is not None and b.constraint_pass_rate is not None:
-        ra, rb = a.constraint_pass_rate, b.constraint_pass_rate
-        # binomial SE of each settled rate (the judge's errors are not in it: it is the uncorrected rate)
-        se = math.sqrt(ra * (1 - ra) / a.constraints_settled + rb * (1 - rb) / b.constraints_settled)
-        kind = "uncorrected"
-        clustering = (None, None, None)
+        # The uncorrected rates' difference (the judge's errors are not in it) with Newcombe's hybrid score interval
+        # of the settled counts: the Wald interval was [d, d] when both rates were 0% or 100%, and `compare` decided
+        # on it ("smallest drop these labels detect 0.00 points"; a review, wave 14). Its SE for the plans is the
+        # interval's half-width over z (the larger side).
+        diff, low, high = newcombe_difference(a.constraints_passed, a.constraints_settled,
+                                              b.constraints_passed, b.constraints_settled)
+        se = max(diff - low, high - diff) / Z_95
+        d = 100 * diff
+        return RateDifference("uncorrected", a.constraint_pass_rate, b.constraint_pass_rate, d, 100 * low,
+                              100 * high, 100 * se, None, None, 100 * min_detectable_difference(se), None, None, None)
     else:
         return None
     d = 100 * (ra - rb)

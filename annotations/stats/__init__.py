@@ -30,7 +30,7 @@ _OWNERS = {
         "ppi_prediction", "variance_of",
     ),
     "._rates": (
-        "CorrectedRate", "corrected_rate", "percentile", "ratio",
+        "CorrectedRate", "corrected_rate", "newcombe_difference", "percentile", "ratio",
     ),
     "._drift": (
         "KappaChange", "KappaPoint", "paired_kappa_change",

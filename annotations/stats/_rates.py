@@ -7,6 +7,7 @@ import math
 from typing import Hashable, NamedTuple, Sequence
 
 from judgecal.annotations.stats._clusters import NO_CLUSTERING, DesignEffect, clustered_pass_rate
+from judgecal.annotations.stats._common import Z_95
 from judgecal.annotations.stats._planning import VarianceParts
 from judgecal.annotations.stats._ppi import _strata_weights, ppi_pass_rate
 
@@ -23,6 +24,31 @@ def percentile(values: list[float], q: float) -> float | None:
 
 def ratio(num: int, den: int) -> float | None:
     return num / den if den else None
+
+
+def newcombe_difference(x1: int, n1: int, x2: int, n2: int, z: float = Z_95) -> tuple[float, float, float]:
+    """p1 - p2 of two independent proportions with its hybrid score interval (Newcombe 1998, method 10: each
+    proportion's Wilson interval, combined as the square-root of summed squared distances). Never zero width, also at
+    0/n or n/n, where the Wald interval is [d, d]; within [-1, 1]. ValueError unless 0 <= x <= n and n >= 1.
+
+    Newcombe RG. Interval estimation for the difference between independent proportions: comparison of eleven
+    methods. Statistics in Medicine 1998; 17:873-890 (Table II; tests/test_newcombe.py)."""
+    for x, n in ((x1, n1), (x2, n2)):
+        if n < 1 or not 0 <= x <= n:
+            raise ValueError(f"need 0 <= x <= n and n >= 1, got x={x}, n={n}")
+    p1, p2 = x1 / n1, x2 / n2
+    l1, u1 = _wilson_bounds(x1, n1, z)
+    l2, u2 = _wilson_bounds(x2, n2, z)
+    d = p1 - p2
+    return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
+def _wilson_bounds(x: int, n: int, z: float) -> tuple[float, float]:
+    p = x / n
+    d = 1.0 + z * z / n
+    centre = (p + z * z / (2.0 * n)) / d
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / d
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class CorrectedRate(NamedTuple):
