@@ -5,6 +5,7 @@ data with a known truth, and the report's text and JSON on a real SQLite project
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -238,3 +239,19 @@ def test_text_warns_when_the_two_intervals_do_not_overlap():
     assert not any("WARNING" in str(b[-1]) for b in close)
     assert close[0][2][0][1:3] == ["52.0% [46.0%, 58.0%]", "62.5% [55.0%, 70.0%]"]
     assert _rogan_gladen_blocks(SimpleNamespace(pass_rates=(), rogan_gladen=())) == []
+
+
+def test_a_bootstrap_over_too_few_items_is_undefined_not_certain():
+    """One item's 48 pairs gave "50.0% [50.0%, 50.0%]" (every resample of one cluster is the same) and two items
+    three possible resamples (a review, wave 14): below MIN_BOOTSTRAP_UNITS units the correction is undefined."""
+    from judgecal.annotations.stats._rogan_gladen import MIN_BOOTSTRAP_UNITS
+
+    human = [1, 0] * 24
+    judge = [1.0, 0.0] * 22 + [0.0, 1.0] * 2
+    one = rogan_gladen("m", [0.5] * 100, judge, human, clusters=["i0"] * 48)
+    assert math.isnan(one.estimate) and "1 items to resample" in one.reason
+    few = rogan_gladen("m", [0.5] * 100, judge, human, clusters=[f"i{k % 2}" for k in range(48)])
+    assert math.isnan(few.ci_low) and "2 items" in few.reason
+    enough = rogan_gladen("m", [0.5] * 100, judge, human,
+                          clusters=[f"i{k % MIN_BOOTSTRAP_UNITS}" for k in range(48)])
+    assert enough.reason is None and enough.ci_low < enough.estimate < enough.ci_high

@@ -32,6 +32,10 @@ MIN_YOUDEN = 0.05
 #: well under a point, and a report computes one per model under test).
 RG_ITERATIONS = 2000
 RG_SEED = 0
+#: Fewest resampled units (items when clustered, else pairs) the bootstrap interval is made from: one item gives one
+#: possible resample and a zero-width "95% interval", two give three (a review, wave 14); below this the correction
+#: is undefined rather than certain-looking.
+MIN_BOOTSTRAP_UNITS = 10
 #: Resampled units drawn per chunk: bounds memory at any number of labelled pairs.
 _CHUNK_CELLS = 2_000_000
 
@@ -121,6 +125,10 @@ def rogan_gladen(model: str, judge_all: Sequence[float], judge_lab: Sequence[flo
     if youden <= margin:
         return undefined(tpr, tnr, f"TPR + TNR − 1 = {youden:.3f}, at or below {margin}: a judge no better than "
                                    "chance cannot be corrected")
+    if g < MIN_BOOTSTRAP_UNITS:
+        unit = "items" if clusters is not None else "labelled pairs"
+        return undefined(tpr, tnr, f"{g} {unit} to resample, {MIN_BOOTSTRAP_UNITS} needed: a bootstrap over so few "
+                                   "has a handful of possible resamples, and its interval would look certain")
     estimate = min(1.0, max(0.0, (raw - fpr) / youden))
     rng = np.random.RandomState(seed)
     thetas, low_j = [], 0
