@@ -362,3 +362,47 @@ def _labelled_project(folder: Path, name: str, items: list[dict], runs: list[dic
     assert main(["--db", db, "sample", "--rate", "1.0", "--overlap", "0"]) == 0
     assert main(["--db", db, "import", "labels", _write(folder, "labels.jsonl", labels)]) == 0
     return db
+
+
+def _two_rubrics(tmp_path: Path, second_labels: list[str] | None) -> str:
+    """40 items with a pass/fail constraint `c1` judged under rubric `tone` and a constraint `c2` (pass/fail, or the
+    given graded labels) judged under rubric `other`, one model; the judge and the labels agree everywhere."""
+    stamp = {"created_at": "2026-01-01T00:00:00Z"}
+    items, runs, verdicts, labels = [], [], [], []
+    for n in range(40):
+        second = {"id": "c2", "text": "Second.", "type": "content", **({"labels": second_labels} if second_labels
+                                                                       else {})}
+        items.append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
+            {"id": "c1", "text": "First.", "type": "content"}, second], **stamp})
+        runs.append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": "run1", "output": f"a {n}", **stamp})
+        for cid, rubric, label in (("c1", "tone", "pass" if n % 2 else "fail"),
+                                   ("c2", "other", (second_labels or ["pass", "fail"])[n % 2])):
+            verdicts.append({"run_record_id": f"r{n}", "constraint_id": cid, "rubric": rubric, "judge_model": "J",
+                             "label": label, **stamp})
+            labels.append({"run_record_id": f"r{n}", "constraint_id": cid, "reviewer": "ann", "blind": True,
+                           "label": label, "created_at": "2026-02-01T00:00:00Z"})
+    return _labelled_project(tmp_path, "two.db", items, runs, verdicts, labels)
+
+
+def test_gate_names_constraints_judged_under_different_rubrics(tmp_path, capsys):
+    """Several `--constraint`s judged under different rubric names: each was matched against every judge model ×
+    version and failed where that version never judged it (a review of wave 14's fix). A version that did not judge
+    a constraint is skipped; a constraint no gated version judged fails."""
+    db = _two_rubrics(tmp_path, None)
+    capsys.readouterr()
+    assert main(["--db", db, "gate", "--min-kappa", "0.6", "--min-n", "10", "--constraint", "c1",
+                 "--constraint", "c2"]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "tone v1 · constraint:c1" in out and "other v1 · constraint:c2" in out
+    assert main(["--db", db, "gate", "--min-kappa", "0.6", "--min-n", "10", "--constraint", "c1",
+                 "--constraint", "nope"]) == 1
+    assert "constraint:nope" in capsys.readouterr().out
+
+
+def test_min_pass_rate_reads_a_model_rated_by_any_gated_version(tmp_path, capsys):
+    """A model under test rated under one rubric and judged on a graded constraint under another: the check failed
+    for the second version's group (a review of wave 14's fix). Only a model with no rate in any group fails."""
+    db = _two_rubrics(tmp_path, ["good", "bad"])
+    capsys.readouterr()
+    assert main(["--db", db, "gate", "--min-kappa", "0.6", "--min-n", "10", "--min-pass-rate", "0.3"]) == 0, \
+        capsys.readouterr().out

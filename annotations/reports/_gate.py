@@ -135,20 +135,11 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
             # labels passed `gate --constraint`, and a label set with no labelled pair hid in the constraint's)
             cg = next((x for x in of_c if (x.judge_model, x.rubric_sha256) == (g.judge_model, g.rubric_sha256)), None)
             if cg is None:
-                checks.append(GateCheck(f"{where} · constraint:{c}", "kappa", None, min_kappa, False,
-                                        "no verdict of this judge model and rubric version on this constraint"))
-                continue
+                continue  # this judge model × version did not judge the constraint (another did, or none: below)
             for s in cg.verification or cg.headline:
                 name = f"{where} · constraint:{c}" + ("" if s.slice == "overall" else f" · {s.slice}")
                 checks.append(_kappa_check(name, s, min_kappa, on, min_n, cg.verified_on, bool(cg.verification)))
         if min_pass_rate is not None:
-            # a model under test this version judged with no pass/fail pair has no corrected pass rate: the
-            # threshold cannot be evaluated, which fails it (it was skipped without a word: a review, wave 14)
-            rated = {p.model for p in g.pass_rates}
-            for m in sorted({c.model for c in report.coverage if c.rubric_sha256 == g.rubric_sha256} - rated):
-                checks.append(GateCheck(f"{where} · model {m}", "pass_rate", None, min_pass_rate, False,
-                                        "no pass/fail semantic constraint of this model was judged: the corrected "
-                                        "pass rate cannot be evaluated against --min-pass-rate"))
             for p in g.pass_rates:
                 name = f"{where} · model {p.model}"
                 value = p.ppi_estimate if on == "point" else p.ppi_ci_low
@@ -162,6 +153,21 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                                         f"corrected pass rate {p.ppi_estimate:.3f} [{p.ppi_ci_low:.3f}, "
                                         f"{p.ppi_ci_high:.3f}] ({p.method}): {_on_word(on)} {value:.3f} "
                                         f"{'≥' if ok else '<'} {min_pass_rate} (judge alone: {p.judge_pass_rate:.3f})"))
+    gated = {(g.judge_model, g.rubric_sha256) for g in groups}
+    for c, of_c in per_constraint:
+        if groups and not any((x.judge_model, x.rubric_sha256) in gated for x in of_c):
+            checks.append(GateCheck(f"(project) · constraint:{c}", "kappa", None, min_kappa, False,
+                                    "no gated judge model and rubric version has a verdict on this constraint"))
+    if min_pass_rate is not None and groups:
+        # a model under test with no corrected pass rate in any gated group (it has no judged pass/fail pair) cannot
+        # meet the threshold: it fails, saying why (it was skipped without a word, and the gate passed: a review,
+        # wave 14)
+        rated = {p.model for g in groups for p in g.pass_rates}
+        shas = {g.rubric_sha256 for g in groups}
+        for m in sorted({c.model for c in report.coverage if c.rubric_sha256 in shas} - rated):
+            checks.append(GateCheck(f"(project) · model {m}", "pass_rate", None, min_pass_rate, False,
+                                    "no pass/fail semantic constraint of this model under test was judged: its "
+                                    "corrected pass rate cannot be evaluated against --min-pass-rate"))
     if groups:
         checks.append(_human_human_check(report))
     return GateResult(tuple(checks))
