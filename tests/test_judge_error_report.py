@@ -239,3 +239,19 @@ def test_clustered_pass_rate_reads_design_weights_on_any_scale():
     one, _ = clustered_pass_rate(pr, *args, [1.0] * int(lab.sum()), items[lab].tolist())
     big, _ = clustered_pass_rate(pr, *args, [200 / lab.sum()] * int(lab.sum()), items[lab].tolist())
     assert big.ppi_se == pytest.approx(one.ppi_se, rel=1e-12)
+
+
+def test_one_cluster_takes_the_ceiling_in_the_ppi_rates_too():
+    """The one-cluster ceiling reached kappa only: a pass rate of one output judged on 48 constraints was still
+    clustered with deff 1 and passed `--min-pass-rate` as 48 independent pairs (a review of wave 14's fix)."""
+    from judgecal.annotations.stats._clusters import ppi_design_effect
+
+    judge = [1.0] * 45 + [0.0] * 3
+    human = [1] * 45 + [0] * 3
+    d = ppi_design_effect(1.0, judge, ["i0"] * 48, judge, human, [1.0] * 48, ["i0"] * 48)
+    assert (d.value, d.clusters) == (48.0, 1)
+    rate = ppi_pass_rate("m", judge, judge, human)
+    clustered, how = clustered_pass_rate(rate, judge, ["i0"] * 48, judge, human, [1.0] * 48, ["i0"] * 48)
+    assert how.design_effect.value == 48.0
+    assert clustered.ppi_se == pytest.approx(rate.ppi_se * math.sqrt(48))
+    assert clustered.ppi_ci_low < rate.ppi_ci_low - 0.2

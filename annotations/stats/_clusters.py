@@ -138,7 +138,8 @@ def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Seque
     to average 1, as `ppi_mean` uses them). V_cl = G/(G−1) Σ_g (Σ_{i∈g} contributions)² over the G clusters of judged
     and labelled units together, so an item's judged and labelled units (which move together) count once; deff is V_cl
     over the unclustered λ² var(f)/N + var(r)/n, clipped to [1, N/G_judged] as in `design_effect`. Exactly 1 when no
-    cluster holds two judged units, or below two judged or two labelled units, or with zero unclustered variance.
+    cluster holds two judged units, or below two judged or two labelled units, or with zero unclustered variance; the
+    ceiling N when every judged unit is in one cluster (nothing to estimate it from, and no sign of independence).
     `judged`: `judged_units(pred_all, clusters_all)` when the caller keeps it (the same numbers, bit for bit)."""
     if not len(pred_all) == len(clusters_all) or not len(pred_lab) == len(y_lab) == len(weights_lab) \
             == len(clusters_lab):
@@ -147,8 +148,10 @@ def ppi_design_effect(lam: float, pred_all: Sequence[float], clusters_all: Seque
         judged = judged_units(pred_all, clusters_all)
     n_all, n_lab = len(pred_all), len(pred_lab)
     groups = len(judged.index)
-    if n_all < 2 or n_lab < 2 or groups < 2 or groups == n_all:
+    if n_all < 2 or n_lab < 2 or groups == n_all:
         return DesignEffect(1.0, groups, n_all, by)
+    if groups < 2:
+        return DesignEffect(float(n_all), groups, n_all, by)  # one cluster: the ceiling, as `design_effect`'s
     f, ca = judged.f, judged.codes
     wts = np.asarray(weights_lab, dtype=float)
     wts = wts * n_lab / wts.sum()
@@ -180,7 +183,7 @@ def clustered_pass_rate(rate: PassRate, judge_all: Sequence[float], clusters_all
     clusters. `judged`: `judged_units(judge_all, clusters_all)`, when the caller keeps it."""
     d = ppi_design_effect(rate.lam, judge_all, clusters_all, judge_lab, human_lab, weights_lab, clusters_lab, by=by,
                           judged=judged)
-    if not math.isfinite(rate.ppi_se) or d.n < 2 or len(judge_lab) < 2 or d.clusters < 2 or d.clusters == d.n:
+    if not math.isfinite(rate.ppi_se) or d.n < 2 or len(judge_lab) < 2 or d.clusters == d.n:
         return rate, PassRateClustering(rate.model, d, rate.ppi_se)
     se = rate.ppi_se * math.sqrt(d.value)
     est = rate.ppi_estimate
@@ -206,7 +209,7 @@ def clustered_difference(diff: PairedDifference, d_all: Sequence[float], cluster
         return diff
     d = ppi_design_effect(diff.lam, d_all, clusters_all, d_lab, y_lab, weights, clusters_lab, by=by)
     out = replace(diff, design_effect=d.value, clusters=d.clusters, ci_clustered_by=by, se_unclustered=diff.se)
-    if d.n < 2 or len(d_lab) < 2 or d.clusters < 2 or d.clusters == d.n:
+    if d.n < 2 or len(d_lab) < 2 or d.clusters == d.n:
         return out  # one unit per cluster: today's interval, untouched
     if d.value == 1.0:
         return replace(out, method=f"{diff.method}; {d.note}")
