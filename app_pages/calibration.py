@@ -93,9 +93,15 @@ if demo_judges:
     st.warning(f"{md_escape(', '.join(demo_judges))}: {judge.DEMO_QUALITY_WARNING}")  # model names: user data
 
 below = report.below_quota
-if below:
-    st.error(f"{len(below)} of {len(report.coverage)} strata are below the {report.rate:.0%} review quota: the judge "
-             "is not verified there, and `judgecal gate` fails until they are labelled (Coverage tab).")
+grown = [c for c in below if c.reason and "since the sample was drawn" in c.reason]
+if grown:
+    st.error(f"{len(grown)} of {len(report.coverage)} strata grew since the sample was drawn: their new pairs were "
+             "never drawn, so no label there counts as a random sample until `judgecal sample` draws again, and "
+             "`judgecal gate` fails until then (Coverage tab).")
+if len(below) > len(grown):
+    st.error(f"{len(below) - len(grown)} of {len(report.coverage)} strata are below the {report.rate:.0%} review "
+             "quota: the judge is not verified there, and `judgecal gate` fails until they are labelled (Coverage "
+             "tab).")
 else:
     st.success(f"Every stratum meets the {report.rate:.0%} review quota ({len(report.coverage)} strata).")
 

@@ -248,7 +248,8 @@ def test_rewrite_counters(tmp_path, table):
 
 def test_versions_cost_no_count(tmp_path):
     """The page's versions are index look-ups: no full scan of any table (EXPLAIN QUERY PLAN says SEARCH or a
-    max() of the row id, never SCAN)."""
+    max() of the row id, never SCAN), but of `sample_strata`: one row per stratum (constraint × model × rubric
+    version), rewritten by every draw, whatever the number of pairs (wave 14: a draw may rewrite only it)."""
     path = build(tmp_path / "p.db")
     with ann.unit_of_work(path) as db:
         db.conn.set_trace_callback(None)
@@ -260,7 +261,8 @@ def test_versions_cost_no_count(tmp_path):
         plans = [row[3] for sql in statements if sql.lstrip().upper().startswith("SELECT")
                  for row in db.execute("EXPLAIN QUERY PLAN " + sql)]
         assert plans and not [p for p in plans if p.startswith("SCAN") and p not in ("SCAN sqlite_master",
-                                                                                 "SCAN CONSTANT ROW")]
+                                                                                 "SCAN CONSTANT ROW",
+                                                                                 "SCAN sample_strata")]
 
 
 def test_without_the_counters_nothing_is_kept_and_the_old_key_serves(tmp_path):

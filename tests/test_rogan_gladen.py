@@ -255,3 +255,11 @@ def test_a_bootstrap_over_too_few_items_is_undefined_not_certain():
     enough = rogan_gladen("m", [0.5] * 100, judge, human,
                           clusters=[f"i{k % MIN_BOOTSTRAP_UNITS}" for k in range(48)])
     assert enough.reason is None and enough.ci_low < enough.estimate < enough.ci_high
+
+
+def test_labels_that_all_agree_with_the_judge_give_no_interval():
+    """Every labelled pair agreeing with the judge makes every resample the same correction: the report showed
+    "40.0% [40.0%, 40.0%]" as a 95% interval (a review, wave 14). Undefined, with the reason."""
+    human = [1, 0] * 20
+    rg = rogan_gladen("m", [1.0] * 40 + [0.0] * 60, [float(h) for h in human], human)
+    assert math.isnan(rg.ci_low) and "each labelled pair agrees with the judge" in rg.reason

@@ -169,8 +169,10 @@ def calibration_version(db: sqlite_utils.Database) -> tuple:
     size. A project opened read-only before those migrations falls back to the old key: per table the row count, the
     max rowid and the last rows themselves (index-only reads): SQLite reuses the rowids of deleted rows, so a verdict
     deleted or replaced at the top and stored again keeps max and count, but not its content (a new `created_at`).
-    File stamps cannot serve: every connection's close resets the WAL file."""
-    return tables_version(db, CALIBRATION_TABLES)
+    File stamps cannot serve: every connection's close resets the WAL file. The last draw's strata join it
+    (`_strata_stamp`): a draw after the population grew may add no sample row and only rewrite them, and the
+    report's coverage reads them."""
+    return (*tables_version(db, CALIBRATION_TABLES), _strata_stamp(db))
 
 
 REPORT_TABLES = ("verdicts", "human_labels", "samples", "rubrics", "run_records", "constraints")
@@ -180,7 +182,14 @@ def report_version(db: sqlite_utils.Database) -> tuple:
     """`calibration_version` without adjudications and eval-set feedback, which `calibration_report` does not read:
     the key the Calibration page keeps the report under, so a decision saved on a disagreement does not recompute
     it."""
-    return tables_version(db, REPORT_TABLES)
+    return (*tables_version(db, REPORT_TABLES), _strata_stamp(db))
+
+
+def _strata_stamp(db: sqlite_utils.Database) -> tuple:
+    """The last draw's `sample_strata` (a handful of rows, rewritten whole by every draw): when, how many, and their
+    populations."""
+    return tuple(db.execute("SELECT max(drawn_at), count(*), total(population), total(needed) FROM sample_strata")
+                 .fetchone())
 
 
 def tables_version(db: sqlite_utils.Database, tables: tuple[str, ...]) -> tuple:

@@ -152,6 +152,11 @@ def rogan_gladen(model: str, judge_all: Sequence[float], judge_lab: Sequence[flo
                                    "the judge may be no better than chance, so the correction is unbounded",
                          len(theta))
     low, high = np.percentile(theta, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    if high <= low:
+        # every resample the same correction (each labelled pair agrees with the judge, so TPR = TNR = 1 in all of
+        # them): a "95% interval" of one point is no interval (a review, wave 14)
+        return undefined(tpr, tnr, "each labelled pair agrees with the judge: every resample is the same "
+                                   "correction, no interval", len(theta))
     return RoganGladen(model, n_all, raw, n, tpr, tnr, youden, estimate, float(low), float(high), iterations, seed,
                        len(theta), method)
 
