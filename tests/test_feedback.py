@@ -155,3 +155,30 @@ def test_feedback_on_a_conversation_keeps_its_turns_and_tells_conversations_apar
         got = ann.load_items(d, made)
     assert list(got[made[0]].turns) == source["turns"]
     assert list(got[made[1]].turns) == twin["turns"]
+
+
+def test_feedback_refuses_an_llmbar_pair_and_a_pair_sent_before_keeps_its_item(tmp_path, capsys):
+    """`import llmbar` items are A-vs-B comparisons too (their constraint's label set is output_1/output_2): the
+    refusal read only `judge --pairwise`'s source (a review of wave 14's fix). A pair already sent returns the item
+    it made, whatever id the item would get now (conversation ids gained the turns)."""
+    rows = [{"item_id": "lb-1", "dataset": "Natural", "instruction": "Say hi.", "output_1": "Hi.",
+             "output_2": "Goodbye.", "human_label": 1}]
+    path = tmp_path / "llmbar.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = str(tmp_path / "l.db")
+    assert main(["--db", db, "import", "llmbar", str(path)]) == 0
+    with ann.unit_of_work(db) as d:
+        rid, cid = d.execute("SELECT r.id, c.id FROM run_records r JOIN constraints c ON c.item_id = r.item_id"
+                             " WHERE c.check_json IS NULL").fetchone()
+        before = ann.table_counts(d)
+    capsys.readouterr()
+    assert main(["--db", db, "feedback", "--who", "me", "--run-record", rid, "--constraint", cid]) == 2
+    assert "is an A-vs-B comparison" in capsys.readouterr().err
+    with ann.unit_of_work(db) as d:
+        assert ann.table_counts(d) == before
+
+    demo = project(tmp_path)
+    with ann.unit_of_work(demo) as d:
+        first = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="alice")
+        again = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="bob")
+    assert first.added and (again.item_id, again.added) == (first.item_id, False)

@@ -33,7 +33,7 @@ from typing import Iterator, NamedTuple, Sequence
 
 import sqlite_utils
 
-from judgecal.evalsets import EvalItem, Parsed, RunRecord, canonical_json, render_evidence
+from judgecal.evalsets import LABEL_SETS, EvalItem, Parsed, RunRecord, canonical_json, render_evidence
 from judgecal.annotations.reports._calibration import _as_set, kept_sample_rules, majority_label, match_rubrics
 from judgecal.annotations.review import Pair, awaiting_blind_label, sample_rules
 from judgecal.annotations.store import (PAIRS_IN_JSON, has_verdict_pairs, import_items, kept_for_tables, load_items,
@@ -451,12 +451,16 @@ def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id
     if split is not None and split not in ("tune", "heldout"):
         raise ValueError(f"split must be tune or heldout, got {split!r}")
     source, k = _source(db, run_record_id, constraint_id)
-    if source.source == PAIR_SOURCE:
-        # an A-vs-B comparison has no output of its own to run: as an eval item, `run` executed it and the judge
-        # scored one output on "which of two is better" (a review, wave 14)
-        raise ValueError(f"{run_record_id!r} is an A-vs-B comparison of two runs ({source.id}), not a run of an eval "
-                         "item: send the compared runs' own pairs to the eval set instead")
     c = source.constraints[k]
+    if source.source == PAIR_SOURCE or c.labels == LABEL_SETS["pairwise"]:
+        # an A-vs-B comparison (`judge --pairwise`, an imported LLMBar pair) has no output of its own to run: as an
+        # eval item, `run` executed it and the judge scored one output on "which of two is better" (a review, wave 14)
+        raise ValueError(f"{run_record_id!r} × {constraint_id!r} is an A-vs-B comparison ({source.id}), not a run of "
+                         "an eval item: send the compared runs' own pairs to the eval set instead")
+    sent = db.execute("SELECT item_id FROM evalset_feedback WHERE run_record_id = ? AND constraint_id = ?"
+                      " ORDER BY rowid LIMIT 1", [run_record_id, constraint_id]).fetchone()
+    if sent is not None:
+        return SentItem(sent[0], False)  # sent before (whatever id the item would get now: ids gained the turns)
     item_id = feedback_item_id(source.instruction, source.input, c.text, source.fixtures, source.turns)
     with write(db):
         if db.execute("SELECT 1 FROM eval_items WHERE id = ?", [item_id]).fetchone():
