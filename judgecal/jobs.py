@@ -573,10 +573,14 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                         if first is not r.answer and (first.label, first.error) != (r.answer.label, r.answer.error):
                             if first.error != "batch_conflict":
                                 conflicting[0] += 1
-                                answers[r.key] = Answer(None, None, "batch_conflict", (
+                            # both lines' tokens were billed: the error row carries their sum (cost counts them)
+                            tokens = [sum(t or 0 for t in pair) if any(t is not None for t in pair) else None
+                                      for pair in ((first.input_tokens, r.answer.input_tokens),
+                                                   (first.output_tokens, r.answer.output_tokens))]
+                            what = (first.error_detail if first.error == "batch_conflict" else
                                     f"batch {row.id} returned two different answers for this request (first "
-                                    f"{first.label or first.error!r}, then {r.answer.label or r.answer.error!r})"),
-                                    None, None, None, None)
+                                    f"{first.label or first.error!r}, then {r.answer.label or r.answer.error!r})")
+                            answers[r.key] = Answer(None, None, "batch_conflict", what, None, *tokens, None)
                 seen = set(answers)
                 for key, answer in answers.items():
                     if tuple(key) in already:

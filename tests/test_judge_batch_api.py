@@ -416,5 +416,7 @@ def test_a_request_answered_twice_differently_is_an_error_row_not_the_first_answ
     assert len(rows) == 12
     conflict = rows[("run-1-0", "grounded", 0)]
     assert conflict[5] is None and conflict[7] == "batch_conflict"
+    one = rows[("run-1-0", "grounded", 1)]
+    assert (conflict[8], conflict[9]) == (2 * one[8], 2 * one[9])  # both lines were billed: their tokens summed
     assert rows[("run-1-0", "grounded", 1)][5] == "pass"  # the same answer twice: one verdict
     assert sum(1 for r in rows.values() if r[7] is not None) == 1
