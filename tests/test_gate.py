@@ -406,3 +406,46 @@ def test_min_pass_rate_reads_a_model_rated_by_any_gated_version(tmp_path, capsys
     capsys.readouterr()
     assert main(["--db", db, "gate", "--min-kappa", "0.6", "--min-n", "10", "--min-pass-rate", "0.3"]) == 0, \
         capsys.readouterr().out
+
+
+def test_a_run_that_grew_after_its_draw_fails_its_coverage_until_a_draw_sees_it(tmp_path, capsys):
+    """The population check does not read a run's coverage (`report --run-id`, `gate --run`'s labels): a run grown
+    by `import runs` or a resumed `run` after `sample --run-id` kept its old labelled prefix, and a judge wrong on
+    every new pair kept kappa 1.000 there (a review of wave 14's fix). Not ok until a draw sees the run's new
+    records."""
+    db = str(tmp_path / "run.db")
+
+    def add(start: int, judge_right: bool) -> None:
+        stamp = {"created_at": "2026-01-01T00:00:00Z"}
+        rows = {"evalset": [], "runs": [], "verdicts": []}
+        for n in range(start, start + 100):
+            truth = "pass" if n % 2 else "fail"
+            said = truth if judge_right else ("fail" if truth == "pass" else "pass")
+            rows["evalset"].append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
+                {"id": "c1", "text": "The answer is good.", "type": "content"}], **stamp})
+            rows["runs"].append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": "run1",
+                                 "output": f"a {n}", **stamp})
+            rows["verdicts"].append({"run_record_id": f"r{n}", "constraint_id": "c1", "rubric": "myrubric",
+                                     "judge_model": "J", "label": said, **stamp})
+        for kind, data in rows.items():
+            assert main(["--db", db, "import", kind, _write(tmp_path, f"{kind}-{start}.jsonl", data)]) == 0
+
+    add(0, judge_right=True)
+    assert main(["--db", db, "sample", "--run-id", "run1", "--rate", "0.3"]) == 0
+    with ann.unit_of_work(db) as conn:
+        drawn = [r[0] for r in conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
+        for rid in drawn:
+            ann.record_label(conn, "ann", ann.Pair(rid, "c1"), "pass" if int(rid[1:]) % 2 else "fail")
+
+    def run_coverage() -> list[dict]:
+        capsys.readouterr()
+        assert main(["--db", db, "report", "--run-id", "run1", "--json"]) == 0
+        return json.loads(capsys.readouterr().out)["coverage"]
+
+    assert [c["ok"] for c in run_coverage()] == [True]
+    add(100, judge_right=False)
+    (cov,) = run_coverage()
+    assert not cov["ok"] and "grew from 100 to 200 semantic pairs since the sample was drawn" in cov["reason"], cov
+    assert main(["--db", db, "sample", "--run-id", "run1", "--rate", "0.3"]) == 0
+    (cov,) = run_coverage()
+    assert "grew from" not in (cov["reason"] or "")

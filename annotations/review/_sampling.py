@@ -676,9 +676,38 @@ def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEF
                                      RUN_REASON + run_id, pop_seed, stamp))
         db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
                             " VALUES (?,?,?,?,?,?,?)", new_rows)
+        # the run records this draw saw (run records are only ever added): a record of the run after them was never
+        # drawn, and `coverage(run_id=...)` says so until a draw sees it
+        db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (
+            RUN_DRAW_SETTING + run_id,
+            json.dumps({"run_records_top": db.execute("SELECT coalesce(max(rowid), 0) FROM run_records").fetchone()[0],
+                        "drawn_at": stamp})))
         totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
     return SampleSummary(len(pops), len(new_rows), 0, 0, totals.get("random", 0), totals.get("targeted", 0),
                          totals.get("overlap", 0))
+
+
+RUN_DRAW_SETTING = "last_run_sample_draw:"  # + run id: `draw_run_sample`'s last look at the run records
+
+
+def _run_growth(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], int]:
+    """Semantic pairs of the run's records added after the last draw that saw the run (the population draw or
+    `sample --run-id`, whichever came later), per constraint × model: never drawn, so the run's counted pairs are
+    not the front of its draw order until a draw sees them. Empty when nothing was drawn (nothing counts then)."""
+    tops = []
+    for key, pick in ((DRAW_SETTING, lambda v: v["state"][1][1]), (RUN_DRAW_SETTING + run_id,
+                                                                  lambda v: v["run_records_top"])):
+        row = db.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+        if row is not None:
+            try:
+                tops.append(int(pick(json.loads(row[0]))))
+            except (ValueError, TypeError, KeyError, IndexError):
+                continue  # written by another version: not trusted, as `draw_sample` does not
+    if not tops:
+        return {}
+    return {(cid, model): n for cid, model, n in db.execute(
+        "SELECT c.id, r.model, count(*) FROM run_records r JOIN constraints c ON c.item_id = r.item_id"
+        " AND c.check_json IS NULL WHERE r.run_id = ? AND r.rowid > ? GROUP BY 1, 2", [run_id, max(tops)])}
 
 
 def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overlap: float = DEFAULT_OVERLAP,
@@ -1839,18 +1868,23 @@ def coverage(db: sqlite_utils.Database, rate: float = DEFAULT_RATE, *,
         if key in counts:  # with run_id, `done` holds the run's counted pairs only
             cid = key.constraint_id
             counts[key][2] = sum((rid, cid) in done for rid in records)
-    # each population's size at the last draw (a run's coverage is read on the run's own draw order: not compared)
+    # each population's size at the last draw; a run's: its pairs added after the last draw that saw the run
     drawn = ({} if run_id is not None else
              {(cid, model): n for cid, model, n in db.execute(
                  "SELECT constraint_id, model, max(population) FROM sample_strata GROUP BY 1, 2") if n is not None})
+    added = _run_growth(db, run_id) if run_id is not None else {}
     rows = []
     for key in sorted(counts, key=lambda k: k.stratum):
         judged, sampled, labelled = counts[key]
         size = max(judged, parts.population[(key.constraint_id, key.model)])
         needed = quota(rate, size)
         complete = key.rubric_sha256 is None or judged >= size
-        before = drawn.get((key.constraint_id, key.model))
-        grown = before if before is not None and size > before else None
+        if run_id is not None:
+            new = added.get((key.constraint_id, key.model), 0)
+            grown = max(0, size - new) if new else None
+        else:
+            before = drawn.get((key.constraint_id, key.model))
+            grown = before if before is not None and size > before else None
         rows.append(StratumCoverage(key.stratum, key.constraint_id, key.model, key.rubric_sha256, judged, sampled,
                                     labelled, needed, labelled >= needed and complete and grown is None, size,
                                     grown))
