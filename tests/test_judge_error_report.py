@@ -255,3 +255,18 @@ def test_one_cluster_takes_the_ceiling_in_the_ppi_rates_too():
     assert how.design_effect.value == 48.0
     assert clustered.ppi_se == pytest.approx(rate.ppi_se * math.sqrt(48))
     assert clustered.ppi_ci_low < rate.ppi_ci_low - 0.2
+
+
+def test_the_prevalence_flag_reads_the_weighted_table_when_kappa_does():
+    """A design-weighted kappa with its prevalence read from the unweighted labels: a stratum of 300 pass pairs
+    sampled at 10% beside 30 one-pair fail strata gave prevalence 0.53, no flag, beside a weighted table 85% pass
+    (a review, wave 14). The flag now reads the table the kappa, AC1 and PABAK read."""
+    a = ["pass"] * 30 + ["fail"] * 30
+    b = ["pass"] * 27 + ["fail"] * 3 + ["fail"] * 30
+    plain = agreement(a, b, ("pass", "fail"))
+    assert not plain.prevalence_dominant and plain.prevalence == pytest.approx(63 / 120)  # fail: 30 + 33
+    weighted = agreement(a, b, ("pass", "fail"), weights=[10.0] * 30 + [1.0] * 30)
+    assert weighted.design_weighted
+    # weighted marginals: pass 300 (human) + 270 (judge) of 2 × 330
+    assert weighted.dominant_label == "pass" and weighted.prevalence == pytest.approx(570 / 660)
+    assert weighted.prevalence_dominant
