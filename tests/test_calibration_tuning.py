@@ -53,6 +53,15 @@ def test_compare_versions_on_tune_and_heldout(two_versions):
         c2 = compare_rubrics(db, "strict@1", "strict@2")
     # 4800 × 1 / 1e6 + 480 × 10 / 1e6 = 0.0096
     assert c2.b.cost_usd == pytest.approx(0.0096)
+    # v2's verdicts landed from a Batch API job: billed at the batch price, half (they were costed at the full price
+    # beside the batch summary's half: a review, wave 14)
+    with ann.unit_of_work(two_versions) as db, ann.write(db):
+        db.execute("INSERT INTO batches (id, kind, settings, status, started_at) VALUES ('b-api', 'judge', ?,"
+                   " 'done', '2026-01-01T00:00:00Z')", [json.dumps({"batch_api": True})])
+        db.execute("UPDATE verdicts SET batch_id = 'b-api' WHERE rubric_sha256 = ?", [R2])
+    with ann.unit_of_work(two_versions) as db:
+        c3 = compare_rubrics(db, "strict@1", "strict@2")
+    assert c3.b.cost_usd == pytest.approx(0.0048) and c3.b.input_tokens == 4800
 
 
 def test_split_is_the_items_own_else_a_seeded_hash():

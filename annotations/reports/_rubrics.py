@@ -13,7 +13,8 @@ warns when the new version improves kappa on tune but not on heldout (overfittin
 Flips: `fixed` = wrong under A, right under B; `broken` = right under A, wrong under B. McNemar's exact test on
 (fixed, broken) says whether the change in accuracy is more than chance.
 Cost: the verdict tokens of each version on the compared pairs (all repeats), priced with the judge model's price
-from the settings table (key `price:<judge model>`, set by `judgecal price`) when one is stored.
+from the settings table (key `price:<judge model>`, set by `judgecal price`) when one is stored; the tokens of
+verdicts landed from a Batch API job at the batch price (`Price.batch_api`).
 """
 
 from __future__ import annotations
@@ -178,16 +179,20 @@ def compare_rubrics(db: sqlite_utils.Database, rubric_a: str, rubric_b: str, *, 
     price = get_price(db, judge_model)
 
     def cost(sha: str, vs: dict) -> VersionCost:
-        tin = tout = 0
-        for rid, cid, ti, to in db.execute(
-                "SELECT run_record_id, constraint_id, input_tokens, output_tokens FROM verdicts"
-                " WHERE rubric_sha256 = ? AND judge_model = ?", [sha, judge_model]):
+        # tokens per way they were sent: a verdict landed from a Batch API job is billed at the batch price (it was
+        # costed at the full price here, twice the batch summary's: a review, wave 14)
+        tokens = {False: [0, 0], True: [0, 0]}
+        for rid, cid, ti, to, batched in db.execute(
+                "SELECT v.run_record_id, v.constraint_id, v.input_tokens, v.output_tokens,"
+                " coalesce(json_extract(b.settings, '$.batch_api'), 0) FROM verdicts v LEFT JOIN batches b"
+                " ON b.id = v.batch_id WHERE v.rubric_sha256 = ? AND v.judge_model = ?", [sha, judge_model]):
             if (rid, cid) in compared:
-                tin += ti or 0
-                tout += to or 0
+                tokens[bool(batched)][0] += ti or 0
+                tokens[bool(batched)][1] += to or 0
         name, version = db.execute("SELECT name, version FROM rubrics WHERE sha256 = ?", [sha]).fetchone()
-        usd = None if price is None else price.cost(tin, tout)
-        return VersionCost(sha, name, version, tin, tout, usd)
+        usd = None if price is None else price.cost(*tokens[False]) + price.batch_api().cost(*tokens[True])
+        return VersionCost(sha, name, version, tokens[False][0] + tokens[True][0], tokens[False][1] + tokens[True][1],
+                           usd)
 
     return RubricComparison(judge_model, cost(sha_a, va), cost(sha_b, vb), seed, tune_share, random_only,
                             len(labelled), excluded, tuple(out), tuple(flips), warning)
