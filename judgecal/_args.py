@@ -62,6 +62,12 @@ def positive_fraction(text: str) -> float:
     return _number(float, text, low=0, low_ok=False, high=1)
 
 
+def review_quota(text: str) -> float:
+    """A review quota in [0.10, 1]: at least 10% of every judged stratum is spot-checked (the product's floor; a
+    gate at a lower quota passed a judge nothing enforced it for: a review, wave 14)."""
+    return _number(float, text, low=0.10, low_ok=True, high=1)
+
+
 def kappa_threshold(text: str) -> float:
     """A kappa in [-1, 1]."""
     return _number(float, text, low=-1, low_ok=True, high=1)

@@ -13,7 +13,7 @@ from judgecal.annotations.reports import DEFAULT_MIN_N, GATE_ON, format_gate, ru
 from judgecal.annotations.reports import DEFAULT_TUNE_SHARE, compare_rubrics
 from judgecal.annotations.reports import GateResult, PROBE_LIMITS
 from judgecal.evalsets._io import read_text_file  # house: private
-from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, say
+from judgecal._args import CommandError, fraction, kappa_threshold, positive_fraction, review_quota, say
 
 
 def _import_llmbar(db_path: Path, file: Path) -> str:
@@ -172,8 +172,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "latest verification named) instead of the judge; needs at least one limit")
     p.add_argument("--min-check-pass-rate", type=fraction, help="run gate: minimum mechanical check pass rate")
     p.add_argument("--max-error-rate", type=fraction, help="run gate: maximum share of records ending in an error")
-    p.add_argument("--min-coverage", type=positive_fraction, default=0.10,
-                   help="minimum share of each stratum labelled in the random sample (default 0.10)")
+    p.add_argument("--min-coverage", type=review_quota, default=0.10,
+                   help="minimum share of each stratum labelled in the random sample (default and floor 0.10)")
     p.add_argument("--min-pass-rate", type=fraction, help="minimum judge-corrected pass rate of each model under "
                                                           "test (with --run: of the run, mechanical checks included)")
     p.add_argument("--on", choices=GATE_ON, default="lower",

@@ -107,6 +107,7 @@ def test_label_rows_without_timestamps_reimport_as_a_noop(project: Path, tmp_pat
     ["gate", "--min-kappa", "nan"],
     ["gate", "--min-kappa", "0.4", "--min-pass-rate", "1.5"],
     ["gate", "--min-kappa", "0.4", "--min-coverage", "0"],
+    ["gate", "--min-kappa", "0.4", "--min-coverage", "0.01"],  # below the 10% floor the product enforces (wave 14)
     ["report", "--rate", "abc"],
     ["price", "m", "nan", "1"],
     ["price", "m", "1", "inf"],
