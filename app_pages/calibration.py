@@ -102,7 +102,7 @@ if len(below) > len(grown):
     st.error(f"{len(below) - len(grown)} of {len(report.coverage)} strata are below the {report.rate:.0%} review "
              "quota: the judge is not verified there, and `judgecal gate` fails until they are labelled (Coverage "
              "tab).")
-else:
+if not below:
     st.success(f"Every stratum meets the {report.rate:.0%} review quota ({len(report.coverage)} strata).")
 
 # Label planning beside the quota (issue 15.4): the quota says the sample is drawn and labelled; this says whether

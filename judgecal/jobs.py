@@ -191,18 +191,29 @@ def _judged_pairs(db, rubric: str | Rubric, constraint: str | None, only_labelle
 SAMPLING_SETTINGS = ("temperature", "seed")
 
 
-def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, settings: dict[str, Any]) -> None:
+def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, settings: dict[str, Any], *,
+                           pairwise: bool = False) -> None:
     """JobError when a judge batch of this judge model under this rubric version stored labels (or has a Batch API
-    job still to land) under other sampling settings: the verdict cache key is (pair, rubric, judge model, repeat),
-    so the stored verdicts would be reused, or mixed with the new ones into one majority, and every report would
-    show the two as one judge (found by a review, wave 14: `judge --temperature 1.0` after a run at 0 asked nothing
-    and credited the temperature-0 answers to it). Verdicts imported from a file carry no settings: not compared."""
+    job still to land, or a `--batch-requests` file still to come back) under other sampling settings: the verdict
+    cache key is (pair, rubric, judge model, repeat), so the stored verdicts would be reused, or mixed with the new
+    ones into one majority, and every report would show the two as one judge (found by a review, wave 14: `judge
+    --temperature 1.0` after a run at 0 asked nothing and credited the temperature-0 answers to it).
+
+    Read from the batches (a few rows), not the verdicts: a batch whose summary counts no label does not bind (a
+    killed one, without a summary, does). `pairwise`: the A-vs-B batches (`judge --pairwise`), whose pair records a
+    plain batch never asks, and the other way round. Verdicts imported from a file carry no settings: not compared."""
     wanted = {k: settings.get(k) for k in SAMPLING_SETTINGS}
     rows = db.execute(
-        "SELECT id, settings FROM batches WHERE kind = 'judge' AND (id IN (SELECT DISTINCT batch_id FROM verdicts"
-        " WHERE rubric_sha256 = ? AND judge_model = ? AND error IS NULL) OR id IN (SELECT batch_id FROM"
-        " remote_batches WHERE rubric_sha256 = ? AND judge_model = ? AND landed_at IS NULL)) ORDER BY started_at",
-        [rubric.sha256, model, rubric.sha256, model]).fetchall()
+        "SELECT id, settings FROM batches WHERE kind = 'judge' AND json_extract(settings, '$.rubric_sha256') = ?"
+        " AND json_extract(settings, '$.model') = ? AND (json_extract(settings, '$.pairwise') IS NOT NULL) = ?"
+        " AND (coalesce(json_extract(summary, '$.verdicts'), 1) > 0 OR id IN (SELECT batch_id FROM remote_batches"
+        " WHERE rubric_sha256 = ? AND judge_model = ? AND landed_at IS NULL)) ORDER BY started_at",
+        [rubric.sha256, model, pairwise, rubric.sha256, model]).fetchall()
+    if not pairwise:
+        written = db.execute("SELECT value FROM settings WHERE key = ?",
+                             [BATCH_REQUESTS_SETTING + json.dumps([rubric.sha256, model])]).fetchone()
+        if written is not None:
+            rows.append(("a --batch-requests file", written[0]))
     for batch_id, text in rows:
         try:
             stored = json.loads(text)
@@ -212,10 +223,15 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
         if any(had[k] != wanted[k] for k in had):
             said = lambda d: ", ".join(f"{k} {d[k]}" for k in SAMPLING_SETTINGS if k in had)  # noqa: E731
             raise JobError(
-                f"the verdicts of {model} under {rubric.name} v{version} were asked with {said(had)} (batch "
-                f"{batch_id}); this run asks {said(wanted)}. One judge model and rubric version is one judge in every "
-                "report, and its stored verdicts would be reused or mixed into one majority: judge with the stored "
-                "settings, or under another model name the endpoint serves (e.g. a vLLM --served-model-name alias)")
+                f"the verdicts of {model} under {rubric.name} v{version} were asked with {said(had)} ({batch_id}); "
+                f"this run asks {said(wanted)}. One judge model and rubric version is one judge in every report, and "
+                "its stored verdicts would be reused or mixed into one majority: judge with the stored settings, or "
+                "under another model name the endpoint serves (e.g. a vLLM --served-model-name alias)")
+
+
+# + json [rubric sha256, judge model]: the sampling settings `write_batch_requests` wrote a request file with, which
+# `import_batch_results` records on the batch its results land in
+BATCH_REQUESTS_SETTING = "batch_requests:"
 
 
 def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict[str, Any]) -> None:
@@ -228,17 +244,18 @@ def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict
         raise JobError(f"run id {settings.run_id!r} holds records of prompt version {', '.join(versions)}; this run "
                        f"asks {settings.version}: a run is one prompt (compare runs, not prompts inside one): give "
                        "another --run-id, or the same --system and tools to resume it")
-    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS}
+    keys = (*SAMPLING_SETTINGS, "prompt_sha256")  # (a reused --prompt-version label over another prompt: the hash)
+    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS} | {"prompt_sha256": settings.prompt_sha256}
     for batch_id, text in db.execute(
             "SELECT id, settings FROM batches WHERE kind = 'run' AND json_extract(settings, '$.run_id') = ?"
             " AND coalesce(json_extract(summary, '$.done'), 1) > 0 ORDER BY started_at", [settings.run_id]):
         # (a batch whose summary says it stored nothing does not bind the run; a killed one may have)
         try:
-            had = {k: v for k, v in json.loads(text).items() if k in SAMPLING_SETTINGS}
+            had = {k: v for k, v in json.loads(text).items() if k in keys}
         except ValueError:
             continue
         if any(had[k] != wanted[k] for k in had):
-            said = lambda d: ", ".join(f"{k} {d[k]}" for k in SAMPLING_SETTINGS if k in had)  # noqa: E731
+            said = lambda d: ", ".join(f"{k} {d[k]}" for k in keys if k in had)  # noqa: E731
             raise JobError(f"run id {settings.run_id!r} was run with {said(had)} (batch {batch_id}); this run asks "
                            f"{said(wanted)}: give another --run-id, or the same settings to resume it")
 
@@ -386,6 +403,7 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
             raise JobError(str(exc)) from None
         stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
         price = av.get_price(db, backend.model)
+        _refuse_other_settings(db, chosen, stored.version, backend.model, backend.settings(), pairwise=True)
     tasks = plan_pairwise([PairwiseTask(p.record, p.item, p.item.constraints[0], p.output_a, p.output_b)
                            for p in stored_pairs], chosen, backend.model, repeats)
     settings = backend.settings() | {
@@ -662,6 +680,10 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
     with ann.unit_of_work(db_path) as db:
         chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         _refuse_other_settings(db, chosen, stored.version, model, {"temperature": temperature, "seed": seed})
+        with ann.write(db):
+            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                       [BATCH_REQUESTS_SETTING + json.dumps([chosen.sha256, model]),
+                        json.dumps({"temperature": temperature, "seed": seed})])
         tasks = plan(pairs, chosen, model, repeats)
         done = av.done_verdict_keys(db, (t.key for t in tasks), retry_errors=not only_labelled)
     todo = [RequestTask(t.key, t.prompt, t.labels) for t in tasks if tuple(t.key) not in done]
@@ -718,6 +740,15 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
                 keys.append(key)
                 models.add(key.judge_model)
         prices = {m: av.get_price(db, m) for m in models}
+        # the sampling settings the request file was written with (`write_batch_requests`), recorded on this batch so
+        # a later judge run at other settings is refused (`_refuse_other_settings`): one judge model and rubric only
+        groups = {(k.rubric_sha256, k.judge_model) for k in keys}
+        written = None
+        if len(groups) == 1:
+            (sha, model), = groups
+            row = db.execute("SELECT value FROM settings WHERE key = ?",
+                             [BATCH_REQUESTS_SETTING + json.dumps([sha, model])]).fetchone()
+            written = {"model": model, "rubric_sha256": sha, **(json.loads(row[0]) if row else {})}
     labels_of = {k: pair_labels[(k.run_record_id, k.constraint_id)] for k in keys}
     results = list(read_results(text, labels_of)) if not problems else []
     seen: set = set()
@@ -730,7 +761,7 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
             seen.add(r.key)
     if problems or not text.strip():
         raise InputError(problems or [Problem(str(path), 0, "", "empty file")])
-    settings = {"batch_results": path.name, "judge_models": sorted(models), "lines": len(results)}
+    settings = {"batch_results": path.name, "judge_models": sorted(models), "lines": len(results), **(written or {})}
     start = time.monotonic()
     with batch(db_path, settings, kind="judge") as b:
         summary = b.summary = BatchSummary(planned=len(results))

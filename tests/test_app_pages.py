@@ -312,6 +312,7 @@ def test_calibration_page_follows_a_draw_that_only_rewrites_the_strata(tmp_path,
     at.switch_page("app_pages/calibration.py").run()
     assert not at.exception
     assert any("grew since the sample was drawn" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.success  # not "every stratum meets the quota" beside it (a review of wave 14's fix)
     with ann.unit_of_work(db) as d:
         rows_before = d.execute("SELECT count(*) FROM samples").fetchone()[0]
     assert main(["--db", db, "sample", "--rate", "0.1", "--overlap", "0"]) == 0

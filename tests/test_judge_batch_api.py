@@ -307,6 +307,25 @@ def test_a_vllm_results_file_lands_as_verdicts(project: Path, tmp_path: Path, ca
     assert len(requests.read_text().splitlines()) == 12 - 4
 
 
+def test_a_vllm_results_file_keeps_the_settings_its_requests_were_written_with(project: Path, tmp_path: Path,
+                                                                              capsys) -> None:
+    """Requests written at temperature 0.9 and their results landed: the results batch recorded no settings, so a
+    plain `judge` at 0 reused those answers and `--batch-requests` at 0.2 mixed its repeats with them (a review of
+    wave 14's fix). The request file's settings travel to the results batch; other settings are refused."""
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "1", "--limit", "2",
+                 "--temperature", "0.9", "--seed", "5", "--batch-requests", str(requests)]) == 0
+    _vllm_results(requests, results)
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 0
+    capsys.readouterr()
+    for extra in (["--batch-requests", str(tmp_path / "again.jsonl"), "--temperature", "0.2", "--seed", "5"],
+                  ["--base-url", "http://127.0.0.1:9/v1", "--api-key", "x"]):
+        assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "3", *extra]) == 2, extra
+        assert "were asked with temperature 0.9, seed 5" in capsys.readouterr().err
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "3", "--temperature", "0.9",
+                 "--seed", "5", "--batch-requests", str(tmp_path / "more.jsonl")]) == 0
+
+
 @pytest.mark.parametrize("bad, field", [
     (lambda d: "{not json", "(line)"),
     (lambda d: json.dumps(d | {"custom_id": "request-1"}), "custom_id"),

@@ -244,7 +244,7 @@ def test_clustered_pass_rate_reads_design_weights_on_any_scale():
 def test_one_cluster_takes_the_ceiling_in_the_ppi_rates_too():
     """The one-cluster ceiling reached kappa only: a pass rate of one output judged on 48 constraints was still
     clustered with deff 1 and passed `--min-pass-rate` as 48 independent pairs (a review of wave 14's fix)."""
-    from judgecal.annotations.stats._clusters import ppi_design_effect
+    from judgecal.annotations.stats import ppi_design_effect
 
     judge = [1.0] * 45 + [0.0] * 3
     human = [1] * 45 + [0] * 3

@@ -200,3 +200,17 @@ def test_feedback_refuses_an_a_vs_b_record(tmp_path, capsys):
     assert "is an A-vs-B comparison" in capsys.readouterr().err
     with ann.unit_of_work(db) as d:
         assert ann.table_counts(d) == before
+
+
+def test_pairwise_and_plain_judging_keep_their_own_settings(tmp_path, capsys):
+    """`judge --pairwise` was not checked for its settings, and its pair records' batch refused a later plain
+    `judge` at other settings though a plain batch never asks those pairs (a review of wave 14's fix)."""
+    db = project(tmp_path)
+    with StubServer(by_position("output_1")) as s:
+        assert judge(db, s.url, "--temperature", "1.0") == 0
+        capsys.readouterr()
+        assert judge(db, s.url) == 2  # the pairs' answers were asked at 1.0
+        assert "were asked with temperature 1.0" in capsys.readouterr().err
+    with StubServer(by_position("pass")) as s:  # plain judging of the runs' own pairs, at 0: not bound by the pairs
+        assert main(["--db", str(db), "judge", "--model", "j", "--base-url", s.url, "--api-key", "x", "--quiet",
+                     "--repeats", "1"]) == 0

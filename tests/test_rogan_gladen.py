@@ -244,7 +244,7 @@ def test_text_warns_when_the_two_intervals_do_not_overlap():
 def test_a_bootstrap_over_too_few_items_is_undefined_not_certain():
     """One item's 48 pairs gave "50.0% [50.0%, 50.0%]" (every resample of one cluster is the same) and two items
     three possible resamples (a review, wave 14): below MIN_BOOTSTRAP_UNITS units the correction is undefined."""
-    from judgecal.annotations.stats._rogan_gladen import MIN_BOOTSTRAP_UNITS
+    from judgecal.annotations.stats import MIN_BOOTSTRAP_UNITS
 
     human = [1, 0] * 24
     judge = [1.0, 0.0] * 22 + [0.0, 1.0] * 2
@@ -263,3 +263,11 @@ def test_labels_that_all_agree_with_the_judge_give_no_interval():
     human = [1, 0] * 20
     rg = rogan_gladen("m", [1.0] * 40 + [0.0] * 60, [float(h) for h in human], human)
     assert math.isnan(rg.ci_low) and "each labelled pair agrees with the judge" in rg.reason
+
+
+def test_a_correction_clipped_in_every_resample_says_so():
+    """7 of 40 labelled pairs disagree, and every resample's correction is clipped at 100%: the reason said "each
+    labelled pair agrees with the judge" (a review of wave 14's fix)."""
+    jl = [1] * 24 + [0] * 6 + [1] + [0] * 9
+    rg = rogan_gladen("m", [float(v) for v in jl] + [1.0] * 960, jl, [1] * 30 + [0] * 10)
+    assert (rg.tpr, rg.tnr) == (0.9, 0.8) and "clipped at 100% in every resample" in rg.reason

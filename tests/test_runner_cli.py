@@ -82,6 +82,16 @@ def test_run_refuses_to_resume_a_run_id_under_another_prompt_or_sampling_setting
         assert "holds records of prompt version p-" in capsys.readouterr().err
         assert main(base + ["--item", "demo-002", "--temperature", "0.9"]) == 2
         assert "was run with temperature 0.0" in capsys.readouterr().err
+        # the same --prompt-version label over another system prompt: the prompt's hash tells them apart (a review
+        # of wave 14's fix)
+        labelled = ["--db", str(db), "run", "--base-url", s.url, "--run-id", "r2", "--quiet", "--model", "model-x",
+                    "--prompt-version", "v1"]
+        assert main(labelled + ["--item", "demo-001"]) == 0
+        capsys.readouterr()
+        assert main(labelled + ["--item", "demo-002", "--system", str(system)]) == 2
+        assert "prompt_sha256" in capsys.readouterr().err
+        with ann.unit_of_work(db) as d:
+            before = ann.table_counts(d)
         with ann.unit_of_work(db) as d:
             assert ann.table_counts(d) == before
         assert main(base + ["--item", "demo-002"]) == 0  # the same settings: resumed

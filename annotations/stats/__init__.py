@@ -54,7 +54,7 @@ _OWNERS = {
         "ppi_difference",
     ),
     "._rogan_gladen": (
-        "MIN_YOUDEN", "RG_ITERATIONS", "RG_SEED", "RoganGladen", "rogan_gladen",
+        "MIN_BOOTSTRAP_UNITS", "MIN_YOUDEN", "RG_ITERATIONS", "RG_SEED", "RoganGladen", "rogan_gladen",
     ),
     "._lazy": (
         "beta_ppf", "binom_cdf", "ndtr", "ndtri",

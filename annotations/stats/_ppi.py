@@ -204,11 +204,12 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     var_rect = variance_of(rect)
     if var_rect == 0:
         # every labelled unit agrees with the prediction (or all differ alike): the plug-in variance is 0 and the CI
-        # would claim certainty. Floored at n z² / (n + z²)², the variance whose normal half-width is the Wilson score
-        # bound of 0 disagreements in n (z² / (n + z²)): the interval is never narrower than a Wilson interval on the
-        # labels alone (10 of 10 agreeing: lower bound 0.722, not the 0.822 of the old floor n / (n + 1)², which a
-        # rate of 0.8 passed 11% of the time: a review, wave 14)
-        var_rect = n_lab * Z_95 ** 2 / (n_lab + Z_95 ** 2) ** 2
+        # would claim certainty; floor it at the variance of one disagreement in n + 1 units (the weights average
+        # 1), as the kappa interval never has zero width either. Below one disagreement's variance (1/n), so the
+        # lower bound falls as disagreements are added; narrower than a Wilson interval on the labels alone
+        # (docs/decisions.md, wave 14: a Wilson-sized floor at 0 only broke that order, applied below it widened
+        # every small-sample interval)
+        var_rect = n_lab / (n_lab + 1) ** 2
     se = math.sqrt(lam * lam * var_pred / n_all + var_rect / n_lab)
     return PPIMean(estimate, se, lam, method, var_pred, var_rect, n_all, n_lab, *moments)
 

@@ -153,10 +153,13 @@ def rogan_gladen(model: str, judge_all: Sequence[float], judge_lab: Sequence[flo
                          len(theta))
     low, high = np.percentile(theta, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     if high <= low:
-        # every resample the same correction (each labelled pair agrees with the judge, so TPR = TNR = 1 in all of
-        # them): a "95% interval" of one point is no interval (a review, wave 14)
-        return undefined(tpr, tnr, "each labelled pair agrees with the judge: every resample is the same "
-                                   "correction, no interval", len(theta))
+        # every resample the same correction: each labelled pair agrees with the judge (TPR = TNR = 1 in all of
+        # them), or the correction is clipped at 0% or 100% in all of them: a "95% interval" of one point is no
+        # interval (a review, wave 14)
+        why = ("each labelled pair agrees with the judge: every resample is the same correction, no interval"
+               if tpr == 1 and tnr == 1 else
+               f"the correction is clipped at {low:.0%} in every resample: no interval")
+        return undefined(tpr, tnr, why, len(theta))
     return RoganGladen(model, n_all, raw, n, tpr, tnr, youden, estimate, float(low), float(high), iterations, seed,
                        len(theta), method)
 
