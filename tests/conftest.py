@@ -217,3 +217,35 @@ def _no_process_exit(monkeypatch: pytest.MonkeyPatch):
         raise AssertionError(f"a test called a reading command as its own process (os._exit({rc}) would end pytest)")
 
     monkeypatch.setattr(cli, "_exit_now", refuse)
+
+
+def import_c1_run(db: str | Path, folder: Path, start: int, n: int, *, judge_right: bool = True,
+                  run_id: str = "run1") -> None:
+    """`n` items i<start>.. with one pass/fail constraint `c1`, a run record r<k> of model `m` each in `run_id`, and a
+    judge `J` (rubric `myrubric`) right on every pair or wrong on every pair (the truth: pass on odd k), imported
+    through the CLI from files in `folder`."""
+    from judgecal.cli import main
+
+    stamp = {"created_at": "2026-01-01T00:00:00Z"}
+    rows: dict[str, list[dict]] = {"evalset": [], "runs": [], "verdicts": []}
+    for k in range(start, start + n):
+        truth = "pass" if k % 2 else "fail"
+        said = truth if judge_right else ("fail" if truth == "pass" else "pass")
+        rows["evalset"].append({"id": f"i{k}", "instruction": "Answer.", "input": "q", "constraints": [
+            {"id": "c1", "text": "The answer is good.", "type": "content"}], **stamp})
+        rows["runs"].append({"id": f"r{k}", "item_id": f"i{k}", "model": "m", "run_id": run_id, "output": f"a {k}",
+                             **stamp})
+        rows["verdicts"].append({"run_record_id": f"r{k}", "constraint_id": "c1", "rubric": "myrubric",
+                                 "judge_model": "J", "label": said, **stamp})
+    for kind, data in rows.items():
+        path = Path(folder) / f"{run_id}-{start}-{kind}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in data))
+        assert main(["--db", str(db), "import", kind, str(path)]) == 0
+
+
+def label_drawn_c1(db: str | Path, reviewer: str = "ann") -> None:
+    """Every random-sample pair of an `import_c1_run` project labelled with its truth, as the Review page saves."""
+    with ann.unit_of_work(db) as conn:
+        drawn = [r[0] for r in conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
+        for rid in drawn:
+            ann.record_label(conn, reviewer, ann.Pair(rid, "c1"), "pass" if int(rid[1:]) % 2 else "fail")

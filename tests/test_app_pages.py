@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from judgecal import annotations as ann
-from conftest import HOSTILE_OUTPUT, RUBRIC_SHA
+from conftest import HOSTILE_OUTPUT, RUBRIC_SHA, import_c1_run, label_drawn_c1
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -284,30 +284,10 @@ def test_calibration_page_follows_a_draw_that_only_rewrites_the_strata(tmp_path,
     from judgecal.cli import main
 
     db = str(tmp_path / "grown.db")
-    stamp = {"created_at": "2026-01-01T00:00:00Z"}
-
-    def add(start: int, n: int) -> None:
-        rows = {"evalset": [], "runs": [], "verdicts": []}
-        for k in range(start, start + n):
-            truth = "pass" if k % 2 else "fail"
-            rows["evalset"].append({"id": f"i{k}", "instruction": "Answer.", "input": "q", "constraints": [
-                {"id": "c1", "text": "The answer is good.", "type": "content"}], **stamp})
-            rows["runs"].append({"id": f"r{k}", "item_id": f"i{k}", "model": "m", "run_id": "run1",
-                                 "output": f"a {k}", **stamp})
-            rows["verdicts"].append({"run_record_id": f"r{k}", "constraint_id": "c1", "rubric": "myrubric",
-                                     "judge_model": "J", "label": truth, **stamp})
-        for kind, data in rows.items():
-            path = tmp_path / f"{kind}-{start}.jsonl"
-            path.write_text("".join(json.dumps(r) + "\n" for r in data))
-            assert main(["--db", db, "import", kind, str(path)]) == 0
-
-    add(0, 101)
+    import_c1_run(db, tmp_path, 0, 101)
     assert main(["--db", db, "sample", "--rate", "0.1", "--overlap", "0"]) == 0
-    with ann.unit_of_work(db) as d:
-        drawn = [r[0] for r in d.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
-        for rid in drawn:
-            ann.record_label(d, "ann", ann.Pair(rid, "c1"), "pass" if int(rid[1:]) % 2 else "fail")
-    add(1010, 3)
+    label_drawn_c1(db)
+    import_c1_run(db, tmp_path, 1010, 3)
     at = _app(db, monkeypatch, reviewer=None)  # (a reviewer's Review page would top the draw up itself)
     at.switch_page("app_pages/calibration.py").run()
     assert not at.exception

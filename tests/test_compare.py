@@ -4,7 +4,6 @@ buckets with "both fail" first, thresholds and the CI exit code, and the demo's 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest

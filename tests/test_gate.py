@@ -11,6 +11,7 @@ import pytest
 from judgecal import annotations as ann
 from judgecal.annotations.reports import run_gate
 from judgecal.cli import main
+from conftest import import_c1_run, label_drawn_c1
 from test_calibration_project import R1, add_label, add_sample, add_verdicts, build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -270,22 +271,7 @@ def test_a_population_that_grew_after_the_draw_fails_coverage_until_sample_draws
     write = functools.partial(_write, tmp_path)
     db = str(tmp_path / "grown.db")
 
-    def add_run(run_id: str, start: int, judge_right: bool) -> None:
-        stamp = {"created_at": "2026-01-01T00:00:00Z"}
-        items, runs, verdicts = [], [], []
-        for n in range(start, start + 100):
-            truth = "pass" if n % 2 else "fail"
-            items.append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
-                {"id": "c1", "text": "The answer is good.", "type": "content"}], **stamp})
-            runs.append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": run_id, "output": f"a {n}",
-                         **stamp})
-            said = truth if judge_right else ("fail" if truth == "pass" else "pass")
-            verdicts.append({"run_record_id": f"r{n}", "constraint_id": "c1", "rubric": "myrubric",
-                             "judge_model": "J", "label": said, **stamp})
-        for kind, rows in (("evalset", items), ("runs", runs), ("verdicts", verdicts)):
-            assert main(["--db", db, "import", kind, write(f"{run_id}-{kind}.jsonl", rows)]) == 0
-
-    add_run("run1", 0, judge_right=True)
+    import_c1_run(db, tmp_path, 0, 100)
     assert main(["--db", db, "sample", "--rate", "0.3", "--overlap", "0"]) == 0
     with ann.unit_of_work(db) as conn:
         drawn = [r[0] for r in conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
@@ -297,7 +283,7 @@ def test_a_population_that_grew_after_the_draw_fails_coverage_until_sample_draws
     capsys.readouterr()
     assert main(gate_args) == 0  # the judge is right on every pair of run1
 
-    add_run("run2", 100, judge_right=False)  # wrong on every pair of the new run; nothing drawn again
+    import_c1_run(db, tmp_path, 100, 100, judge_right=False, run_id="run2")  # wrong on every new pair; no draw
     capsys.readouterr()
     assert main(gate_args) == 1
     checks = json.loads(capsys.readouterr().out)["checks"]
@@ -415,27 +401,9 @@ def test_a_run_that_grew_after_its_draw_fails_its_coverage_until_a_draw_sees_it(
     records."""
     db = str(tmp_path / "run.db")
 
-    def add(start: int, judge_right: bool) -> None:
-        stamp = {"created_at": "2026-01-01T00:00:00Z"}
-        rows = {"evalset": [], "runs": [], "verdicts": []}
-        for n in range(start, start + 100):
-            truth = "pass" if n % 2 else "fail"
-            said = truth if judge_right else ("fail" if truth == "pass" else "pass")
-            rows["evalset"].append({"id": f"i{n}", "instruction": "Answer.", "input": "q", "constraints": [
-                {"id": "c1", "text": "The answer is good.", "type": "content"}], **stamp})
-            rows["runs"].append({"id": f"r{n}", "item_id": f"i{n}", "model": "m", "run_id": "run1",
-                                 "output": f"a {n}", **stamp})
-            rows["verdicts"].append({"run_record_id": f"r{n}", "constraint_id": "c1", "rubric": "myrubric",
-                                     "judge_model": "J", "label": said, **stamp})
-        for kind, data in rows.items():
-            assert main(["--db", db, "import", kind, _write(tmp_path, f"{kind}-{start}.jsonl", data)]) == 0
-
-    add(0, judge_right=True)
+    import_c1_run(db, tmp_path, 0, 100)
     assert main(["--db", db, "sample", "--run-id", "run1", "--rate", "0.3"]) == 0
-    with ann.unit_of_work(db) as conn:
-        drawn = [r[0] for r in conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
-        for rid in drawn:
-            ann.record_label(conn, "ann", ann.Pair(rid, "c1"), "pass" if int(rid[1:]) % 2 else "fail")
+    label_drawn_c1(db)
 
     def run_coverage() -> list[dict]:
         capsys.readouterr()
@@ -443,7 +411,7 @@ def test_a_run_that_grew_after_its_draw_fails_its_coverage_until_a_draw_sees_it(
         return json.loads(capsys.readouterr().out)["coverage"]
 
     assert [c["ok"] for c in run_coverage()] == [True]
-    add(100, judge_right=False)
+    import_c1_run(db, tmp_path, 100, 100, judge_right=False)
     (cov,) = run_coverage()
     assert not cov["ok"] and "grew from 100 to 200 semantic pairs since the sample was drawn" in cov["reason"], cov
     assert main(["--db", db, "sample", "--run-id", "run1", "--rate", "0.3"]) == 0
