@@ -294,3 +294,14 @@ def test_failed_run_has_one_definition():
     assert RunRecord(id="r", item_id="i", model="m", error="timeout: no answer").failed
     assert not RunRecord(id="r", item_id="i", model="m", output="", error="timeout: partial").failed
     assert not RunRecord(id="r", item_id="i", model="m", trajectory=TRAJ).failed
+
+
+def test_a_corrected_rate_without_an_interval_says_why():
+    """One labelled pair per run: `compare` printed "100.0%" as the judge-corrected pass rate, no interval and no
+    reason, beside rates with intervals (a review, wave 14)."""
+    from judgecal.annotations.reports._text import _ci  # house: private
+
+    bare = _ci(_stats(judge_corrected_pass_rate=1.0))
+    assert bare.startswith("100.0%") and "CI undefined: too few labelled pairs" in bare
+    full = _ci(_stats(judge_corrected_pass_rate=0.9, judge_corrected_ci_low=0.8, judge_corrected_ci_high=0.95))
+    assert "[" in full and "undefined" not in full

@@ -342,7 +342,8 @@ def _ci(s: RunStats) -> str:
     if s.judge_corrected_pass_rate is None:
         return "-"
     if s.judge_corrected_ci_low is None:
-        return _pp(s.judge_corrected_pass_rate)
+        # (one labelled pair: no variance of the correction; said, not left as a bare number: a review, wave 14)
+        return f"{_pp(s.judge_corrected_pass_rate)} [CI undefined: too few labelled pairs to estimate it]"
     return f"{_pp(s.judge_corrected_pass_rate)} [{_pp(s.judge_corrected_ci_low)}, {_pp(s.judge_corrected_ci_high)}]"
 
 
