@@ -414,6 +414,11 @@ def test_a_run_that_grew_after_its_draw_fails_its_coverage_until_a_draw_sees_it(
     import_c1_run(db, tmp_path, 100, 100, judge_right=False)
     (cov,) = run_coverage()
     assert not cov["ok"] and "grew from 100 to 200 semantic pairs since the sample was drawn" in cov["reason"], cov
+    assert "until `judgecal sample --run-id run1` draws again" in cov["reason"]
+    # a population draw does not rank the run's new pairs up to the run's own rows: still not ok (conservative)
+    assert main(["--db", db, "sample", "--rate", "0.1", "--overlap", "0"]) == 0
+    (cov,) = run_coverage()
+    assert "grew from 100 to 200" in cov["reason"]
     assert main(["--db", db, "sample", "--run-id", "run1", "--rate", "0.3"]) == 0
     (cov,) = run_coverage()
     assert "grew from" not in (cov["reason"] or "")

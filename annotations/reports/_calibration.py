@@ -1585,7 +1585,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     judged_shas = {g.rubric_sha256 for g in groups}
     cov = tuple(
         CoverageRow(c.stratum, c.constraint_id, c.model, c.rubric_sha256, c.judged, c.labelled, c.needed, rate, c.ok,
-                    c.population, _coverage_reason(c))
+                    c.population, _coverage_reason(c, run_id))
         for c in stratum_coverage(db, rate, run_id=run_id, version=version, counted=counted_of_run)
         if c.rubric_sha256 in judged_shas and (constraints is None or c.constraint_id in constraints)
     )
@@ -2591,11 +2591,12 @@ def instant(stamp: str | None) -> datetime:
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
-def _coverage_reason(c: Any) -> str | None:
+def _coverage_reason(c: Any, run_id: str | None = None) -> str | None:
     if c.drawn_on is not None:
+        draw = "`judgecal sample`" if run_id is None else f"`judgecal sample --run-id {run_id}`"
         return (f"{c.constraint_id} × {c.model} grew from {c.drawn_on} to {c.population} semantic pairs since the "
                 "sample was drawn: the new pairs were never drawn, and any may rank ahead of the labelled ones, so "
-                "nothing counts as a random sample of it until `judgecal sample` draws again")
+                f"nothing counts as a random sample of it until {draw} draws again")
     if c.unjudged:
         return (f"this rubric version judged {c.judged} of the {c.population} semantic pairs of {c.constraint_id} × "
                 f"{c.model}: a version is gated on the population it will be used on; judge them all "

@@ -691,23 +691,26 @@ RUN_DRAW_SETTING = "last_run_sample_draw:"  # + run id: `draw_run_sample`'s last
 
 
 def _run_growth(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str], int]:
-    """Semantic pairs of the run's records added after the last draw that saw the run (the population draw or
-    `sample --run-id`, whichever came later), per constraint × model: never drawn, so the run's counted pairs are
-    not the front of its draw order until a draw sees them. Empty when nothing was drawn (nothing counts then)."""
-    tops = []
-    for key, pick in ((DRAW_SETTING, lambda v: v["state"][1][1]), (RUN_DRAW_SETTING + run_id,
-                                                                  lambda v: v["run_records_top"])):
+    """Semantic pairs of the run's records added after the last draw that saw the run, per constraint × model: never
+    drawn, so the run's counted pairs are not the front of its draw order until a draw sees them. That draw is the
+    run's own (`sample --run-id`) once the run has one: its rows reach past the population draw's front, and a later
+    population draw does not rank the run's new pairs up to them; else the population draw. Empty when nothing was
+    drawn (nothing counts then)."""
+    top = None
+    for key, pick in ((RUN_DRAW_SETTING + run_id, lambda v: v["run_records_top"]),
+                      (DRAW_SETTING, lambda v: v["state"][1][1])):
         row = db.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
         if row is not None:
             try:
-                tops.append(int(pick(json.loads(row[0]))))
+                top = int(pick(json.loads(row[0])))
             except (ValueError, TypeError, KeyError, IndexError):
                 continue  # written by another version: not trusted, as `draw_sample` does not
-    if not tops:
+            break
+    if top is None:
         return {}
     return {(cid, model): n for cid, model, n in db.execute(
         "SELECT c.id, r.model, count(*) FROM run_records r JOIN constraints c ON c.item_id = r.item_id"
-        " AND c.check_json IS NULL WHERE r.run_id = ? AND r.rowid > ? GROUP BY 1, 2", [run_id, max(tops)])}
+        " AND c.check_json IS NULL WHERE r.run_id = ? AND r.rowid > ? GROUP BY 1, 2", [run_id, top])}
 
 
 def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overlap: float = DEFAULT_OVERLAP,
