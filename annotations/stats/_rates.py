@@ -8,6 +8,7 @@ from typing import Hashable, NamedTuple, Sequence
 
 from judgecal.annotations.stats._clusters import NO_CLUSTERING, DesignEffect, clustered_pass_rate
 from judgecal.annotations.stats._common import Z_95
+from judgecal.annotations.stats._two_rater import _wilson
 from judgecal.annotations.stats._planning import VarianceParts
 from judgecal.annotations.stats._ppi import _strata_weights, ppi_pass_rate
 
@@ -37,18 +38,9 @@ def newcombe_difference(x1: int, n1: int, x2: int, n2: int, z: float = Z_95) -> 
         if n < 1 or not 0 <= x <= n:
             raise ValueError(f"need 0 <= x <= n and n >= 1, got x={x}, n={n}")
     p1, p2 = x1 / n1, x2 / n2
-    l1, u1 = _wilson_bounds(x1, n1, z)
-    l2, u2 = _wilson_bounds(x2, n2, z)
+    (l1, u1), (l2, u2) = ((max(0.0, lo), min(1.0, hi)) for lo, hi in (_wilson(p1, n1, z), _wilson(p2, n2, z)))
     d = p1 - p2
     return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-
-
-def _wilson_bounds(x: int, n: int, z: float) -> tuple[float, float]:
-    p = x / n
-    d = 1.0 + z * z / n
-    centre = (p + z * z / (2.0 * n)) / d
-    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / d
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class CorrectedRate(NamedTuple):
