@@ -49,20 +49,13 @@ def pair_label_sets(db: sqlite_utils.Database, pairs: Iterable[tuple[str, str]] 
 
 
 def _item_hashes(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> dict[str, str]:
-    """Run record id -> the content hash of its eval item, for the ids among `run_record_ids` that are stored."""
+    """Run record id -> the content hash of its eval item, for the ids among `run_record_ids` that name a stored run
+    record (every one has its item: a foreign key), so its keys are the stored ones."""
     import json  # noqa: PLC0415 (as pair_label_sets)
 
     return dict(db.execute("SELECT r.id, i.content_sha256 FROM run_records r JOIN eval_items i ON i.id = r.item_id"
                            " WHERE r.id IN (SELECT value FROM json_each(?))",
                            [json.dumps(sorted(set(run_record_ids)))]).fetchall())
-
-
-def _known_records(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> set[str]:
-    """The ids among `run_record_ids` that name a stored run record."""
-    import json  # noqa: PLC0415 (as pair_label_sets)
-
-    return {r[0] for r in db.execute("SELECT id FROM run_records WHERE id IN (SELECT value FROM json_each(?))",
-                                     [json.dumps(sorted(set(run_record_ids)))])}
 
 
 def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], tuple[str, ...]],
@@ -75,10 +68,10 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     undo event), only its pair."""
     problems: list[Problem] = []
     missing = [row.run_record_id for row in parsed.rows if (row.run_record_id, row.constraint_id) not in label_sets]
-    records = _known_records(db, missing) if db is not None and missing else None
-    # the rows that say which item content they were made on (an export's): looked up only for them
+    # and the rows that say which item content they were made on (an export's): one look-up, for those rows only
     hashed = [row.run_record_id for row in parsed.rows if getattr(row, "item_sha256", None) is not None]
-    items = _item_hashes(db, hashed) if db is not None and hashed else {}
+    items = _item_hashes(db, missing + hashed) if db is not None and (missing or hashed) else {}
+    records = items if db is not None and missing else None  # (its keys: the stored run records)
     for index, row in enumerate(parsed.rows):
         pair = (row.run_record_id, row.constraint_id)
         if pair not in label_sets:
