@@ -214,19 +214,30 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
                              [BATCH_REQUESTS_SETTING + json.dumps([rubric.sha256, model])]).fetchone()
         if written is not None:
             rows.append(("a --batch-requests file", written[0]))
+    other = _other_settings(rows, wanted)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the verdicts of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
+            f"asks {asked}. One judge model and rubric version is one judge in every report, and its stored verdicts "
+            "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
+            "the endpoint serves (e.g. a vLLM --served-model-name alias)")
+
+
+def _other_settings(rows: Sequence[tuple[str, str]], wanted: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The first of `rows` (batch id, its settings JSON) whose settings give one of `wanted`'s keys another value:
+    (batch id, its values, the wanted ones), each as "key value, ..." over the keys it records; None when none does.
+    Settings that do not read as JSON are passed over (another version wrote them)."""
     for batch_id, text in rows:
         try:
             stored = json.loads(text)
         except ValueError:
             continue
-        had = {k: stored.get(k) for k in SAMPLING_SETTINGS if k in stored}
-        if any(had[k] != wanted[k] for k in had):
-            said = lambda d: ", ".join(f"{k} {d[k]}" for k in SAMPLING_SETTINGS if k in had)  # noqa: E731
-            raise JobError(
-                f"the verdicts of {model} under {rubric.name} v{version} were asked with {said(had)} ({batch_id}); "
-                f"this run asks {said(wanted)}. One judge model and rubric version is one judge in every report, and "
-                "its stored verdicts would be reused or mixed into one majority: judge with the stored settings, or "
-                "under another model name the endpoint serves (e.g. a vLLM --served-model-name alias)")
+        keys = [k for k in wanted if k in stored]
+        if any(stored[k] != wanted[k] for k in keys):
+            return (batch_id, ", ".join(f"{k} {stored[k]}" for k in keys),
+                    ", ".join(f"{k} {wanted[k]}" for k in keys))
+    return None
 
 
 # + json [rubric sha256, judge model]: the sampling settings `write_batch_requests` wrote a request file with, which
@@ -244,20 +255,17 @@ def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict
         raise JobError(f"run id {settings.run_id!r} holds records of prompt version {', '.join(versions)}; this run "
                        f"asks {settings.version}: a run is one prompt (compare runs, not prompts inside one): give "
                        "another --run-id, or the same --system and tools to resume it")
-    keys = (*SAMPLING_SETTINGS, "prompt_sha256")  # (a reused --prompt-version label over another prompt: the hash)
+    # (the prompt's hash too: a reused --prompt-version label over another prompt)
     wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS} | {"prompt_sha256": settings.prompt_sha256}
-    for batch_id, text in db.execute(
-            "SELECT id, settings FROM batches WHERE kind = 'run' AND json_extract(settings, '$.run_id') = ?"
-            " AND coalesce(json_extract(summary, '$.done'), 1) > 0 ORDER BY started_at", [settings.run_id]):
-        # (a batch whose summary says it stored nothing does not bind the run; a killed one may have)
-        try:
-            had = {k: v for k, v in json.loads(text).items() if k in keys}
-        except ValueError:
-            continue
-        if any(had[k] != wanted[k] for k in had):
-            said = lambda d: ", ".join(f"{k} {d[k]}" for k in keys if k in had)  # noqa: E731
-            raise JobError(f"run id {settings.run_id!r} was run with {said(had)} (batch {batch_id}); this run asks "
-                           f"{said(wanted)}: give another --run-id, or the same settings to resume it")
+    # (a batch whose summary says it stored nothing does not bind the run; a killed one may have)
+    other = _other_settings(db.execute(
+        "SELECT id, settings FROM batches WHERE kind = 'run' AND json_extract(settings, '$.run_id') = ?"
+        " AND coalesce(json_extract(summary, '$.done'), 1) > 0 ORDER BY started_at", [settings.run_id]).fetchall(),
+        wanted)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(f"run id {settings.run_id!r} was run with {had} (batch {batch_id}); this run asks {asked}: give "
+                       "another --run-id, or the same settings to resume it")
 
 
 class JudgeResult(NamedTuple):

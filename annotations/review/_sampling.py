@@ -698,7 +698,7 @@ def _run_growth(db: sqlite_utils.Database, run_id: str) -> dict[tuple[str, str],
     drawn (nothing counts then)."""
     top = None
     for key, pick in ((RUN_DRAW_SETTING + run_id, lambda v: v["run_records_top"]),
-                      (DRAW_SETTING, lambda v: v["state"][1][1])):
+                      (DRAW_SETTING, lambda v: v["state"][_RUN_RECORDS_STATE][1])):  # [count, largest rowid, tail]
         row = db.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
         if row is not None:
             try:
@@ -762,6 +762,7 @@ _STATE_TABLES = (
     ("sample_strata", "json_array(stratum, needed)"),
 )
 _APPENDED = 3  # the first three only ever get rows added; the rest are the draw's own output
+_RUN_RECORDS_STATE = [table for table, _ in _STATE_TABLES].index("run_records")  # its part of `_draw_state`
 
 
 def _tail(db: sqlite_utils.Database, table: str, columns: str, top: int) -> str | None:
