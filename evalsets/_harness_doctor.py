@@ -61,10 +61,11 @@ def _taken(fields: Any) -> frozenset[str]:
 # tests/test_harness_imports.py holds these equal to HumanLabelRow's, VerdictImportRow's and SampleRow's fields.
 LABEL_FIELDS = frozenset({"run_record_id", "constraint_id", "reviewer", "label", "event", "note", "failure_mode",
                           "seconds_spent", "rubric_version_seen", "blind", "created_at", "guideline_version",
-                          "item_sha256"})
+                          "item_sha256", "output_sha256"})
 VERDICT_FIELDS = frozenset({"run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version",
                             "judge_model", "repeat", "label", "reason", "error", "error_detail", "input_tokens",
-                            "output_tokens", "latency_ms", "created_at", "item_sha256"})
+                            "output_tokens", "latency_ms", "created_at", "item_sha256",
+                            "output_sha256"})
 SAMPLE_FIELDS = frozenset({"run_record_id", "constraint_id", "rule", "stratum", "reason", "seed", "drawn_at"})
 
 

@@ -35,6 +35,7 @@ _OWNERS = {
         "BlindFirst", "BlindLabel", "blind_first_labels", "canonical_reviewer", "clean_reviewer_name", "current_labels",
         "import_labels", "label_export_rows", "pair_label_sets", "reviewer_names", "standing_labels_sql",
         "validate_label_rows", "INCREMENTAL_PAIRS", "PAIRS_IN_JSON", "pairs_labelled_since", "kept_blind_first",
+        "output_sha256",
     ),
     "judgecal.annotations.stats": (
         "majority_label",

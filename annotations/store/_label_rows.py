@@ -32,3 +32,6 @@ class HumanLabelRow(BaseModel):
     # The content hash of the run record's eval item in the exporting project (`export labels` writes it): a label
     # imported into a project whose item differs (an edited constraint text, label set or check) is refused.
     item_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    # The content hash of the run record's answer there (`output_sha256`): one imported onto another output under the
+    # same run record id is refused.
+    output_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")

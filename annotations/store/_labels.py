@@ -58,6 +58,47 @@ def _item_hashes(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> di
                            [json.dumps(sorted(set(run_record_ids)))]).fetchall())
 
 
+# What a reviewer, the judge and the checks read of a run record: its answer, whichever form it took.
+_OUTPUT_COLUMNS = ("output", "trajectory", "messages", "tool_calls")
+
+
+def output_sha256(output: str | None, trajectory: str | None, messages: str | None, tool_calls: str | None) -> str:
+    """The content hash of a run record's answer as stored (`_OUTPUT_COLUMNS`: the JSON ones parsed, so neither key
+    order nor spacing moves it): `export labels` and `export verdicts` write it per row, and an import refuses a row
+    whose run record answers otherwise in the importing project (a review, wave 14: a label moved by id alone onto
+    another output was counted as that output's label)."""
+    import hashlib  # noqa: PLC0415 (as pair_label_sets)
+    import json  # noqa: PLC0415
+
+    from judgecal.evalsets import canonical_json  # noqa: PLC0415
+
+    parsed = [output, *(None if text is None else json.loads(text) for text in (trajectory, messages, tool_calls))]
+    return hashlib.sha256(canonical_json(dict(zip(_OUTPUT_COLUMNS, parsed))).encode()).hexdigest()
+
+
+def output_hashes(db: sqlite_utils.Database, run_record_ids: Iterable[str]) -> dict[str, str]:
+    """Run record id -> `output_sha256` of its stored answer, for the ids among `run_record_ids` that name a stored
+    run record."""
+    import json  # noqa: PLC0415 (as pair_label_sets)
+
+    return {row[0]: output_sha256(*row[1:]) for row in db.execute(
+        f"SELECT id, {', '.join(_OUTPUT_COLUMNS)} FROM run_records WHERE id IN (SELECT value FROM json_each(?))",
+        [json.dumps(sorted(set(run_record_ids)))])}
+
+
+def output_hash_of(db: sqlite_utils.Database) -> Callable[[str], str | None]:
+    """For an export: run record id -> `output_sha256` of its stored answer (None: no such record), each record read
+    once while it is among the last few asked for (an export reads its rows record by record or nearly so)."""
+
+    @functools.lru_cache(maxsize=1024)
+    def of(run_record_id: str) -> str | None:
+        row = db.execute(f"SELECT {', '.join(_OUTPUT_COLUMNS)} FROM run_records WHERE id = ?",
+                         [run_record_id]).fetchone()
+        return None if row is None else output_sha256(*row)
+
+    return of
+
+
 def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], tuple[str, ...]],
                         *, label_field: str = "label", allow_missing_label: bool = False,
                         db: sqlite_utils.Database | None = None,
@@ -72,6 +113,9 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     hashed = [row.run_record_id for row in parsed.rows if getattr(row, "item_sha256", None) is not None]
     items = _item_hashes(db, missing + hashed) if db is not None and (missing or hashed) else {}
     records = items if db is not None and missing else None  # (its keys: the stored run records)
+    # and those that say which answer they were made on
+    answered = [row.run_record_id for row in parsed.rows if getattr(row, "output_sha256", None) is not None]
+    outputs = output_hashes(db, answered) if db is not None and answered else {}
     for index, row in enumerate(parsed.rows):
         pair = (row.run_record_id, row.constraint_id)
         if pair not in label_sets:
@@ -90,6 +134,15 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
                 f"the eval item of run record {row.run_record_id!r} was {given[:12]} where this was made and is "
                 f"{items[row.run_record_id][:12]} in this project: it was made on another text of the item; label or "
                 "judge it here (or leave the field out to import it anyway)")))
+            continue
+        given = getattr(row, "output_sha256", None)
+        if given is not None and outputs.get(row.run_record_id, given) != given:
+            # made on another answer under the same run record id (a project whose runs were imported again, or
+            # from another file): the label or verdict is about an output this project does not hold
+            problems.append(parsed.problem(index, "output_sha256", (
+                f"run record {row.run_record_id!r} answered {given[:12]} where this was made and answers "
+                f"{outputs[row.run_record_id][:12]} in this project: it was made on another output; label or judge "
+                "it here (or leave the field out to import it anyway)")))
             continue
         if labelled is not None and not labelled(row):
             continue
@@ -186,9 +239,11 @@ def label_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
     """Every label event in the order it happened, in the import format."""
     from judgecal.annotations.store._label_rows import HumanLabelRow  # noqa: PLC0415 (see the module's imports)
 
+    answer = output_hash_of(db)
     for row in db.query("SELECT h.*, ei.content_sha256 AS item_sha256 FROM human_labels h"
                         " LEFT JOIN run_records r ON r.id = h.run_record_id LEFT JOIN eval_items ei ON ei.id = r.item_id"
                         " ORDER BY h.id"):
+        row["output_sha256"] = answer(row["run_record_id"])
         out = HumanLabelRow.model_validate(
             {k: row[k] for k in HumanLabelRow.model_fields if k != "blind"} | {"blind": bool(row["blind"])}
         )

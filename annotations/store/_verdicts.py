@@ -24,7 +24,7 @@ from judgecal.evalsets import (UNSTORABLE_NOTE, InputError, Parsed, Problem, Pro
 from judgecal.evalsets._plain import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
-from judgecal.annotations.store._labels import pair_label_sets, validate_label_rows
+from judgecal.annotations.store._labels import output_hash_of, pair_label_sets, validate_label_rows
 from judgecal.annotations.store._rubrics import RubricRow, list_rubrics, store_rubric
 from judgecal.annotations.store._schema import connect, iso_utc, now_iso, write
 from judgecal.annotations.store._writer import QueuedWriter
@@ -243,6 +243,8 @@ class VerdictImportRow(BaseModel):
     # The content hash of the run record's eval item in the exporting project (`export verdicts` writes it), checked
     # as a label row's is: a verdict given on another text of the item is refused.
     item_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    # And of the run record's answer (`output_sha256`), checked as a label row's is.
+    output_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
     def _shape(self) -> VerdictImportRow:
@@ -394,7 +396,7 @@ def _stored_verdicts(conn: Any, run_record_ids: list[str]) -> dict[tuple[Any, ..
 
 EXPORT_FIELDS = (
     "run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version", "judge_model", "repeat", "label", "reason", "error",
-    "error_detail", "input_tokens", "output_tokens", "latency_ms", "created_at", "item_sha256",
+    "error_detail", "input_tokens", "output_tokens", "latency_ms", "created_at", "item_sha256", "output_sha256",
 )
 
 
@@ -407,7 +409,9 @@ def verdict_export_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:
         LEFT JOIN run_records rr ON rr.id = v.run_record_id LEFT JOIN eval_items ei ON ei.id = rr.item_id
         ORDER BY rr.seq, v.constraint_id, r.name, r.version, v.judge_model, v.repeat
     """
+    answer = output_hash_of(db)  # the rows come record by record (`seq` order): each record's answer hashed once
     for row in db.query(sql):
+        row["output_sha256"] = answer(row["run_record_id"])
         yield {k: row[k] for k in EXPORT_FIELDS if row[k] is not None}
 
 
