@@ -215,6 +215,12 @@ def fmt_pct(x: float | None) -> str:
     return "–" if x is None else _pct(x)
 
 
+def fmt_judge_rate(rate: object) -> str:
+    """A `PassRate`'s judge-alone rate, or why it has none (every judged pair errored or tied), as the report says."""
+    from judgecal.annotations.reports._text import _judge_rate  # house: private
+    return _judge_rate(rate)
+
+
 def fmt_kappa(a: object) -> str:
     """An annotations Agreement's kappa with its 95% interval: "0.314 [0.02, 0.61]" ("~": approximate)."""
     from judgecal.annotations.reports._text import _kappa  # house: private

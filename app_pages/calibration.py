@@ -17,7 +17,7 @@ from judgecal.annotations.reports import calibration_report, filter_options
 from judgecal.annotations.reports import confusion_rows, kappa_rows, slice_table
 from judgecal.annotations.reports import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
                                    disagreement_page, failing_page, send_to_evalset, shown_disagreements)
-from judgecal.app_pages._common import db_path, fmt_int, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
+from judgecal.app_pages._common import db_path, fmt_int, fmt_judge_rate, fmt_kappa, fmt_num, fmt_pct, md_escape, reviewer
 
 ALL = "(all)"
 SHOWN = 50
@@ -322,14 +322,14 @@ with tab_more:
                    f"repeats. Targeted pairs labelled: {o.targeted_labelled}.")
         if g.pass_rates:
             st.dataframe(pd.DataFrame([{"model under test": p.model, "judged": fmt_int(p.n_judged),
-                                        "judge pass rate": fmt_pct(p.judge_pass_rate), "labelled": fmt_int(p.n_labelled),
+                                        "judge pass rate": fmt_judge_rate(p), "labelled": fmt_int(p.n_labelled),
                                         "corrected (PPI)": fmt_pct(p.estimate),
                                         "95% CI": f"{fmt_pct(p.ppi_ci_low)} – {fmt_pct(p.ppi_ci_high)}",
                                         "method": p.method} for p in g.pass_rates]),
                          hide_index=True, width="stretch")
         if g.label_rates:
             st.dataframe(pd.DataFrame([{"model under test": x.model, "label set": x.label_set, "label": x.label,
-                                        "judge share": fmt_pct(x.rate.judge_pass_rate),
+                                        "judge share": fmt_judge_rate(x.rate),
                                         "labelled": fmt_int(x.rate.n_labelled),
                                         "corrected (PPI)": fmt_pct(x.rate.estimate),
                                         "95% CI": f"{fmt_pct(x.rate.ppi_ci_low)} – {fmt_pct(x.rate.ppi_ci_high)}",

@@ -152,7 +152,9 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 checks.append(GateCheck(name, "pass_rate", value, min_pass_rate, ok,
                                         f"corrected pass rate {p.ppi_estimate:.3f} [{p.ppi_ci_low:.3f}, "
                                         f"{p.ppi_ci_high:.3f}] ({p.method}): {_on_word(on)} {value:.3f} "
-                                        f"{'≥' if ok else '<'} {min_pass_rate} (judge alone: {p.judge_pass_rate:.3f})"))
+                                        f"{'≥' if ok else '<'} {min_pass_rate} (judge alone: "
+                                        + ("none, every judged pair errored or tied)" if p.judge_abstained
+                                           else f"{p.judge_pass_rate:.3f})")))
     gated = {(g.judge_model, g.rubric_sha256) for g in groups}
     for c, of_c in per_constraint:
         if groups and not any((x.judge_model, x.rubric_sha256) in gated for x in of_c):

@@ -27,6 +27,11 @@ def _pct(x: float | None) -> str:
     return "–" if x is None or math.isnan(x) else f"{100 * x:.1f}%"
 
 
+def _judge_rate(rate: Any) -> str:
+    """A `PassRate`'s judge-alone rate, or why it is none: every judged pair an error row or a tie."""
+    return "– (no verdict: every pair errored or tied)" if rate.judge_abstained else _pct(rate.judge_pass_rate)
+
+
 def _kappa(a: Agreement | None) -> str:
     if a is None:
         return "–"
@@ -193,14 +198,14 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
         if g.pass_rates:
             b.append(("table", ["model under test", "judged", "judge pass rate", "labelled", "human pass rate",
                                 "corrected (PPI) [95% CI]"],
-                      [[p.model, str(p.n_judged), _pct(p.judge_pass_rate), str(p.n_labelled), _pct(p.human_pass_rate),
+                      [[p.model, str(p.n_judged), _judge_rate(p), str(p.n_labelled), _pct(p.human_pass_rate),
                         f"{_pct(p.ppi_estimate)} [{_pct(p.ppi_ci_low)}, {_pct(p.ppi_ci_high)}] {p.method}"
                         + (f" ({p.reason})" if p.reason else "")] for p in g.pass_rates]))
         b += _rogan_gladen_blocks(g)
         if g.label_rates:
             b.append(("table", ["model under test", "label set", "label", "judge share", "labelled", "human share",
                                 "corrected (PPI) [95% CI]"],
-                      [[x.model, x.label_set, x.label, _pct(x.rate.judge_pass_rate), str(x.rate.n_labelled),
+                      [[x.model, x.label_set, x.label, _judge_rate(x.rate), str(x.rate.n_labelled),
                         _pct(x.rate.human_pass_rate),
                         f"{_pct(x.rate.ppi_estimate)} [{_pct(x.rate.ppi_ci_low)}, {_pct(x.rate.ppi_ci_high)}] "
                         f"{x.rate.method}" + (f" ({x.rate.reason})" if x.rate.reason else "")]

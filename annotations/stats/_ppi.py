@@ -52,6 +52,13 @@ class PassRate:
         """The corrected pass rate, None when undefined."""
         return None if math.isnan(self.ppi_estimate) else self.ppi_estimate
 
+    @property
+    def judge_abstained(self) -> bool:
+        """Every judged pair's prediction is 0.5 (`ppi_prediction`: each pair's repeats all error rows, or tied): the
+        judge's own rate, 0.5, is then no reading of the judge, and is shown as undefined (a review, wave 14: an
+        all-error judge's line read "judge pass rate 50.0%")."""
+        return self.n_judged > 0 and self.judge_pass_rate == 0.5 and (self.n_judged == 1 or self.var_pred == 0)
+
 
 class AllSummary(NamedTuple):
     """What `ppi_pass_rate` reads of the predictions and strata on all N judged pairs, none of it label-dependent
@@ -117,12 +124,17 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
     if n_all == 0:
         return PassRate(model, 0, math.nan, n_lab, human, math.nan, math.nan, math.nan, math.nan,
                         "no judged pairs")
+    # A rate that cannot be corrected still carries its predictions' variance: it tells a judge that abstained on
+    # every pair (`judge_abstained`: variance 0 at 0.5) from one whose verdicts split evenly. Planning reads it only
+    # with two labels or more.
     if n_lab == 0:
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
-                        "no human labels on the random sample: the judge's pass rate cannot be corrected")
+                        "no human labels on the random sample: the judge's pass rate cannot be corrected",
+                        var_pred=_var_pred(judge_all, summary))
     weight = _strata_weights(strata_all, strata_lab, n_all, n_lab, None if summary is None else summary.sizes)
     if isinstance(weight, str):
-        return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, weight)
+        return PassRate(model, n_all, raw, n_lab, human, math.nan, math.nan, math.nan, math.nan, weight,
+                        var_pred=_var_pred(judge_all, summary))
     core = ppi_mean(judge_all, judge_lab, human_lab, weight, summary=summary)
     estimate, se, lam, method = core.estimate, core.se, core.lam, core.method
     if math.isnan(se):
@@ -133,6 +145,13 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
                                                               _clip01(estimate + Z_95 * se))
     return PassRate(model, n_all, raw, n_lab, human, _clip01(estimate), se, low, high, reason, lam, method,
                     core.var_pred, core.var_rect, core.var_y, core.cov_yf, core.var_f_lab)
+
+
+def _var_pred(pred_all: Sequence[float], summary: AllSummary | None) -> float:
+    """The sample variance of the predictions over all N (NaN below two), as `ppi_mean` reads it."""
+    if len(pred_all) < 2:
+        return math.nan
+    return variance_of(pred_all) if summary is None else summary.variance
 
 
 class PPIMean(NamedTuple):
@@ -177,11 +196,8 @@ def ppi_mean(pred_all: Sequence[float], pred_lab: Sequence[float], y_lab: Sequen
     wy = [w * h for w, h in zip(weight, y_lab)]
     wf = [w * j for w, j in zip(weight, pred_lab)]
     lam, method = 1.0, "PPI (λ = 1)"
-    if summary is None:
-        var_pred = variance_of(pred_all) if n_all >= 2 else math.nan
-        total = sum(pred_all)
-    else:
-        var_pred, total = summary.variance, summary.total
+    var_pred = _var_pred(pred_all, summary)
+    total = sum(pred_all) if summary is None else summary.total
     # var(wf) and cov(wy, wf) are each computed once: the λ rule and the moments read the same numbers (each a pass
     # over the labelled units: 176k at a million run records)
     var_wf = cov_yf = None
