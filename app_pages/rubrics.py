@@ -119,8 +119,18 @@ with tab_compare:
     target = cb
     model = os.environ.get("JUDGECAL_MODEL", "").strip()
     base_url = os.environ.get("OPENAI_BASE_URL", "").strip()
+    # at the sampling settings this judge model was asked with under the version, if it was: one judge model and
+    # rubric version is one judge (`judge` refuses other settings; the re-judge asked at the defaults, a review in
+    # wave 14)
+    from judgecal.jobs import stored_sampling_settings
+
+    with ann.unit_of_work(path, readonly=True) as db:
+        sampling = stored_sampling_settings(db, target, model) if model else {}
+    flags = f" --temperature {sampling['temperature']}" if "temperature" in sampling else ""
+    if "seed" in sampling:
+        flags += " --no-seed" if sampling["seed"] is None else f" --seed {sampling['seed']}"
     command = (f"judgecal --db {shlex.quote(str(path))} judge --rubric {target} --only-labelled"
-               + ("" if model else " --model MODEL") + ("" if base_url else " --base-url URL"))
+               + ("" if model else " --model MODEL") + ("" if base_url else " --base-url URL") + flags)
     st.caption(f"Judges every labelled pair ({fmt_int(len(pairs))}{'+' if len(pairs) >= 500 else ''}) under "
                f"{md_escape(name_of(target))}; pairs it already judged are not asked again. Same as:")
     st.code(command, language="bash")
@@ -130,7 +140,7 @@ with tab_compare:
         from judgecal.judge import OpenAIBackend
         from judgecal.jobs import BatchStopped, JobError, judge_pairs
 
-        backend = OpenAIBackend(model=model, base_url=base_url)
+        backend = OpenAIBackend(model=model, base_url=base_url, **sampling)
         try:
             with st.spinner("Judging the labelled pairs…"):
                 result = judge_pairs(path, backend, rubric=target, only_labelled=True, progress=False)

@@ -203,18 +203,7 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
     killed one, without a summary, does). `pairwise`: the A-vs-B batches (`judge --pairwise`), whose pair records a
     plain batch never asks, and the other way round. Verdicts imported from a file carry no settings: not compared."""
     wanted = {k: settings.get(k) for k in SAMPLING_SETTINGS}
-    rows = db.execute(
-        "SELECT id, settings FROM batches WHERE kind = 'judge' AND json_extract(settings, '$.rubric_sha256') = ?"
-        " AND json_extract(settings, '$.model') = ? AND (json_extract(settings, '$.pairwise') IS NOT NULL) = ?"
-        " AND (coalesce(json_extract(summary, '$.verdicts'), 1) > 0 OR id IN (SELECT batch_id FROM remote_batches"
-        " WHERE rubric_sha256 = ? AND judge_model = ? AND landed_at IS NULL)) ORDER BY started_at",
-        [rubric.sha256, model, pairwise, rubric.sha256, model]).fetchall()
-    if not pairwise:
-        written = db.execute("SELECT value FROM settings WHERE key = ?",
-                             [BATCH_REQUESTS_SETTING + json.dumps([rubric.sha256, model])]).fetchone()
-        if written is not None:
-            rows.append(("a --batch-requests file", written[0]))
-    other = _other_settings(rows, wanted)
+    other = _other_settings(_binding_batches(db, rubric.sha256, model, pairwise), wanted)
     if other is not None:
         batch_id, had, asked = other
         raise JobError(
@@ -222,6 +211,38 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
             f"asks {asked}. One judge model and rubric version is one judge in every report, and its stored verdicts "
             "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
             "the endpoint serves (e.g. a vLLM --served-model-name alias)")
+
+
+def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False) -> list[tuple[str, str]]:
+    """(batch id, settings JSON) of the judge batches that bind this judge model under this rubric version to their
+    sampling settings (`_refuse_other_settings`), oldest first, and a `--batch-requests` file still to come back."""
+    rows = db.execute(
+        "SELECT id, settings FROM batches WHERE kind = 'judge' AND json_extract(settings, '$.rubric_sha256') = ?"
+        " AND json_extract(settings, '$.model') = ? AND (json_extract(settings, '$.pairwise') IS NOT NULL) = ?"
+        " AND (coalesce(json_extract(summary, '$.verdicts'), 1) > 0 OR id IN (SELECT batch_id FROM remote_batches"
+        " WHERE rubric_sha256 = ? AND judge_model = ? AND landed_at IS NULL)) ORDER BY started_at",
+        [rubric_sha256, model, pairwise, rubric_sha256, model]).fetchall()
+    if not pairwise:
+        written = db.execute("SELECT value FROM settings WHERE key = ?",
+                             [BATCH_REQUESTS_SETTING + json.dumps([rubric_sha256, model])]).fetchone()
+        if written is not None:
+            rows.append(("a --batch-requests file", written[0]))
+    return rows
+
+
+def stored_sampling_settings(db, rubric_sha256: str, model: str) -> dict[str, Any]:
+    """The sampling settings (`SAMPLING_SETTINGS`) this judge model's verdicts under this rubric version were asked
+    with, from the first batch that binds them; {} when none does (a first run takes any). What a caller that only
+    wants more verdicts of the same judge passes to its backend (the Rubrics page's re-judge: it asked at the
+    defaults, and was refused on a version judged otherwise, a review in wave 14)."""
+    for _batch_id, text in _binding_batches(db, rubric_sha256, model):
+        try:
+            stored = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(stored, dict):
+            return {k: stored[k] for k in SAMPLING_SETTINGS if k in stored}
+    return {}
 
 
 def _other_settings(rows: Sequence[tuple[str, str]], wanted: dict[str, Any]) -> tuple[str, str, str] | None:

@@ -4,6 +4,7 @@ against tests/openai_stub.py over real HTTP (the command to run when no endpoint
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,31 @@ def test_rejudge_button_runs_a_batch_against_the_endpoint(rubric_db, monkeypatch
                           " AND rubric_sha256 = ?", [v3.sha256]).fetchone()
         labelled = len(ann.labelled_pair_ids(db))
     assert rows[0] == labelled == 9 and server.count == rows[1]  # only the labelled pairs, every answer stored
+
+
+def test_rejudge_asks_at_the_settings_the_version_was_judged_with(rubric_db, monkeypatch):
+    """A judge model asked under a version at temperature 0.7 and seed 5: the page's re-judge asks at those too, and
+    its command says so (it asked at the defaults, and `judge` refused it as another judge: a review, wave 14)."""
+    from judgecal.jobs import judge_pairs
+    from judgecal.judge import OpenAIBackend
+
+    path, v2, v3 = rubric_db
+    with StubServer(verdicts()) as server:
+        first = OpenAIBackend(model="judge-x", base_url=server.url, api_key="sk-test", temperature=0.7, seed=5)
+        try:
+            judge_pairs(path, first, rubric=v3, only_labelled=True, limit=2, progress=False)
+        finally:
+            first.close()
+        at = _open(path, monkeypatch, OPENAI_BASE_URL=server.url, JUDGECAL_MODEL="judge-x", OPENAI_API_KEY="sk-test")
+        at.selectbox(key="rub_cmp_b").select(v3.sha256).run()
+        assert any(c.value.rstrip("\n").endswith(" --temperature 0.7 --seed 5") for c in at.code)
+        at.button(key="rub_rejudge").click().run()
+        assert not at.exception and not at.error, at.error
+    assert at.success and "done" in at.success[0].value
+    with ann.unit_of_work(path) as db:
+        asked = [json.loads(s) for (s,) in db.execute("SELECT settings FROM batches WHERE kind = 'judge'"
+                                                       " ORDER BY started_at")]
+        judged = db.execute("SELECT count(DISTINCT run_record_id) FROM verdicts WHERE judge_model = 'judge-x'"
+                            " AND rubric_sha256 = ?", [v3.sha256]).fetchone()[0]
+    assert [(a["temperature"], a["seed"]) for a in asked] == [(0.7, 5), (0.7, 5)]
+    assert judged == 9
