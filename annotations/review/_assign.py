@@ -29,7 +29,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 import sqlite_utils
 
-from judgecal.annotations.store import blind_first_labels, current_labels
+from judgecal.annotations.store import blind_first_labels, canonical_reviewer, current_labels
 from judgecal.annotations.review._sampling import Pair, _memo, draw_orders, sample_rules
 from judgecal.annotations.review._version import review_version
 from judgecal.annotations.store import now_iso, write
@@ -75,13 +75,22 @@ class OverlapProgress(NamedTuple):
         return max(0, self.target - self.done)
 
 
-def _check_reviewers(reviewers: Iterable[str]) -> tuple[str, ...]:
-    names = tuple((r or "").strip() for r in reviewers)
-    if not names or any(not n for n in names):
+def _check_reviewers(db: sqlite_utils.Database, reviewers: Iterable[str]) -> tuple[str, ...]:
+    """Each name as its labels are stored (`canonical_reviewer`, the Review page's rule): "ann" and "ANN" are one
+    reviewer, so naming both is naming one twice (a review, wave 15: they were dealt the two slots of one overlap
+    pair)."""
+    typed = tuple(reviewers)
+    if not typed or any(not (r or "").strip() for r in typed):
         raise AssignmentError("name at least one reviewer (an empty name is not a reviewer)")
-    dupes = sorted(n for n, k in Counter(names).items() if k > 1)
+    try:
+        names = tuple(canonical_reviewer(db, r).name for r in typed)
+    except ValueError as exc:
+        raise AssignmentError(str(exc)) from None
+    folded = Counter(n.casefold() for n in names)
+    dupes = sorted({t for t, n in zip(typed, names) if folded[n.casefold()] > 1})
     if dupes:
-        raise AssignmentError(f"reviewer named twice: {', '.join(dupes)}")
+        raise AssignmentError(f"reviewer named twice: {', '.join(dupes)} (a name is one reviewer whatever its case "
+                              "and spacing)")
     return names
 
 
@@ -115,7 +124,7 @@ def assign(db: sqlite_utils.Database, reviewers: Sequence[str], *, by: str = "ro
 
     Idempotent: a second call with the same reviewers assigns only pairs drawn since (a top-up). Raises
     AssignmentError on bad arguments, and when overlap slots need a second reviewer but only one is named."""
-    names = _check_reviewers(reviewers)
+    names = _check_reviewers(db, reviewers)
     if by not in ASSIGN_METHODS:
         raise AssignmentError(f"unknown assignment method {by!r}: use one of {', '.join(ASSIGN_METHODS)}")
     stamp = now_iso()

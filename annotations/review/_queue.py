@@ -35,8 +35,8 @@ from judgecal.annotations.review._guidelines import DEFAULT_GUIDELINES, Guidelin
 from judgecal.annotations.review._guidelines import guidelines_for as guidelines  # the name callers knew  # noqa: F401
 from judgecal.annotations.store import load_items, load_run
 from judgecal.annotations.review._reasons import ReasonLine, reason_lines
-from judgecal.annotations.store import (PAIRS_IN_JSON, current_labels, kept_for_tables, pairs_labelled_since,
-                                        standing_labels_sql)
+from judgecal.annotations.store import (PAIRS_IN_JSON, canonical_reviewer, clean_reviewer_name, current_labels,
+                                        kept_for_tables, pairs_labelled_since, standing_labels_sql)
 from judgecal.annotations.review._sampling import (Pair, StratumCoverage, counted_pairs, draw_orders, paired_order,
                                                    population_key, quota_progress, sample_rules)
 from judgecal.annotations.review._version import review_version
@@ -135,10 +135,19 @@ class ReviewQueue:
     plan: _OrderPlan | None = None  # None: `order` is complete
 
 
-def _check_reviewer(reviewer: str) -> str:
-    name = (reviewer or "").strip()
-    if not name:
+def _check_reviewer(db: sqlite_utils.Database, reviewer: str) -> str:
+    """The name `reviewer`'s events are stored under: the app's rule (`canonical_reviewer`: whitespace collapsed, no
+    control characters, a stored reviewer whatever the case), for every caller, not the app's name form alone (a
+    review, wave 15: a label after the reveal under "Ann" was "ann"'s blind first label, and the two counted as two
+    raters of the human-human ceiling). One index look-up when the name is stored as given."""
+    if not (reviewer or "").strip():
         raise ReviewError("choose a reviewer name first")
+    try:
+        name = clean_reviewer_name(reviewer)
+    except ValueError as exc:
+        raise ReviewError(str(exc)) from None
+    if db.execute("SELECT 1 FROM human_labels WHERE reviewer = ? LIMIT 1", [name]).fetchone() is None:
+        name = canonical_reviewer(db, name).name
     return name
 
 
@@ -176,7 +185,7 @@ def reviewer_order(db: sqlite_utils.Database, reviewer: str) -> list[Pair]:
 
 def open_queue(db: sqlite_utils.Database, reviewer: str) -> ReviewQueue:
     """A new walk through `reviewer_order`, built a chunk at a time as `next_pair` reaches it."""
-    reviewer = _check_reviewer(reviewer)
+    reviewer = _check_reviewer(db, reviewer)
     # The version before the orders: a draw committed in between then makes the next call start the queue again.
     version = _queue_version(db)
     orders = draw_orders(db, review_version(db))
@@ -324,7 +333,7 @@ def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: st
     Blind only when they never labelled the pair before (a change, or a label after an undo, follows the reveal).
     `guideline_version`: the guidelines the reviewer had on screen (`ReviewCard.guidelines.version`).
     One INSERT in one IMMEDIATE transaction."""
-    reviewer = _check_reviewer(reviewer)
+    reviewer = _check_reviewer(db, reviewer)
     pair = Pair(*pair)
     row = db.execute(
         "SELECT c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id AND c.id = ?"
@@ -359,7 +368,7 @@ def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: st
 def undo_last(db: sqlite_utils.Database, reviewer: str) -> Pair | None:
     """Withdraw the reviewer's most recent standing label (an ``undo`` event; history is kept). Returns its pair,
     which is open for them again, or None when they have nothing to undo. Repeated calls go further back."""
-    reviewer = _check_reviewer(reviewer)
+    reviewer = _check_reviewer(db, reviewer)
     with write(db):
         standing = current_labels(db, reviewer=reviewer)  # in event order: the last one is the most recent
         if not standing:
@@ -387,7 +396,7 @@ def my_label(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> SavedLabel
 
 def reveal(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> Reveal:
     """The judge's verdicts and other reviewers' labels on `pair` — only once `reviewer` has a label on it."""
-    reviewer = _check_reviewer(reviewer)
+    reviewer = _check_reviewer(db, reviewer)
     pair = Pair(*pair)
     standing = _standing(db, pair)
     if reviewer not in standing:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
@@ -99,6 +99,10 @@ def output_hash_of(db: sqlite_utils.Database) -> Callable[[str], str | None]:
     return of
 
 
+# How far ahead of this machine's clock an imported `created_at` may be (another machine's clock running fast).
+FUTURE_ALLOWANCE = timedelta(minutes=5)
+
+
 def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], tuple[str, ...]],
                         *, label_field: str = "label", allow_missing_label: bool = False,
                         db: sqlite_utils.Database | None = None,
@@ -116,7 +120,16 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     # and those that say which answer they were made on
     answered = [row.run_record_id for row in parsed.rows if getattr(row, "output_sha256", None) is not None]
     outputs = output_hashes(db, answered) if db is not None and answered else {}
+    latest = datetime.now(timezone.utc) + FUTURE_ALLOWANCE
     for index, row in enumerate(parsed.rows):
+        made = getattr(row, "created_at", None)
+        if made is not None and aware_utc(made) > latest:
+            # A rubric version is verified on the labels made after it (the gate's fresh-label rule): a label dated
+            # ahead of now "verified" a version tuned on it (a review, wave 15: labels dated 2099)
+            problems.append(parsed.problem(index, "created_at", (
+                f"{made.isoformat()} is later than now ({datetime.now(timezone.utc).isoformat(timespec='seconds')}):"
+                " nothing is made in the future; give the time with its zone (a time without one is read as UTC)")))
+            continue
         pair = (row.run_record_id, row.constraint_id)
         if pair not in label_sets:
             if records is not None and row.run_record_id not in records:
@@ -167,6 +180,7 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
     # many such rows are skipped as identical events are stored (re-importing the file is a no-op). Counted over
     # the whole file, against the events stored before it.
     consumed: Counter[tuple[Any, ...]] = Counter()
+    spellings: dict[str, str] | None = None  # casefolded reviewer name -> the spelling it is stored under
     with write(db):
         last_before = conn.execute("SELECT coalesce(max(id), 0) FROM human_labels").fetchone()[0]
         for parsed in chunks(source):
@@ -177,15 +191,29 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             # an undo carries no label, but its pair must exist like any other row's (a review: an unknown run
             # record stopped the import on the foreign key with no line, an unknown constraint was stored)
             problems.extend(validate_label_rows(parsed, label_sets, db=db, labelled=lambda row: row.event != "undo"))
+            # One person is one reviewer: a name is stored as the app stores it (whitespace collapsed, no control
+            # characters), under the spelling the project (or, for a new name, the file) first gave it whatever its
+            # case (a review, wave 15: "ann" and "ANN" were two raters of the human-human ceiling, and a label
+            # after the reveal under "Ann" was a blind first label)
+            if spellings is None:
+                spellings = {name.casefold(): name for name in reviewer_names(db)}
+            reviewers = []
+            for index, r in enumerate(parsed.rows):
+                try:
+                    name = clean_reviewer_name(r.reviewer)
+                except ValueError as exc:
+                    problems.extend([parsed.problem(index, "reviewer", str(exc))])
+                    name = r.reviewer
+                reviewers.append(spellings.setdefault(name.casefold(), name))
             if problems.total:
                 continue  # the file is refused: read on only to report every problem
             rows = [
                 (
-                    r.run_record_id, r.constraint_id, r.reviewer, r.event, r.label, r.note, r.failure_mode,
+                    r.run_record_id, r.constraint_id, name, r.event, r.label, r.note, r.failure_mode,
                     r.seconds_spent, r.rubric_version_seen, int(r.blind), r.guideline_version,
                     r.created_at.isoformat() if r.created_at else None,  # last: rows without it are matched on the rest
                 )
-                for r in parsed.rows
+                for r, name in zip(parsed.rows, reviewers)
             ]
             stored = _stored_events(conn, sorted({r[0] for r in rows}), last_before)
             # matched on the moment, not its spelling: the app stores `now_iso()` ("…:13.692Z"), an export writes
