@@ -24,7 +24,8 @@ from judgecal.evalsets import (UNSTORABLE_NOTE, InputError, Parsed, Problem, Pro
 from judgecal.evalsets._plain import SQLITE_INT_MAX  # house: private
 from judgecal.annotations.stats import majority_label
 from judgecal.annotations.store._batches import claim_leases
-from judgecal.annotations.store._labels import output_hash_of, pair_label_sets, validate_label_rows
+from judgecal.annotations.store._labels import (PAIRS_IN_JSON, output_hash_of, pair_label_sets,
+                                               validate_label_rows)
 from judgecal.annotations.store._rubrics import RubricRow, list_rubrics, store_rubric
 from judgecal.annotations.store._schema import connect, iso_utc, now_iso, write
 from judgecal.annotations.store._writer import QueuedWriter
@@ -300,6 +301,8 @@ def import_verdicts(db: sqlite_utils.Database,
                                                                 f"repeat as line {first})")
                                 for index, first in enumerate(firsts) if first is not None)
                 stored = _stored_verdicts(conn, sorted({k[0] for k in keys}))
+                judged = {k[:4] for k in stored}  # (pair, rubric version, judge model) groups with stored verdicts
+                labelled = _labelled_pairs(conn, {k[:2] for k in keys if k not in stored and k[:4] in judged})
                 fresh = []
                 for index, (row, key) in enumerate(zip(parsed.rows, keys)):
                     if firsts[index] is not None:
@@ -312,6 +315,16 @@ def import_verdicts(db: sqlite_utils.Database,
                         else:
                             problems.extend([parsed.problem(index, "label", "a different verdict for this pair, "
                                                                             "rubric, model and repeat is already stored")])
+                        continue
+                    if key[:4] in judged and key[:2] in labelled:
+                        # More repeats of a judge on a pair humans have labelled: the majority would follow whatever
+                        # answered them, and a judge re-run after reading the labels passed as the judge that was
+                        # labelled against (a review, wave 15: a re-exported Langfuse file took kappa 0.600 to 1.000)
+                        problems.extend([parsed.problem(index, "repeat", (
+                            f"run record {key[0]!r} × {key[1]!r} already carries human labels and verdicts of "
+                            f"{key[3]} under this rubric version: repeats added after the labels could have been "
+                            "made after reading them; import them as another rubric version (another `rubric` name "
+                            "or `rubric_sha256`), or judge them with `judgecal judge`"))])
                         continue
                     at = stamp if row.created_at is None else iso_utc(row.created_at)
                     # (one spelling, UTC to the millisecond: the texts order as the moments do)
@@ -378,6 +391,15 @@ def _rubric_of(parsed: Parsed[VerdictImportRow], index: int, row: VerdictImportR
                 problems.extend([parsed.problem(index, "rubric_version", f"rubric {sha[:12]} is given two versions: "
                                                 f"{version_of[sha]} and {row.rubric_version}")])
     return sha
+
+
+def _labelled_pairs(conn: Any, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The pairs among `pairs` that carry a human label event (the pair index serves it)."""
+    if not pairs:
+        return set()
+    return {tuple(row) for row in conn.execute(
+        f"SELECT DISTINCT run_record_id, constraint_id FROM human_labels WHERE {PAIRS_IN_JSON}",
+        [json.dumps(sorted(pairs))])}
 
 
 def _stored_verdicts(conn: Any, run_record_ids: list[str]) -> dict[tuple[Any, ...], tuple[Any, ...]]:
