@@ -418,3 +418,20 @@ def test_bad_gate_probe_limits_are_exit_2(tmp_path, capsys, argv, message):
     assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):  # not a share: argparse refuses it
         main(["--db", str(db), "gate", "--min-kappa", "0", "--max-inconsistency", "1.5"])
+
+
+def test_the_injection_probe_reads_the_blind_first_labels(tmp_path):
+    """Its pairs are those humans labelled fail, as agreement counts labels: each reviewer's blind first label. A
+    label changed after the reveal chose them before (standing labels; a review, wave 15): a reviewer could pick
+    which pairs the injection probe plants its instruction in, and so its flip rate."""
+    db = pass_fail_project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        before = sorted(t.record.id for t in ann.probe_targets(d, "injection"))
+        assert before == sorted(f"r-{n}" for n in range(N) if n % 2 == 1)
+        for n in range(0, 6, 2):  # blind first labels pass: revealed, then changed to fail
+            pair = ann.Pair(f"r-{n}", "correct")
+            ann.reveal(d, "ann", pair)
+            assert ann.record_label(d, "ann", pair, "fail").event == "change"
+        for n in range(1, 6, 2):  # blind first labels fail: changed to pass
+            assert ann.record_label(d, "ann", ann.Pair(f"r-{n}", "correct"), "pass").event == "change"
+        assert sorted(t.record.id for t in ann.probe_targets(d, "injection")) == before

@@ -31,7 +31,7 @@ from judgecal.annotations.reports._calibration import match_rubrics
 from judgecal.annotations.reports._gate import PROBE_LIMITS, GateCheck
 from judgecal.annotations.reports._pairwise import PAIR_SWAP, Proportion, clopper_pearson
 from judgecal.annotations.review import counted_pairs, run_output
-from judgecal.annotations.store import ProbeVerdict, current_labels, pair_indexes, probe_verdicts, semantic_pairs
+from judgecal.annotations.store import ProbeVerdict, kept_blind_first, pair_indexes, probe_verdicts, semantic_pairs
 from judgecal.evalsets import Constraint, EvalItem, RunRecord
 
 PROBES = ("position", "verbosity", "injection", "consistency")
@@ -340,13 +340,15 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
                   constraint: str | None = None) -> list[ProbeTarget]:
     """The pairs a probe perturbs: the counted (randomly sampled, human-labelled) pairs the probe applies to —
     position: pairwise pairs with both orders known; verbosity: pass/fail pairs; injection: pass/fail pairs whose
-    every standing human label is fail; consistency: all — or `sample` of them drawn with `seed` (the same seed,
+    every blind first human label is fail; consistency: all — or `sample` of them drawn with `seed` (the same seed,
     the same pairs). Raises ValueError saying why when none qualifies."""
     if kind not in PROBES:
         raise ValueError(f"unknown probe {kind!r}: one of {', '.join(PROBES)}")
     counted = counted_pairs(db).pairs
+    # the labels that count: each reviewer's blind first label, as agreement reads them (standing labels include
+    # changes made after the reveal, which chose the injection probe's pairs: a review, wave 15)
     labels: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for row in current_labels(db):
+    for row in kept_blind_first(db).rows:
         labels[(row["run_record_id"], row["constraint_id"])].add(row["label"])
     targets: list[ProbeTarget] = []
     for record, item, c in semantic_pairs(db, constraint_id=constraint):
