@@ -1,6 +1,8 @@
 """Import of 150k verdicts (issue 16.1): `judgecal import verdicts` (parse + validate + one transaction, with the
 triggers of migration 015 keeping `verdict_pairs`) vs a raw `sqlite3.executemany` of the same rows into the same
-schema; and both again into a copy of the schema without the verdict_pairs triggers (what the triggers cost). In the same process, alternated; the median of each. Prints the ratios in CPU and wall time.
+schema; and both again into a copy of the schema without the verdict_pairs triggers (what the triggers cost); and the
+same rows as an export writes them, with `item_sha256` and `output_sha256` (what checking them costs). In the same
+process, alternated; the median of each. Prints the ratios in CPU and wall time.
 
     python bench/verdict_import.py [--n 150000] [--repeats 3]
 
@@ -82,6 +84,27 @@ def raw_rows(verdicts: Path) -> list[tuple]:
     return rows
 
 
+def with_hashes(template: Path, verdicts: Path, out: Path) -> Path:
+    """The verdict file's rows as `export verdicts` writes them: each with its run record's `item_sha256` and
+    `output_sha256` in the project, which the import then checks row by row."""
+    from judgecal.annotations.store import output_sha256  # noqa: PLC0415
+
+    conn = sqlite3.connect(template)
+    try:
+        item = dict(conn.execute("SELECT r.id, i.content_sha256 FROM run_records r JOIN eval_items i"
+                                 " ON i.id = r.item_id"))
+        answer = {row[0]: output_sha256(*row[1:]) for row in conn.execute(
+            "SELECT id, output, trajectory, messages, tool_calls FROM run_records")}
+    finally:
+        conn.close()
+    with verdicts.open() as src, out.open("w") as dst:
+        for line in src:
+            row = json.loads(line)
+            row["item_sha256"], row["output_sha256"] = item[row["run_record_id"]], answer[row["run_record_id"]]
+            dst.write(json.dumps(row) + "\n")
+    return out
+
+
 def fresh(template: Path, path: Path) -> Path:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -160,10 +183,12 @@ def main() -> None:
             conn.execute(f"DROP TRIGGER {name}")
         conn.close()
         rows = raw_rows(verdicts)
-        ours_t, raw_t, bare_t, ours_bare_t, multi_t, multi_bare_t = [], [], [], [], [], []
+        hashed = with_hashes(template, verdicts, folder / "hashed.jsonl")
+        ours_t, raw_t, bare_t, ours_bare_t, multi_t, multi_bare_t, hashed_t = [], [], [], [], [], [], []
         for _ in range(args.repeats):
             raw_t.append(raw(fresh(template, folder / "raw.db"), rows))
             ours_t.append(ours(fresh(template, folder / "ours.db"), verdicts))
+            hashed_t.append(ours(fresh(template, folder / "hashed.db"), hashed))
             bare_t.append(raw(fresh(bare, folder / "bare.db"), rows))
             ours_bare_t.append(ours(fresh(bare, folder / "ours-bare.db"), verdicts))
             multi_t.append(raw_multirow(fresh(template, folder / "multi.db"), rows))
@@ -186,6 +211,9 @@ def main() -> None:
         print(f"ratio ours/raw, both without triggers = {ob.cpu / b.cpu:.2f} CPU, {ob.wall / b.wall:.2f} wall")
         print(f"triggers' cost in the import: ours / ours without triggers = {o.cpu / ob.cpu:.2f} CPU,"
               f" {o.wall / ob.wall:.2f} wall")
+        h = _median(hashed_t)
+        print(f"an export's rows (item_sha256 and output_sha256 on each, both checked): {h.cpu:.3f} s CPU; ratio to"
+              f" the same rows without them = {h.cpu / o.cpu:.2f} CPU, {h.wall / o.wall:.2f} wall")
 
 
 if __name__ == "__main__":
