@@ -139,23 +139,9 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
                 problems.append(parsed.problem(
                     index, "constraint_id", f"no constraint {row.constraint_id!r} on run record {row.run_record_id!r}"))
             continue
-        given = getattr(row, "item_sha256", None)
-        if given is not None and items.get(row.run_record_id, given) != given:
-            # made on another text of the item (an edited constraint, label set, check or instruction): a label or
-            # verdict moved between projects by id alone was counted against a text nobody judged (a review, wave 14)
-            problems.append(parsed.problem(index, "item_sha256", (
-                f"the eval item of run record {row.run_record_id!r} was {given[:12]} where this was made and is "
-                f"{items[row.run_record_id][:12]} in this project: it was made on another text of the item; label or "
-                "judge it here (or leave the field out to import it anyway)")))
-            continue
-        given = getattr(row, "output_sha256", None)
-        if given is not None and outputs.get(row.run_record_id, given) != given:
-            # made on another answer under the same run record id (a project whose runs were imported again, or
-            # from another file): the label or verdict is about an output this project does not hold
-            problems.append(parsed.problem(index, "output_sha256", (
-                f"run record {row.run_record_id!r} answered {given[:12]} where this was made and answers "
-                f"{outputs[row.run_record_id][:12]} in this project: it was made on another output; label or judge "
-                "it here (or leave the field out to import it anyway)")))
+        wrong = _made_elsewhere(row.run_record_id, row, items, outputs)
+        if wrong is not None:
+            problems.append(parsed.problem(index, *wrong))
             continue
         if labelled is not None and not labelled(row):
             continue
@@ -167,6 +153,21 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
             problems.append(parsed.problem(
                 index, label_field, f"label {label!r} is not in the constraint's label set {list(label_sets[pair])}"))
     return problems
+
+
+def _made_elsewhere(rid: str, row: Any, items: dict[str, str], outputs: dict[str, str]) -> tuple[str, str] | None:
+    """(field, why) when `row` says it was made on another text of its eval item (`item_sha256`: an edited constraint,
+    label set, check or instruction; a review, wave 14) or another answer of its run record (`output_sha256`: runs
+    imported again under the same ids; wave 15) than this project holds: a label or verdict moved between projects by
+    id alone was counted against a text or an output nobody judged. None when it says neither."""
+    for field, stored, then, now, what in (
+            ("item_sha256", items, f"the eval item of run record {rid!r} was", "is", "another text of the item"),
+            ("output_sha256", outputs, f"run record {rid!r} answered", "answers", "another output")):
+        given = getattr(row, field, None)
+        if given is not None and stored.get(rid, given) != given:
+            return field, (f"{then} {given[:12]} where this was made and {now} {stored[rid][:12]} in this project: it "
+                           f"was made on {what}; label or judge it here (or leave the field out to import it anyway)")
+    return None
 
 
 def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Iterable[Parsed[HumanLabelRow]]) -> int:
