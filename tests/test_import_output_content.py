@@ -124,3 +124,14 @@ def test_the_hash_reads_each_part_of_the_answer():
     # a missing part is not an empty one, and the parts do not run into each other
     assert output_sha256("", None, None, None) != output_sha256(None, None, None, None)
     assert output_sha256(None, "[]", None, None) != output_sha256(None, None, "[]", None)
+
+
+def test_a_text_answer_hashes_as_its_canonical_json():
+    """`output_sha256`'s short way for an answer that is text alone spells what `canonical_json` would."""
+    import hashlib
+
+    from judgecal.evalsets import canonical_json
+
+    for output in (None, "", "plain", 'quote " and \\\\ backslash', "ünïcödé ✓ \u2028 \n\t", "\x00\x1f", "🙂" * 3):
+        slow = canonical_json({"output": output, "trajectory": None, "messages": None, "tool_calls": None})
+        assert output_sha256(output, None, None, None) == hashlib.sha256(slow.encode()).hexdigest(), output

@@ -72,6 +72,10 @@ def output_sha256(output: str | None, trajectory: str | None, messages: str | No
 
     from judgecal.evalsets import canonical_json  # noqa: PLC0415
 
+    if trajectory is None and messages is None and tool_calls is None:
+        # an answer that is text alone (most): `canonical_json` of the same dict, spelt out (its keys sorted)
+        text = f'{{"messages":null,"output":{json.dumps(output, ensure_ascii=False)},"tool_calls":null,"trajectory":null}}'
+        return hashlib.sha256(text.encode()).hexdigest()
     parsed = [output, *(None if text is None else json.loads(text) for text in (trajectory, messages, tool_calls))]
     return hashlib.sha256(canonical_json(dict(zip(_OUTPUT_COLUMNS, parsed))).encode()).hexdigest()
 
@@ -139,7 +143,7 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
                 problems.append(parsed.problem(
                     index, "constraint_id", f"no constraint {row.constraint_id!r} on run record {row.run_record_id!r}"))
             continue
-        wrong = _made_elsewhere(row.run_record_id, row, items, outputs)
+        wrong = _made_elsewhere(row.run_record_id, row, items, outputs) if items or outputs else None
         if wrong is not None:
             problems.append(parsed.problem(index, *wrong))
             continue
@@ -155,18 +159,23 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     return problems
 
 
+# field -> (the stored hash's place, said of the row's run record id; the verb now; what the row was made on)
+_ELSEWHERE = {"item_sha256": ("the eval item of run record {rid!r} was", "is", "another text of the item"),
+              "output_sha256": ("run record {rid!r} answered", "answers", "another output")}
+
+
 def _made_elsewhere(rid: str, row: Any, items: dict[str, str], outputs: dict[str, str]) -> tuple[str, str] | None:
     """(field, why) when `row` says it was made on another text of its eval item (`item_sha256`: an edited constraint,
     label set, check or instruction; a review, wave 14) or another answer of its run record (`output_sha256`: runs
     imported again under the same ids; wave 15) than this project holds: a label or verdict moved between projects by
     id alone was counted against a text or an output nobody judged. None when it says neither."""
-    for field, stored, then, now, what in (
-            ("item_sha256", items, f"the eval item of run record {rid!r} was", "is", "another text of the item"),
-            ("output_sha256", outputs, f"run record {rid!r} answered", "answers", "another output")):
+    for field, stored in (("item_sha256", items), ("output_sha256", outputs)):
         given = getattr(row, field, None)
         if given is not None and stored.get(rid, given) != given:
-            return field, (f"{then} {given[:12]} where this was made and {now} {stored[rid][:12]} in this project: it "
-                           f"was made on {what}; label or judge it here (or leave the field out to import it anyway)")
+            then, now, what = _ELSEWHERE[field]
+            return field, (f"{then.format(rid=rid)} {given[:12]} where this was made and {now} {stored[rid][:12]} in "
+                           f"this project: it was made on {what}; label or judge it here (or leave the field out to "
+                           "import it anyway)")
     return None
 
 
