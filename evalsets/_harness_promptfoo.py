@@ -74,8 +74,19 @@ def _graded(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     components = grading.get("componentResults") or []
     if not components and isinstance(grading.get("assertion"), dict):
         components = [grading]
-    graded = [c for c in components if isinstance(c, dict) and isinstance(c.get("assertion"), dict)
-              and c["assertion"].get("type") in MODEL_GRADED]
+    return _numbered([c for c in components if isinstance(c, dict) and isinstance(c.get("assertion"), dict)
+                      and c["assertion"].get("type") in MODEL_GRADED])
+
+
+def _asked(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(constraint id, {"assertion": ...}) for each model-graded assertion the test asked for (`testCase.assert`),
+    numbered as _graded numbers their results: the graders of a result whose grading failed before it wrote any."""
+    test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
+    asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+    return _numbered([{"assertion": a} for a in asserts if isinstance(a, dict) and a.get("type") in MODEL_GRADED])
+
+
+def _numbered(graded: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
     counts = Counter(c["assertion"]["type"] for c in graded)
     seen: Counter[str] = Counter()
     out = []
@@ -119,6 +130,13 @@ def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
             continue
         response = r.get("response") if isinstance(r.get("response"), dict) else {}
         graded = _graded(r)
+        # The model answered (an output, no provider error) and promptfoo stopped with an error (failureReason 2)
+        # before writing any grading result: the grader failed (a 429 from the grading provider). Each model-graded
+        # assertion the test asked for is an error row, never a skipped result (a review, wave 15).
+        grading_failed = (not graded and r.get("failureReason") == 2 and response.get("output") is not None
+                          and not response.get("error"))
+        if grading_failed:
+            graded = _asked(r)
         if not graded:
             failed = r.get("failureReason") == 2 or response.get("output") is None
             b.skip("results whose provider failed before grading" if failed
@@ -135,7 +153,8 @@ def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
         occurrences[key] += 1
         # A repeated test (--repeat) has the same indices: its n-th occurrence is its n-th run record.
         sample = r.get("id") or (key if occurrences[key] == 1 else f"{key}:{occurrences[key]}")
-        error = r.get("error") if r.get("failureReason") == 2 or response.get("output") is None else None
+        error = None if grading_failed else \
+            r.get("error") if r.get("failureReason") == 2 or response.get("output") is None else None
         usage = response.get("tokenUsage") or {}
         run_id = b.run(line, f"{KIND}:{eval_id}:{sample}", item_id, model=str(model or "unknown"),
                        output=response.get("output"), error=error or None, run=eval_id,
@@ -145,6 +164,10 @@ def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
             continue
         for cid, c in graded:
             a = c["assertion"]
+            if grading_failed:
+                b.verdict(line, HarnessVerdict(run_id, cid, f"promptfoo:{a['type']}", _grader(a, r, None), 0, None,
+                                               None, GRADER_ERROR, str(r.get("error") or "grading failed")[:2000]))
+                continue
             if grader_failed(c):
                 b.verdict(line, HarnessVerdict(run_id, cid, f"promptfoo:{a['type']}", _grader(a, r, None), 0, None,
                                                None, GRADER_ERROR, str(c.get("reason") or "graderError")[:2000]))
