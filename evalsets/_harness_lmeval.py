@@ -118,7 +118,7 @@ def stream_lmeval(path: str | Path) -> Iterator[HarnessImport]:
         if item_id is None:
             continue
         run_id = b.run(line, f"{KIND}:{run_key}:{row['doc_id']}{suffix}", item_id, model=model, output=output,
-                       run=run_key, where="resps")
+                       run=run_key, where="resps", file_keyed=m is None)
         if run_id is None:
             continue
         for n in names:

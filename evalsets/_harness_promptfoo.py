@@ -51,21 +51,23 @@ def grader_failed(component: dict[str, Any]) -> bool:
                                                or reason.strip().startswith(GRADER_FAILURES))
 
 
-def _results(path: Path) -> tuple[str, Iterator[tuple[int, str, Any]]]:
+def _results(path: Path) -> tuple[str | None, Iterator[tuple[int, str, Any]]]:
     """(eval id, (line, where, result) ...) from the JSON output (one document, streamed: document_head checks it and
     finds the eval id, wherever the document writes it, then its results are read one at a time) or the JSONL output
-    (one result per line, read as the caller gets to it; an invalid line is a Problem in its place)."""
+    (one result per line, read as the caller gets to it; an invalid line is a Problem in its place). The eval id is
+    None when the file writes none (the JSONL output never does)."""
     if starts_as_document(path, "results"):
         head = document_head(path, values=["evalId"], kinds=["results", "results.results"])
         rows = {"start_map": "results.results", "start_array": "results"}.get(head.kinds.get("results", ""))
         if rows is None or head.kinds.get(rows) != "start_array":
             raise InputError([Problem(str(path), 1, "results.results", "expected the list of test results")])
-        eval_id = head.values.get("evalId") or f"file-{text_sha8(path)}"
-        return str(eval_id), ((1, f"{rows}[{i}]", r) for i, r in enumerate(document_items(path, rows)))
+        eval_id = head.values.get("evalId")
+        return (str(eval_id) if eval_id else None), ((1, f"{rows}[{i}]", r)
+                                                     for i, r in enumerate(document_items(path, rows)))
     values = json_values(path)
     if values.lines is None:  # a document without results (or not JSON at all): one row, refused as such
-        return f"file-{text_sha8(path)}", iter([(1, "(row)", values.document)])
-    return f"file-{text_sha8(path)}", ((line, "(row)", r) for line, r in values.lines)
+        return None, iter([(1, "(row)", values.document)])
+    return None, ((line, "(row)", r) for line, r in values.lines)
 
 
 def _graded(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -111,6 +113,7 @@ def _grader(assertion: dict[str, Any], result: dict[str, Any], default: str | No
 def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
     path = Path(path)
     eval_id, results = _results(path)
+    file_id: str | None = None  # the file's hash: the run of results without an eval id (read only when needed)
     b = HarnessBuilder(KIND, path)
     occurrences: Counter[str] = Counter()
     for line, where, r in results:
@@ -152,14 +155,26 @@ def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
         key = f"{r.get('testIdx')}:{r.get('promptIdx')}:{model}"
         occurrences[key] += 1
         # A repeated test (--repeat) has the same indices: its n-th occurrence is its n-th run record.
-        sample = r.get("id") or (key if occurrences[key] == 1 else f"{key}:{occurrences[key]}")
+        own = r.get("id") if isinstance(r.get("id"), str) and r.get("id") else None
+        sample = own or (key if occurrences[key] == 1 else f"{key}:{occurrences[key]}")
         error = None if grading_failed else \
             r.get("error") if r.get("failureReason") == 2 or response.get("output") is None else None
         usage = response.get("tokenUsage") or {}
-        run_id = b.run(line, f"{KIND}:{eval_id}:{sample}", item_id, model=str(model or "unknown"),
-                       output=response.get("output"), error=error or None, run=eval_id,
+        if eval_id is not None:
+            record_id, run = f"{KIND}:{eval_id}:{sample}", eval_id
+        elif own is not None:
+            # No eval id (the JSONL output, a JSON output without evalId): the result's own id (a uuid) alone, so a
+            # re-serialised copy of the file makes the same run record (a review, wave 15: it made new ones, keyed
+            # on the file's hash).
+            record_id, run = f"{KIND}:{own}", None
+        else:
+            file_id = file_id or f"file-{text_sha8(path)}"
+            record_id, run = f"{KIND}:{file_id}:{sample}", file_id
+        run_id = b.run(line, record_id, item_id, model=str(model or "unknown"),
+                       output=response.get("output"), error=error or None, run=run,
                        input_tokens=usage.get("prompt"), output_tokens=usage.get("completion"),
-                       latency_ms=r.get("latencyMs"), where=f"{where}.response.output")
+                       latency_ms=r.get("latencyMs"), where=f"{where}.response.output",
+                       file_keyed=eval_id is None and own is None, own_id=own)
         if run_id is None or error:
             continue
         for cid, c in graded:

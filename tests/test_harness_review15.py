@@ -85,3 +85,100 @@ def test_inspect_sample_whose_scoring_raised_keeps_its_run_record_and_has_error_
     [run] = [r for r in h.runs.rows if r.id.endswith(":jp:1")]
     assert run.error == jp.error.message and not run.output
     assert not [v for v in h.verdicts.rows if v.run_record_id == run.id]
+
+
+# --------------------------------------------------------------------------- 2. a re-serialised file lands once
+
+LMEVAL = FIXTURES / "lmeval" / "stub-org__capital-model" / "samples_capitals_gen_2026-11-30T19-00-00.000000.jsonl"
+
+
+def counts(db: Path) -> tuple[int, ...]:
+    return tuple(rows(db, f"SELECT COUNT(*) FROM {t}")[0][0] for t in ("eval_items", "run_records", "verdicts"))
+
+
+def test_promptfoo_results_are_keyed_on_their_own_id_when_the_file_has_no_eval_id(tmp_path, capsys) -> None:
+    results = promptfoo_doc()["results"]["results"]
+    compact, spaced = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    compact.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results), encoding="utf-8")
+    spaced.write_text("".join(json.dumps(r, indent=None) + "\n" for r in results), encoding="utf-8")
+    no_eval_id = write(tmp_path / "c.json", {"results": {"results": results}})
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "promptfoo", str(compact)]) == 0
+    assert counts(db) == (3, 3, 6)
+    for copy in (spaced, no_eval_id):  # the same results, re-serialised: a no-op, not three more run records
+        assert main(["--db", str(db), "import", "promptfoo", str(copy)]) == 0
+        assert "0 run records, 0 verdicts imported (12 already present)" in capsys.readouterr().out
+    assert {r for (r,) in rows(db, "SELECT id FROM run_records")} == {f"promptfoo:{r['id']}" for r in results}
+    # the JSON output with its evalId keeps its ids (promptfoo:<evalId>:<id>) and is refused here: its results are in
+    # the project already, keyed on their own ids
+    assert main(["--db", str(db), "import", "promptfoo", str(FIXTURES / "promptfoo_capitals.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"promptfoo_capitals.json:1: results.results[0].response.output: this result (id '{results[0]['id']}') " \
+           f"is in the project already as run record 'promptfoo:{results[0]['id']}'" in err
+    assert counts(db) == (3, 3, 6)
+    # and the other way round
+    db2 = tmp_path / "q.db"
+    assert main(["--db", str(db2), "import", "promptfoo", str(FIXTURES / "promptfoo_capitals.json")]) == 0
+    assert main(["--db", str(db2), "import", "promptfoo", str(compact)]) == 2
+    assert "a.jsonl:1: (row).response.output: this result" in capsys.readouterr().err
+    assert counts(db2) == (3, 3, 6)
+
+
+def test_promptfoo_results_without_ids_or_eval_id_are_refused_when_a_copy_is_stored(tmp_path, capsys) -> None:
+    results = [{k: v for k, v in r.items() if k != "id"} for r in promptfoo_doc()["results"]["results"]]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps(r) + "\n" for r in results), encoding="utf-8")
+    b.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in results), encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "promptfoo", str(a)]) == 0
+    assert main(["--db", str(db), "import", "promptfoo", str(a)]) == 0  # the same bytes: a no-op, as before
+    assert main(["--db", str(db), "import", "promptfoo", str(b)]) == 2
+    err = capsys.readouterr().err
+    assert "b.jsonl:1: (row).response.output: run record 'promptfoo:file-" in err
+    assert "has this item, model and output already: the file has no run id of its own" in err
+    assert counts(db) == (3, 3, 6)
+
+
+def test_deepeval_run_without_identifier_is_refused_when_a_copy_is_stored(tmp_path, capsys) -> None:
+    doc = json.loads((FIXTURES / "deepeval_capitals.json").read_text(encoding="utf-8"))
+    (doc.get("testRunData") or doc).pop("identifier", None)
+    a = write(tmp_path / "a.json", doc)
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "deepeval", str(a)]) == 0
+    before = counts(db)
+    assert main(["--db", str(db), "import", "deepeval", str(b)]) == 2
+    err = capsys.readouterr().err
+    assert "b.json:1: testCases[0].actualOutput: run record 'deepeval:file-" in err
+    assert "(the test run's identifier)" in err and "nothing was imported" in err
+    assert counts(db) == before
+    # with an identifier the file vouches for its run: a second run with the same outputs is a run of its own
+    (doc.get("testRunData") or doc)["identifier"] = "run-2"
+    assert main(["--db", str(db), "import", "deepeval", str(write(tmp_path / "c.json", doc))]) == 0
+    assert counts(db)[1] == before[1] + 3
+
+
+def test_lmeval_file_without_a_date_is_refused_when_a_copy_is_stored(tmp_path, capsys) -> None:
+    folder = tmp_path / "stub-org__capital-model"
+    folder.mkdir()
+    lines = LMEVAL.read_text(encoding="utf-8").splitlines()
+    a = folder / "capitals.jsonl"  # the task is the file's name: a copy keeps it, re-serialised
+    a.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "lmeval", str(a)]) == 0
+    before = counts(db)
+    a.write_text("\n".join(json.dumps(json.loads(line), separators=(",", ":")) for line in lines) + "\n",
+                 encoding="utf-8")
+    assert main(["--db", str(db), "import", "lmeval", str(a)]) == 2
+    err = capsys.readouterr().err
+    assert "capitals.jsonl:1: resps: run record 'lmeval:capitals:file-" in err
+    assert "samples_<task>_<date>.jsonl" in err
+    assert counts(db) == before
+    # dated files are runs of their own, whatever their outputs
+    dated = folder / "samples_capitals_2026-12-01T00-00-00.000000.jsonl"
+    dated.write_text(a.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["--db", str(db), "import", "lmeval", str(dated)]) == 0
+    dated.rename(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")
+    assert main(["--db", str(db), "import", "lmeval", str(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")]) == 0
+    assert counts(db)[1] == before[1] + 6
