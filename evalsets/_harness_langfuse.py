@@ -62,6 +62,8 @@ class _Scores:
             CREATE INDEX scores_trace ON scores(trace, seq);
             CREATE TABLE first_ids (trace TEXT NOT NULL, id TEXT NOT NULL, line INTEGER NOT NULL,
                                     answer TEXT NOT NULL, PRIMARY KEY (trace, id)) WITHOUT ROWID;
+            CREATE TABLE idless (trace TEXT NOT NULL, content TEXT NOT NULL,
+                                 PRIMARY KEY (trace, content)) WITHOUT ROWID;
             CREATE TABLE traces (id TEXT PRIMARY KEY) WITHOUT ROWID;
         """)
 
@@ -80,6 +82,14 @@ class _Scores:
                                                    f"{first[0]} ({', '.join(_ANSWER)})")
                 return
             self.db.execute("INSERT INTO first_ids VALUES (?, ?, ?, ?)", [trace_id, sid, line, json.dumps(answer)])
+        else:
+            # Without an id, a score that repeats another of its trace field for field (traceId aside: the embedded
+            # copy has none) is that score again, embedded and listed: one answer, not two repeats of the judge (a
+            # review, wave 15). Real repeats differ at least in their timestamps.
+            content = json.dumps({k: v for k, v in score.items() if k != "traceId"}, sort_keys=True)
+            if self.db.execute("INSERT OR IGNORE INTO idless VALUES (?, ?)", [trace_id, content]).rowcount == 0:
+                b.skip("scores without an id repeated field for field (counted once)")
+                return
         self.db.execute("INSERT INTO scores (trace, line, at, score) VALUES (?, ?, ?, ?)",
                         [trace_id, line, where, json.dumps(score)])
 
@@ -96,6 +106,16 @@ class _Scores:
         yield from self.db.execute(
             "SELECT s.trace, s.line, s.at FROM scores s JOIN (SELECT trace, min(seq) AS seq FROM scores"
             " WHERE trace NOT IN (SELECT id FROM traces) GROUP BY trace) f ON f.seq = s.seq ORDER BY s.seq")
+
+
+def _of_observation(b: HarnessBuilder, score: dict[str, Any]) -> bool:
+    """Whether the score judges one observation of the trace (a retrieval, one generation: `observationId` set),
+    not the trace's output that the run record holds; such a score is left out and counted (a review, wave 15: two
+    of them were repeats of one verdict on the final output)."""
+    if score.get("observationId") is None:
+        return False
+    b.skip("scores of an observation, not of the trace's output (observationId set)")
+    return True
 
 
 def is_score(obj: Any) -> bool:
@@ -128,11 +148,13 @@ def stream_langfuse(path: str | Path) -> Iterator[HarnessImport]:
             if isinstance(obj, Problem):
                 b.problems.append(obj)
             elif is_score(obj):
-                scores.add(b, str(obj["traceId"]), line, where, obj)
+                if not _of_observation(b, obj):
+                    scores.add(b, str(obj["traceId"]), line, where, obj)
             elif _is_trace(obj):
                 scores.db.execute("INSERT OR IGNORE INTO traces VALUES (?)", [obj["id"]])
                 for k, s in enumerate(obj.get("scores") or []):
-                    if isinstance(s, dict):  # the trace list returns score ids only; a trace fetched alone, objects
+                    # the trace list returns score ids only; a trace fetched alone, objects
+                    if isinstance(s, dict) and not _of_observation(b, s):
                         scores.add(b, obj["id"], line, f"{where}.scores[{k}]", {"traceId": obj["id"], **s})
             else:
                 b.problem(line, where, "neither a Langfuse trace (id with input/output) nor a score (traceId, name)")

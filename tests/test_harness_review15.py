@@ -182,3 +182,48 @@ def test_lmeval_file_without_a_date_is_refused_when_a_copy_is_stored(tmp_path, c
     dated.rename(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")
     assert main(["--db", str(db), "import", "lmeval", str(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")]) == 0
     assert counts(db)[1] == before[1] + 6
+
+
+# --------------------------------------------------------------------------- 3. Langfuse repeats that are not
+
+
+def _trace(i: int) -> dict:
+    return {"id": f"t{i}", "name": "qa", "input": {"q": f"question {i}"}, "output": f"answer {i}",
+            "metadata": {"model": "m1"}}
+
+
+def _score(i: int, value: int, **extra) -> dict:
+    return {"traceId": f"t{i}", "name": "correct", "value": value, "dataType": "BOOLEAN", "source": "EVAL",
+            "comment": "c", "metadata": {"model": "judge-x"}, **extra}
+
+
+def jsonl(path: Path, objs: list) -> Path:
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs), encoding="utf-8")
+    return path
+
+
+def test_langfuse_score_without_id_embedded_and_listed_is_one_answer(tmp_path) -> None:
+    # The same scores, embedded in their traces and listed beside them, without ids: they were repeats 0 and 1 of
+    # one judge, a self-consistent judge made of one answer each.
+    objs = [dict(_trace(i), scores=[{k: v for k, v in _score(i, i % 2).items() if k != "traceId"}]) for i in range(4)]
+    objs += [_score(i, i % 2) for i in range(4)]
+    h = HARNESSES["langfuse"].read(jsonl(tmp_path / "lf.jsonl", objs))
+    assert sorted((v.run_record_id, v.repeat, v.label) for v in h.verdicts.rows) == \
+        [(f"langfuse:t{i}", 0, "pass" if i % 2 else "fail") for i in range(4)]
+    assert h.skipped == {"scores without an id repeated field for field (counted once)": 4}
+    # two scores without ids that differ (a second run of the evaluator) are still two repeats
+    objs = [_trace(0), _score(0, 1, timestamp="2026-01-01T00:00:00Z"), _score(0, 1, timestamp="2026-01-02T00:00:00Z")]
+    h = HARNESSES["langfuse"].read(jsonl(tmp_path / "lf2.jsonl", objs))
+    assert [v.repeat for v in h.verdicts.rows] == [0, 1]
+
+
+def test_langfuse_scores_of_an_observation_are_left_out_and_counted(tmp_path) -> None:
+    # Two generations of one trace scored apart (observationId) were repeats of one verdict on the trace's output.
+    objs = [_trace(0), _score(0, 1, id="s1", observationId="obs-retrieval"),
+            _score(0, 0, id="s2", observationId="obs-generation"), _score(0, 1, id="s3"),
+            dict(_trace(1), scores=[{"id": "s4", "name": "correct", "value": 0, "dataType": "BOOLEAN",
+                                     "source": "EVAL", "observationId": "obs-1"}])]
+    h = HARNESSES["langfuse"].read(jsonl(tmp_path / "lf.jsonl", objs))
+    assert [(v.run_record_id, v.repeat, v.label) for v in h.verdicts.rows] == [("langfuse:t0", 0, "pass")]
+    assert h.skipped == {"scores of an observation, not of the trace's output (observationId set)": 3,
+                         "traces without an evaluator score": 1}
