@@ -47,8 +47,10 @@ GRADER_FAILURES = ("Could not extract JSON", "No output", "llm-rubric produced m
 def grader_failed(component: dict[str, Any]) -> bool:
     meta = component.get("metadata") if isinstance(component.get("metadata"), dict) else {}
     reason = component.get("reason") if isinstance(component.get("reason"), str) else ""
-    return component.get("pass") is False and (meta.get("graderError") is True
-                                               or reason.strip().startswith(GRADER_FAILURES))
+    # metadata.graderError is the grader's own word that it failed: an error row whatever `pass` says (a review,
+    # wave 15: graderError with pass true landed as "pass"). The messages alone count only on a failing component.
+    return meta.get("graderError") is True or (component.get("pass") is False
+                                               and reason.strip().startswith(GRADER_FAILURES))
 
 
 def _results(path: Path) -> tuple[str | None, Iterator[tuple[int, str, Any]]]:

@@ -227,3 +227,17 @@ def test_langfuse_scores_of_an_observation_are_left_out_and_counted(tmp_path) ->
     assert [(v.run_record_id, v.repeat, v.label) for v in h.verdicts.rows] == [("langfuse:t0", 0, "pass")]
     assert h.skipped == {"scores of an observation, not of the trace's output (observationId set)": 3,
                          "traces without an evaluator score": 1}
+
+
+# --------------------------------------------------------------------------- 4. promptfoo graderError, pass true
+
+
+def test_promptfoo_grader_error_is_an_error_row_even_with_pass_true(tmp_path) -> None:
+    doc = promptfoo_doc()
+    c = doc["results"]["results"][0]["gradingResult"]["componentResults"][0]
+    c.update({"pass": True, "score": 1, "reason": "Could not extract JSON from llm-rubric response",
+              "metadata": {"graderError": True}})
+    h = HARNESSES["promptfoo"].read(write(tmp_path / "pf.json", doc))
+    [v] = [v for v in h.verdicts.rows if v.run_record_id.endswith(doc["results"]["results"][0]["id"])
+           and v.constraint_id == c["assertion"]["type"]]
+    assert (v.label, v.error, v.error_detail) == (None, "harness_error", c["reason"])
