@@ -134,6 +134,12 @@ def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
                 b.verdict(1, HarnessVerdict(run_id, name, f"deepeval:{name}", judge, 0, None, None, ERROR,
                                             str(m["error"])))
                 continue
+            if m.get("score") is None:
+                # No score and no error: the metric did not run to a result (DeepEval then writes success false),
+                # so its success is no verdict: an error row (a review, wave 15: it landed as "fail").
+                b.verdict(1, HarnessVerdict(run_id, name, f"deepeval:{name}", judge, 0, None, None, ERROR,
+                                            "DeepEval wrote no score for this metric (score null, no error)"))
+                continue
             if not isinstance(m.get("success"), bool):
                 b.problem(1, f"{where}.metricsData.success", f"{name}: expected true or false")
                 continue

@@ -241,3 +241,18 @@ def test_promptfoo_grader_error_is_an_error_row_even_with_pass_true(tmp_path) ->
     [v] = [v for v in h.verdicts.rows if v.run_record_id.endswith(doc["results"]["results"][0]["id"])
            and v.constraint_id == c["assertion"]["type"]]
     assert (v.label, v.error, v.error_detail) == (None, "harness_error", c["reason"])
+
+
+# --------------------------------------------------------------------------- 5. DeepEval score null
+
+
+@pytest.mark.parametrize("extra", [{"success": False}, {"success": True, "error": ""}])
+def test_deepeval_metric_without_a_score_is_an_error_row(tmp_path, extra) -> None:
+    doc = json.loads((FIXTURES / "deepeval_capitals.json").read_text(encoding="utf-8"))
+    cases = (doc.get("testRunData") or doc)["testCases"]
+    m = cases[0]["metricsData"][0]
+    m.update({"score": None, "reason": None, "error": None, **extra})
+    h = HARNESSES["deepeval"].read(write(tmp_path / "de.json", doc))
+    [v] = [v for v in h.verdicts.rows if v.run_record_id.endswith(f":{cases[0].get('order', 0)}")
+           and v.constraint_id == m["name"]]
+    assert (v.label, v.error) == (None, "harness_error") and "score null" in v.error_detail
