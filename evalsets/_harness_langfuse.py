@@ -118,6 +118,13 @@ def _of_observation(b: HarnessBuilder, score: dict[str, Any]) -> bool:
     return True
 
 
+def is_human(score: dict[str, Any]) -> bool:
+    """A person's score, never a judge verdict: `source` ANNOTATION in any case ("annotation"), or an
+    `authorUserId` (a review, wave 15: both landed as verdicts)."""
+    source = score.get("source")
+    return (isinstance(source, str) and source.strip().upper() == "ANNOTATION") or bool(score.get("authorUserId"))
+
+
 def is_score(obj: Any) -> bool:
     return isinstance(obj, dict) and "traceId" in obj and "name" in obj
 
@@ -163,7 +170,7 @@ def stream_langfuse(path: str | Path) -> Iterator[HarnessImport]:
         judges: dict[str, bool] = {}
         for line, where, s in scores.all():
             b.at(line, where)
-            if s.get("source") != "ANNOTATION":
+            if not is_human(s):
                 judges[str(s["name"])] = judges.get(str(s["name"]), True) and score_label(s)[0] is not None
         for trace_id, line, where in scores.orphans():
             b.problem(line, f"{where}.traceId", f"score of trace {trace_id!r}, which is not in the file")
@@ -173,9 +180,9 @@ def stream_langfuse(path: str | Path) -> Iterator[HarnessImport]:
             yield from b.chunk_if_full()
             b.at(line, where)
             found = scores.of(trace["id"])
-            mine = [(ln, w, s) for ln, w, s in found if s.get("source") != "ANNOTATION"]
+            mine = [(ln, w, s) for ln, w, s in found if not is_human(s)]
             if len(found) - len(mine):
-                b.skip("human annotation scores (source ANNOTATION: import them as labels)")
+                b.skip("human annotation scores (source ANNOTATION or an authorUserId: import them as labels)")
             for _, _, s in mine:
                 if not judges[str(s["name"])]:
                     b.skip(f"scores of {s['name']} (not pass/fail throughout the file)")

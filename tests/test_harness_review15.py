@@ -256,3 +256,15 @@ def test_deepeval_metric_without_a_score_is_an_error_row(tmp_path, extra) -> Non
     [v] = [v for v in h.verdicts.rows if v.run_record_id.endswith(f":{cases[0].get('order', 0)}")
            and v.constraint_id == m["name"]]
     assert (v.label, v.error) == (None, "harness_error") and "score null" in v.error_detail
+
+
+# --------------------------------------------------------------------------- 6. Langfuse human scores
+
+
+@pytest.mark.parametrize("human", [{"source": "annotation"}, {"source": "Annotation "},
+                                   {"source": "API", "authorUserId": "user-ann"}])
+def test_a_langfuse_human_score_is_never_a_judge_verdict(tmp_path, human) -> None:
+    objs = [_trace(0), _trace(1), _score(0, 1, id="s1", **human), _score(1, 1, id="s2")]
+    h = HARNESSES["langfuse"].read(jsonl(tmp_path / "lf.jsonl", objs))
+    assert [v.run_record_id for v in h.verdicts.rows] == ["langfuse:t1"]
+    assert h.skipped["human annotation scores (source ANNOTATION or an authorUserId: import them as labels)"] == 1
