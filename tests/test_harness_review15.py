@@ -268,3 +268,19 @@ def test_a_langfuse_human_score_is_never_a_judge_verdict(tmp_path, human) -> Non
     h = HARNESSES["langfuse"].read(jsonl(tmp_path / "lf.jsonl", objs))
     assert [v.run_record_id for v in h.verdicts.rows] == ["langfuse:t1"]
     assert h.skipped["human annotation scores (source ANNOTATION or an authorUserId: import them as labels)"] == 1
+
+
+# --------------------------------------------------------------------------- 7. doctor on a CSV
+
+
+def test_doctor_on_a_csv_checks_the_header_against_what_the_import_takes(tmp_path, capsys) -> None:
+    f = tmp_path / "v.csv"
+    f.write_text("run_record_id,constraint_id,judge_model,rubric,label,reviewer\nr1,c1,j,r,pass,alice\n",
+                 encoding="utf-8")
+    assert main(["doctor", str(f)]) == 2
+    captured = capsys.readouterr()
+    assert "but `import verdicts` would refuse it: it takes no field reviewer" in captured.out
+    assert "import with" not in captured.out and "no import fits this file" in captured.err
+    f.write_text("run_record_id,constraint_id,judge_model,rubric,label\nr1,c1,j,r,pass\n", encoding="utf-8")
+    assert main(["doctor", str(f)]) == 0
+    assert f"import with: judgecal import verdicts {f}" in capsys.readouterr().out
