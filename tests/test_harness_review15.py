@@ -284,3 +284,22 @@ def test_doctor_on_a_csv_checks_the_header_against_what_the_import_takes(tmp_pat
     f.write_text("run_record_id,constraint_id,judge_model,rubric,label\nr1,c1,j,r,pass\n", encoding="utf-8")
     assert main(["doctor", str(f)]) == 0
     assert f"import with: judgecal import verdicts {f}" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- 8. lm-eval: no metric 0/1 throughout
+
+
+def test_lmeval_file_whose_every_metric_is_left_out_names_the_metric_line_and_value(tmp_path, capsys) -> None:
+    folder = tmp_path / "org__model"
+    folder.mkdir()
+    rows = [json.loads(line) for line in LMEVAL.read_text(encoding="utf-8").splitlines()]
+    for k, r in enumerate(rows):
+        r["metrics"] = ["exact_match"]
+        r["exact_match"] = [1, None, 0][k]
+    f = jsonl(folder / LMEVAL.name, rows)
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "lmeval", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}:2: exact_match: exact_match is not 0/1 throughout the file (here: null)" in err
+    assert "no lmeval samples with an output" not in err
+    assert not db.exists()
