@@ -179,8 +179,8 @@ def test_lmeval_file_without_a_date_is_refused_when_a_copy_is_stored(tmp_path, c
     dated = folder / "samples_capitals_2026-12-01T00-00-00.000000.jsonl"
     dated.write_text(a.read_text(encoding="utf-8"), encoding="utf-8")
     assert main(["--db", str(db), "import", "lmeval", str(dated)]) == 0
-    dated.rename(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")
-    assert main(["--db", str(db), "import", "lmeval", str(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")]) == 0
+    later = dated.rename(folder / "samples_capitals_2026-12-02T00-00-00.000000.jsonl")
+    assert main(["--db", str(db), "import", "lmeval", str(later)]) == 0
     assert counts(db)[1] == before[1] + 6
 
 
