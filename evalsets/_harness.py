@@ -68,6 +68,12 @@ class HarnessImport:
     verdicts: Parsed[Any]
     skipped: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
+    # The run records that may be in the project already under another id (wave 15): run record id -> (the
+    # result's own id, or None when the record's id is made of the file's hash: the harness wrote no run id; the
+    # field the output is in). The importer refuses one whose item, model and output a stored run record of
+    # another run has too (None), or a stored run record whose id is made of the same own id: a copy of a file
+    # already imported, re-serialised or in another output format, would otherwise land a second time.
+    copies: dict[str, tuple[str | None, str]] = field(default_factory=dict)
 
 
 def collect(chunks: Iterable[HarnessImport]) -> HarnessImport:
@@ -84,6 +90,7 @@ def collect(chunks: Iterable[HarnessImport]) -> HarnessImport:
             mine.rows.extend(theirs.rows)
             mine.lines.extend(theirs.lines)
         whole.skipped.update(chunk.skipped)
+        whole.copies.update(chunk.copies)
     problems.raise_if_any()
     assert whole is not None  # a stream ends with its last chunk
     whole.problems = []
@@ -507,11 +514,12 @@ class HarnessBuilder:
         self.runs: Parsed[RunRecord] = Parsed(self.file)
         self.verdicts: Parsed[Any] = Parsed(self.file)
         self.skipped: Counter[str] = Counter()
+        self.copies: dict[str, tuple[str | None, str]] = {}
         self._item_ids: set[str] = set()  # this chunk's: a repeated item is added once per file
 
     def _take(self) -> HarnessImport:
         chunk = HarnessImport(self.kind, self.file, self.items, self.runs, self.verdicts, self.skipped,
-                              sorted(self.problems, key=lambda p: p.line))
+                              sorted(self.problems, key=lambda p: p.line), self.copies)
         self.any_problem = self.any_problem or bool(self.problems)
         self.problems = []
         self._new_chunk()
@@ -567,7 +575,10 @@ class HarnessBuilder:
 
     def run(self, line: int, run_id: str, item_id: str, *, model: str, output: Any, error: Any = None,
             run: str | None = None, input_tokens: Any = None, output_tokens: Any = None, latency_ms: Any = None,
-            where: str = "output") -> str | None:
+            where: str = "output", file_keyed: bool = False, own_id: str | None = None) -> str | None:
+        """The run record of one sample (None when it is invalid: a problem). `file_keyed`: its id is made of the
+        file's hash (the harness wrote no run id); `own_id`: the result's own id, which its id is made of
+        (HarnessImport.copies says what the importer checks of each)."""
         first = self._run_ids_seen.first_lines([run_id], [line])[0]
         if first is not None:
             self.problem(line, where, f"a second sample with id {run_id!r} (first on line {first})")
@@ -581,6 +592,8 @@ class HarnessBuilder:
         if parsed is None:
             return None
         self.runs_total += 1
+        if file_keyed or own_id is not None:
+            self.copies[run_id] = (own_id, where)
         self.runs.rows.append(parsed)
         self.runs.lines.append(line)
         return run_id

@@ -28,6 +28,7 @@ ERROR = GRADER_ERROR
 class _TestRun(NamedTuple):
     cases: str  # the path of the testCases array inside the document
     run_key: str
+    file_keyed: bool  # run_key is the file's hash: the test run has no identifier
     model: str
     conversational: int  # conversational test cases (not imported yet)
 
@@ -54,7 +55,7 @@ def _test_run(path: Path) -> _TestRun:
     identifier = head.values.get(f"{base}identifier")
     if identifier is not None and not isinstance(identifier, str):
         raise InputError([Problem(str(path), 1, f"{base}identifier", "expected a string")])
-    return _TestRun(f"{base}testCases", head.values.get(f"{base}identifier") or f"file-{text_sha8(path)}",
+    return _TestRun(f"{base}testCases", identifier or f"file-{text_sha8(path)}", not identifier,
                     str(hyper.get("model") or hyper.get("Model") or "unknown"),
                     head.counts.get(f"{base}conversationalTestCases", 0))
 
@@ -123,7 +124,8 @@ def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
         order = case.get("order") if case.get("order") is not None else i
         run_id = b.run(1, f"{KIND}:{run_key}:{order}", item_id, model=model, output=case.get("actualOutput"),
                        run=run_key, input_tokens=case.get("inputTokenCount"),
-                       output_tokens=case.get("outputTokenCount"), where=f"{where}.actualOutput")
+                       output_tokens=case.get("outputTokenCount"), where=f"{where}.actualOutput",
+                       file_keyed=run.file_keyed)
         if run_id is None:
             continue
         for m in metrics:
@@ -131,6 +133,12 @@ def stream_deepeval(path: str | Path) -> Iterator[HarnessImport]:
             if m.get("error"):
                 b.verdict(1, HarnessVerdict(run_id, name, f"deepeval:{name}", judge, 0, None, None, ERROR,
                                             str(m["error"])))
+                continue
+            if m.get("score") is None:
+                # No score and no error: the metric did not run to a result (DeepEval then writes success false),
+                # so its success is no verdict: an error row (a review, wave 15: it landed as "fail").
+                b.verdict(1, HarnessVerdict(run_id, name, f"deepeval:{name}", judge, 0, None, None, ERROR,
+                                            "DeepEval wrote no score for this metric (score null, no error)"))
                 continue
             if not isinstance(m.get("success"), bool):
                 b.problem(1, f"{where}.metricsData.success", f"{name}: expected true or false")

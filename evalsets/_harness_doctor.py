@@ -178,7 +178,7 @@ def _check(sig: Signature, fields: set[str]) -> tuple[list[str], list[str]]:
 def _refused(sig: Signature, what: str, fields: set[str], path: Path) -> str | None:
     """Why the import that fits by its fields would still refuse the file (a review, wave 13: doctor said "import
     with" for a runs file whose extra column `import runs` refuses, and for an Inspect log named .zip), else None."""
-    if sig.allowed is not None and what in ("JSONL", "a JSON list", "one JSON document"):  # (one line of JSONL)
+    if sig.allowed is not None and what in ("JSONL", "a JSON list", "one JSON document", "CSV"):  # (one line of JSONL)
         # top-level fields only: a document's nested objects add `a.b` names
         unknown = sorted(f for f in fields if f not in sig.allowed and "." not in f)
         if unknown:

@@ -347,7 +347,12 @@ def _rows(path: Path, log: Any, source: _EvalZip | _JsonLog | _WholeLog) -> Iter
         scores = {name: score for name, score in (sample.scores or {}).items() if judges.get(name)}
         for name in set(sample.scores or {}) - set(scores):
             b.skip(f"scores of {name} (not pass/fail throughout the log)")
-        graders = [GraderSpec(name, f"Inspect AI scorer {name}: the answer meets the target") for name in scores]
+        # A sample whose scoring raised (a grader's 429) has its error and no scores: its run record is stored with
+        # the error, and each of the log's judges gets an error row when the model answered (a review, wave 15: it
+        # was dropped as a sample without scores).
+        unscored = sample.error is not None and not sample.scores
+        named = [name for name, judge in judges.items() if judge] if unscored else list(scores)
+        graders = [GraderSpec(name, f"Inspect AI scorer {name}: the answer meets the target") for name in named]
         if not graders:
             b.skip("samples without scores")
             continue
@@ -363,6 +368,11 @@ def _rows(path: Path, log: Any, source: _EvalZip | _JsonLog | _WholeLog) -> Iter
                        output_tokens=usage.output_tokens if usage else None,
                        latency_ms=(sample.total_time * 1000 if sample.total_time is not None else None),
                        where=f"{where}.output")
+        if run_id is not None and unscored and sample.output is not None and sample.output.completion:
+            for name in named:
+                b.verdict(n, HarnessVerdict(run_id, name, f"inspect:{name}", scorer_models.get(name)
+                                            or f"inspect-scorer:{name}", 0, None, None, GRADER_ERROR,
+                                            sample.error.message[:2000]))
         if run_id is None or sample.error is not None:
             continue
         for name, score in scores.items():

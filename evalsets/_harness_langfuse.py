@@ -62,6 +62,8 @@ class _Scores:
             CREATE INDEX scores_trace ON scores(trace, seq);
             CREATE TABLE first_ids (trace TEXT NOT NULL, id TEXT NOT NULL, line INTEGER NOT NULL,
                                     answer TEXT NOT NULL, PRIMARY KEY (trace, id)) WITHOUT ROWID;
+            CREATE TABLE idless (trace TEXT NOT NULL, content TEXT NOT NULL,
+                                 PRIMARY KEY (trace, content)) WITHOUT ROWID;
             CREATE TABLE traces (id TEXT PRIMARY KEY) WITHOUT ROWID;
         """)
 
@@ -80,6 +82,14 @@ class _Scores:
                                                    f"{first[0]} ({', '.join(_ANSWER)})")
                 return
             self.db.execute("INSERT INTO first_ids VALUES (?, ?, ?, ?)", [trace_id, sid, line, json.dumps(answer)])
+        else:
+            # Without an id, a score that repeats another of its trace field for field (traceId aside: the embedded
+            # copy has none) is that score again, embedded and listed: one answer, not two repeats of the judge (a
+            # review, wave 15). Real repeats differ at least in their timestamps.
+            content = json.dumps({k: v for k, v in score.items() if k != "traceId"}, sort_keys=True)
+            if self.db.execute("INSERT OR IGNORE INTO idless VALUES (?, ?)", [trace_id, content]).rowcount == 0:
+                b.skip("scores without an id repeated field for field (counted once)")
+                return
         self.db.execute("INSERT INTO scores (trace, line, at, score) VALUES (?, ?, ?, ?)",
                         [trace_id, line, where, json.dumps(score)])
 
@@ -96,6 +106,23 @@ class _Scores:
         yield from self.db.execute(
             "SELECT s.trace, s.line, s.at FROM scores s JOIN (SELECT trace, min(seq) AS seq FROM scores"
             " WHERE trace NOT IN (SELECT id FROM traces) GROUP BY trace) f ON f.seq = s.seq ORDER BY s.seq")
+
+
+def _of_observation(b: HarnessBuilder, score: dict[str, Any]) -> bool:
+    """Whether the score judges one observation of the trace (a retrieval, one generation: `observationId` set),
+    not the trace's output that the run record holds; such a score is left out and counted (a review, wave 15: two
+    of them were repeats of one verdict on the final output)."""
+    if score.get("observationId") is None:
+        return False
+    b.skip("scores of an observation, not of the trace's output (observationId set)")
+    return True
+
+
+def is_human(score: dict[str, Any]) -> bool:
+    """A person's score, never a judge verdict: `source` ANNOTATION in any case ("annotation"), or an
+    `authorUserId` (a review, wave 15: both landed as verdicts)."""
+    source = score.get("source")
+    return (isinstance(source, str) and source.strip().upper() == "ANNOTATION") or bool(score.get("authorUserId"))
 
 
 def is_score(obj: Any) -> bool:
@@ -128,11 +155,13 @@ def stream_langfuse(path: str | Path) -> Iterator[HarnessImport]:
             if isinstance(obj, Problem):
                 b.problems.append(obj)
             elif is_score(obj):
-                scores.add(b, str(obj["traceId"]), line, where, obj)
+                if not _of_observation(b, obj):
+                    scores.add(b, str(obj["traceId"]), line, where, obj)
             elif _is_trace(obj):
                 scores.db.execute("INSERT OR IGNORE INTO traces VALUES (?)", [obj["id"]])
                 for k, s in enumerate(obj.get("scores") or []):
-                    if isinstance(s, dict):  # the trace list returns score ids only; a trace fetched alone, objects
+                    # the trace list returns score ids only; a trace fetched alone, objects
+                    if isinstance(s, dict) and not _of_observation(b, s):
                         scores.add(b, obj["id"], line, f"{where}.scores[{k}]", {"traceId": obj["id"], **s})
             else:
                 b.problem(line, where, "neither a Langfuse trace (id with input/output) nor a score (traceId, name)")
@@ -141,7 +170,7 @@ def stream_langfuse(path: str | Path) -> Iterator[HarnessImport]:
         judges: dict[str, bool] = {}
         for line, where, s in scores.all():
             b.at(line, where)
-            if s.get("source") != "ANNOTATION":
+            if not is_human(s):
                 judges[str(s["name"])] = judges.get(str(s["name"]), True) and score_label(s)[0] is not None
         for trace_id, line, where in scores.orphans():
             b.problem(line, f"{where}.traceId", f"score of trace {trace_id!r}, which is not in the file")
@@ -151,9 +180,9 @@ def stream_langfuse(path: str | Path) -> Iterator[HarnessImport]:
             yield from b.chunk_if_full()
             b.at(line, where)
             found = scores.of(trace["id"])
-            mine = [(ln, w, s) for ln, w, s in found if s.get("source") != "ANNOTATION"]
+            mine = [(ln, w, s) for ln, w, s in found if not is_human(s)]
             if len(found) - len(mine):
-                b.skip("human annotation scores (source ANNOTATION: import them as labels)")
+                b.skip("human annotation scores (source ANNOTATION or an authorUserId: import them as labels)")
             for _, _, s in mine:
                 if not judges[str(s["name"])]:
                     b.skip(f"scores of {s['name']} (not pass/fail throughout the file)")

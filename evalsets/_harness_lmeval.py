@@ -3,6 +3,7 @@ answers become verdicts. Field-by-field mapping: docs/importers.md."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -75,11 +76,15 @@ def stream_lmeval(path: str | Path) -> Iterator[HarnessImport]:
     # A metric is a pass/fail judge only if every value it has in the file is 0/1 (exact_match, acc); a bleu that
     # happens to be 0 on one sample is still a score, never a "fail" verdict.
     binary: dict[str, bool] = {}
+    first_other: dict[str, tuple[int, Any]] = {}  # metric -> (line, value) of its first value that is not 0/1
     for line, row in _rows(path):
         b.at(line, "(row)")
         if isinstance(row, dict):
             for n in _metric_names(row):
-                binary[n] = binary.get(n, True) and pass_fail(row.get(n)) is not None and not isinstance(row.get(n), str)
+                zero_one = pass_fail(row.get(n)) is not None and not isinstance(row.get(n), str)
+                binary[n] = binary.get(n, True) and zero_one
+                if not zero_one and n not in first_other:
+                    first_other[n] = (line, row.get(n))
     run_key = f"{task}:{m.group('date') if m else 'file-' + text_sha8(path)}"
     for line, row in _rows(path):
         yield from b.chunk_if_full()
@@ -118,7 +123,7 @@ def stream_lmeval(path: str | Path) -> Iterator[HarnessImport]:
         if item_id is None:
             continue
         run_id = b.run(line, f"{KIND}:{run_key}:{row['doc_id']}{suffix}", item_id, model=model, output=output,
-                       run=run_key, where="resps")
+                       run=run_key, where="resps", file_keyed=m is None)
         if run_id is None:
             continue
         for n in names:
@@ -127,4 +132,10 @@ def stream_lmeval(path: str | Path) -> Iterator[HarnessImport]:
             b.verdict(line, HarnessVerdict(run_id, f"{n}{suffix}", f"lmeval:{task}:{n}{suffix}", f"lm-eval:{n}", 0,
                                            label, scored_reason(KIND, value, "1 = pass, 0 = fail",
                                                                 text_of(row.get("filtered_resps")))))
+    if not b.runs_total and not b.problems and not b.any_problem and first_other:
+        # Every sample was left out because no metric is 0/1 throughout: say which value of which metric, where (a
+        # review, wave 15: the error said "no samples with an output", though every sample had one).
+        for n, (line, value) in first_other.items():
+            b.problem(line, n, f"{n} is not 0/1 throughout the file (here: {json.dumps(value)}), so it is no "
+                               "pass/fail verdict and no sample has a metric to import")
     yield b.last_chunk()

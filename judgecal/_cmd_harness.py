@@ -36,6 +36,44 @@ def _verdict_rows(h: HarnessImport) -> Parsed[av.VerdictImportRow]:
     return out
 
 
+# How a file of each kind gets a run id of its own, for the refusal of a run record the file cannot vouch for.
+_RUN_ID_HOW = {
+    "promptfoo": "the JSON output's evalId, or each result's own id",
+    "deepeval": "the test run's identifier",
+    "lmeval": "the date in lm-eval's file name, samples_<task>_<date>.jsonl",
+}
+
+
+def _already_stored(db: sqlite_utils.Database, h: HarnessImport) -> list:
+    """Problems for the chunk's run records that are in the project already under another run record id
+    (HarnessImport.copies): one whose id is made of the file's hash, when a stored run record of another run has the
+    same item, model and output; one made of the result's own id (promptfoo's uuid), when a stored run record with
+    the same item, model and output is made of that id too (`promptfoo:<evalId>:<uuid>` against `promptfoo:<uuid>`).
+    A copy of a file already imported, re-serialised (its hash changed) or in the other output format, would
+    otherwise land twice (a review, wave 15). A second run of a deterministic model in a file without a run id is
+    refused too, since nothing in the file tells it from a copy: the message says how to give the file one."""
+    problems = []
+    for index, record in enumerate(h.runs.rows):
+        if record.id not in h.copies:
+            continue
+        own, where = h.copies[record.id]
+        for (stored,) in db.conn.execute(
+                "SELECT id FROM run_records WHERE item_id = ? AND model = ? AND output IS ? AND id != ?"
+                " AND run_id IS NOT ?", [record.item_id, record.model, record.output, record.id, record.run_id]):
+            if own is None:
+                how = _RUN_ID_HOW.get(h.kind, "a run id")
+                problems.append(h.runs.problem(index, where, (
+                    f"run record {stored!r} in the project has this item, model and output already: the file has "
+                    f"no run id of its own ({how}), so it cannot be told from a copy of a file already imported")))
+                break
+            if stored.endswith(f":{own}"):
+                problems.append(h.runs.problem(index, where, (
+                    f"this result (id {own!r}) is in the project already as run record {stored!r}, imported from "
+                    f"another file")))
+                break
+    return problems
+
+
 class HarnessCounts(NamedTuple):
     items: Counter[str]
     runs: Counter[str]
@@ -57,6 +95,8 @@ def import_harness_chunks(db: sqlite_utils.Database, chunks: Iterable[HarnessImp
         for chunk in chunks:
             skipped.update(chunk.skipped)
             verdicts = _verdict_rows(chunk)
+            if not bad and not verdicts.problems:
+                verdicts.problems.extend(_already_stored(db, chunk))
             bad = bad or bool(verdicts.problems)
             if bad:  # read on only to report every problem
                 yield Parsed(chunk.file, problems=verdicts.problems)

@@ -140,7 +140,7 @@ def test_langfuse_export_calibrates_evaluator_scores_not_human_ones(tmp_path, ca
     assert calibrate(tmp_path, "langfuse", FIXTURES / "langfuse_capitals.jsonl", capsys) == {
         "langfuse:correctness": (2, 3), "langfuse:verdict": (3, 3)}
     h = HARNESSES["langfuse"].read(FIXTURES / "langfuse_capitals.jsonl")
-    assert h.skipped == {"human annotation scores (source ANNOTATION: import them as labels)": 3,
+    assert h.skipped == {"human annotation scores (source ANNOTATION or an authorUserId: import them as labels)": 3,
                          "scores of helpfulness (not pass/fail throughout the file)": 3}
 
 

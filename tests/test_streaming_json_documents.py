@@ -101,8 +101,13 @@ def test_promptfoo_json_imports_the_same_rows_as_jsonl_and_finds_a_late_eval_id(
     # results as a bare list (older promptfoo) still reads
     bare = evalsets.HARNESSES["promptfoo"].read(_write(tmp_path / "bare.json", {"evalId": "e", "results": rows}))
     assert len(bare.runs.rows) == 30
-    # no evalId: the file's hash, the same as when the file was read whole
+    # no evalId: each result keyed on its own id (a review, wave 15: a re-serialised copy made new run records)...
     nameless = _write(tmp_path / "nameless.json", _promptfoo_doc(rows, eval_id=None))
+    h = evalsets.HARNESSES["promptfoo"].read(nameless)
+    assert (h.runs.rows[0].id, h.runs.rows[0].run_id) == ("promptfoo:res0", None)
+    # ...and a result without one on the file's hash, the same as when the file was read whole
+    nameless = _write(tmp_path / "nameless.json",
+                      _promptfoo_doc([{k: v for k, v in r.items() if k != "id"} for r in rows], eval_id=None))
     h = evalsets.HARNESSES["promptfoo"].read(nameless)
     assert h.runs.rows[0].run_id == f"file-{_harness.file_sha8(nameless.read_text(encoding='utf-8'))}"
 
