@@ -228,8 +228,11 @@ def test_control_characters_in_imported_names_never_reach_the_terminal_raw(tmp_p
     runs.write_text("".join(json.dumps({"id": f"r{n}" + EVIL, "item_id": "item" + EVIL, "model": f"m{n}" + EVIL,
                                         "run_id": f"run{n}" + EVIL, "output": "fine" + EVIL}) + "\n" for n in (1, 2)))
     labels = tmp_path / "labels.jsonl"
-    labels.write_text(json.dumps({"run_record_id": "r1" + EVIL, "constraint_id": "c" + EVIL, "reviewer": "ana" + EVIL,
+    labels.write_text(json.dumps({"run_record_id": "r1" + EVIL, "constraint_id": "c" + EVIL, "reviewer": "ana",
                                   "label": "ok" + EVIL, "note": EVIL}) + "\n")
+    # a reviewer name the app would refuse is refused by the import too (wave 15), the refusal printed escaped
+    evil_reviewer = tmp_path / "evil_reviewer.jsonl"
+    evil_reviewer.write_text(labels.read_text().replace('"ana"', json.dumps("ana" + EVIL)))
     outputs = []
 
     def cli(*argv: str) -> int:
@@ -242,6 +245,7 @@ def test_control_characters_in_imported_names_never_reach_the_terminal_raw(tmp_p
     assert cli("import", "runs", str(runs)) == 0
     assert cli("import", "labels", str(labels)) == 0
     assert cli("import", "labels", str(labels)) == 0
+    assert cli("import", "labels", str(evil_reviewer)) == 2
     with StubServer(verdicts(lambda req: {"label": req.labels[0], "reason": EVIL})) as server:
         assert cli("judge", "--model", "judge" + EVIL, "--base-url", server.url, "--repeats", "2", "--max-retries",
                    "0", "--quiet", "--rubric", "strict") == 0
