@@ -33,7 +33,8 @@ STAMP = "2026-11-01T00:00:00Z"
 
 
 def _reference_draw(db, *, rate, overlap, seed, include_unjudged=True):
-    """main's draw (e00aa51): strata read pair by pair from `strata_members`, every pair ranked with `draw_rank`."""
+    """main's draw (e00aa51): strata read pair by pair from `strata_members`, every pair ranked with `draw_rank`;
+    since wave 15 no pair with a label event is drawn as an overlap pair."""
     stamp = now_iso()
     with write(db):
         members = strata_members(db, include_unjudged=include_unjudged)
@@ -44,6 +45,10 @@ def _reference_draw(db, *, rate, overlap, seed, include_unjudged=True):
         promoted = []
         overlap_set = _pairs_with_rule(db, "overlap")
         targeted_set = _pairs_with_rule(db, "targeted")
+        # a pair with a label event, unless two reviewers labelled it blind, is never an overlap pair (wave 15)
+        raters = Counter((r["run_record_id"], r["constraint_id"]) for r in ann.blind_first_labels(db))
+        labelled = {ann.Pair(*r) for r in db.execute("SELECT run_record_id, constraint_id FROM human_labels")
+                    if raters[tuple(r)] < 2}
         new_rows, strata_rows, added = [], [], Counter()
         pops = {}
         for key in sorted(members, key=lambda k: (k.rubric_sha256 is None, k)):
@@ -70,7 +75,8 @@ def _reference_draw(db, *, rate, overlap, seed, include_unjudged=True):
             have_overlap = sum(p in overlap_set for p in drawn)
             if have_overlap < want_overlap:
                 salt = f"overlap\x1f{population_key(*pop)}"
-                fresh = sorted((p for p in drawn if p not in overlap_set), key=lambda p: _rank(pop_seed, salt, p))
+                fresh = sorted((p for p in drawn if p not in overlap_set and p not in labelled),
+                               key=lambda p: _rank(pop_seed, salt, p))
                 for p in fresh[:want_overlap - have_overlap]:
                     overlap_set.add(p)
                     new_rows.append((p[0], p[1], "overlap", pairs[p], "second reviewer", pop_seed, stamp))

@@ -107,12 +107,17 @@ def _check_stored(twins, kw) -> None:
             assert stored == [r for r in ranked if state.bound is None or r <= state.bound]
             assert len(stored) == state.front >= state.drawn_count
             assert state.through is None or state.through == ranked[state.drawn_count - 1]
-            fresh = [p for p in members[pop] if p in _rule(db, "random") and p not in _rule(db, "overlap")]
+            # (a labelled pair is never an overlap candidate: one labelled since its front was stored stays in it,
+            # passed over when picked from)
+            labelled = {ann.Pair(*r) for r in db.execute("SELECT run_record_id, constraint_id FROM human_labels")}
+            fresh = [p for p in members[pop] if p in _rule(db, "random") and p not in _rule(db, "overlap")
+                     and p not in labelled]
             salt = f"overlap\x1f{population_key(*pop)}"
             oranked = sorted(_rank(state.seed, salt, p) for p in fresh)
-            ostored = [r for (r,) in db.execute("SELECT rank FROM draw_fronts WHERE kind = 'overlap' AND"
-                                                " constraint_id = ? AND model = ? ORDER BY rank", list(pop))]
-            assert ostored == [r for r in oranked if state.obound is None or r <= state.obound]
+            ostored = db.execute("SELECT rank, run_record_id FROM draw_fronts WHERE kind = 'overlap' AND"
+                                 " constraint_id = ? AND model = ? ORDER BY rank", list(pop)).fetchall()
+            assert [r for r, rid in ostored if ann.Pair(rid, pop[0]) not in labelled] == \
+                [r for r in oranked if state.obound is None or r <= state.obound]
             assert len(ostored) == state.ofront
 
 
@@ -429,3 +434,54 @@ def test_another_seed_with_a_population_never_drawn_draws_whole(twins):
     _step(twins, lambda db: _new_records(db, "never-judged", 15), "whole", {**KW, "include_unjudged": False})
     _step(twins, lambda db: _new_records(db, "more", 3), "whole", {**KW, "include_unjudged": False, "seed": 99})
     _step(twins, lambda db: _new_records(db, "and-more", 3), "since", {**KW, "include_unjudged": False, "seed": 99})
+
+
+def _label_every_other_random_pair(db) -> None:
+    """Reviewer ann labels every other random pair that is not an overlap pair, as the Review page saves."""
+    for pair in sorted(_rule(db, "random") - _rule(db, "overlap"))[::2]:
+        labels = json.loads(db.execute("SELECT c.labels FROM run_records r JOIN constraints c ON c.item_id = r.item_id"
+                                       " AND c.id = ? WHERE r.id = ?", [pair[1], pair[0]]).fetchone()[0])
+        ann.record_label(db, "ann", pair, labels[0])
+
+
+def _labelled(path) -> set:
+    with ann.unit_of_work(path) as db:
+        return {ann.Pair(*r) for r in db.execute("SELECT run_record_id, constraint_id FROM human_labels")}
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["since", "whole"])
+def test_a_labelled_pair_is_never_drawn_as_an_overlap_pair(twins, whole):
+    """A pair labelled once is shown with its verdicts and label on the Calibration page (nobody's blind label is
+    awaited on it): a second reviewer given it later may have seen both, and their label entered the human-human
+    ceiling as blind (a review, wave 15: `sample --overlap 1.0` after labelling made every labelled pair an overlap
+    pair). Neither a higher overlap share nor a population's growth draws one now, by either draw."""
+    twins.change(_label_every_other_random_pair)
+    labelled = _labelled(twins.fast)
+    assert labelled
+
+    def forget(db):  # the whole draw instead of the draw since the last
+        if whole:
+            with write(db):
+                db.execute("DELETE FROM settings WHERE key = ?", [_sampling.DRAW_SETTING])
+
+    with ann.unit_of_work(twins.fast) as db:
+        before = _rule(db, "overlap")
+    twins.change(forget)
+    got = twins.draw(**(KW | {"overlap": 0.5}))  # a higher share: compared with the reference draw
+    assert got.overlap_added
+    paths = [twins.paths.last()]
+    if twins.paths.last() == "since":
+        _check_stored(twins, KW | {"overlap": 0.5})
+    with ann.unit_of_work(twins.fast) as db:
+        added = _rule(db, "overlap") - before
+    assert added and not added & labelled
+    # the populations grow: the new random pairs may become overlap pairs, the labelled ones never
+    twins.change(lambda db: _new_records(db, "demo-agent-a", 40))
+    twins.change(forget)
+    assert twins.draw(**(KW | {"overlap": 0.5})).overlap_added
+    paths.append(twins.paths.last())
+    if twins.paths.last() == "since":
+        _check_stored(twins, KW | {"overlap": 0.5})
+    with ann.unit_of_work(twins.fast) as db:
+        assert not (_rule(db, "overlap") - before) & labelled
+    assert paths == ["whole" if whole else "since"] * 2, twins.paths.taken

@@ -60,7 +60,7 @@ import sqlite_utils
 
 from judgecal.evalsets import Parsed, Problem, ProblemLog, chunks, gc_paused
 
-from judgecal.annotations.store import current_labels, kept_blind_first
+from judgecal.annotations.store import PAIRS_IN_JSON, current_labels, kept_blind_first
 from judgecal.annotations.store import now_iso, write
 from judgecal.annotations.store import code_digest, has_verdict_pairs, pair_indexes, stored_value, table_marks
 
@@ -742,7 +742,7 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
             drawn = _draw(db, rate, overlap, seed, include_unjudged, stamp)
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
             **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db, state[:_APPENDED]),
-            "since": drawn.since})))
+            "since": drawn.since, "labels_top": _labels_top(db)})))
     return _sample_summary(db, drawn.added)
 
 
@@ -1301,6 +1301,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     promoted_pops: set[tuple[str, str]] = set()
     added: Counter = Counter()
     oranks: dict[tuple[str, str], dict[Pair, bytes]] = {}
+    labelled = _labelled_pairs(db) if overlap else frozenset()  # never an overlap candidate (`_labelled_pairs`)
     for pop in pops:
         cid, model = pop
         drawn = drawn_before[pop]
@@ -1321,8 +1322,9 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             new_rows.append((p[0], p[1], "random", _stratum_of(p, model, c.rubrics), None, pop_seed[pop], stamp))
         want_overlap = quota(overlap, len(drawn)) if overlap else 0
         have_overlap = sum(p in overlap_set for p in drawn)
-        if overlap:  # each drawn pair's overlap rank (`_rank`), hashed once for the draw and the stored front
-            oranks[pop] = _overlap_ranks(pop_seed[pop], pop, [p for p in drawn if p not in overlap_set])
+        if overlap:  # each candidate's overlap rank (`_rank`), hashed once for the draw and the stored front
+            oranks[pop] = _overlap_ranks(pop_seed[pop], pop, [p for p in drawn if p not in overlap_set
+                                                              and p not in labelled])
         if have_overlap < want_overlap:
             for p in heapq.nsmallest(want_overlap - have_overlap, oranks[pop], key=oranks[pop].__getitem__):
                 overlap_set.add(p)
@@ -1354,7 +1356,7 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
             for sha in rubrics.split(",") if rubrics else ():
                 sampled[(cid, model, sha)] += 1
         if overlap:
-            fresh = [p for p in drawn if p not in overlap_set]
+            fresh = [p for p in drawn if p not in overlap_set and p not in labelled]
             ranks = oranks.get(pop)
             if ranks is None:  # a population not drawn (--judged-only)
                 ranks = _overlap_ranks(state.seed, pop, fresh)
@@ -1368,6 +1370,40 @@ def _draw(db: sqlite_utils.Database, rate: float, overlap: float, seed: int, inc
     if not _seeds_hold(db, populations, promoted_pops):
         return _Drawn(added, None)
     return _Drawn(added, _since(populations, judged_counts, sampled, unsized))
+
+
+def _labels_top(db: sqlite_utils.Database) -> int:
+    return db.execute("SELECT coalesce(max(id), 0) FROM human_labels").fetchone()[0]
+
+
+def _overlap_candidates_grew(db: sqlite_utils.Database, top: int, labelled: frozenset[tuple[str, str]]) -> bool:
+    """Whether a random pair that is not an overlap pair has become an overlap candidate since the label row `top`
+    (a second reviewer's blind label imported onto it: `_labelled_pairs`). The stored overlap fronts never held it:
+    the draw since the last one cannot rank it, the whole draw does."""
+    moved = [pair for pair in db.execute("SELECT DISTINCT run_record_id, constraint_id FROM human_labels WHERE id > ?"
+                                         " AND event = 'label' AND blind = 1", [top]) if pair not in labelled]
+    if not moved:
+        return False
+    rules: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for rid, cid, rule in db.execute(f"SELECT run_record_id, constraint_id, rule FROM samples WHERE {PAIRS_IN_JSON}",
+                                     [json.dumps(moved)]):
+        rules[(rid, cid)].add(rule)
+    return any("random" in r and "overlap" not in r for r in rules.values())
+
+
+def _labelled_pairs(db: sqlite_utils.Database) -> frozenset[tuple[str, str]]:
+    """The pairs never drawn as overlap pairs, as plain (run record, constraint) tuples: those with a human label event
+    but without blind first labels of two reviewers. A pair labelled once is shown with its verdicts and label on
+    the Calibration page (it awaits nobody's blind label), so a second reviewer given it later may have seen both,
+    and their label would enter the human-human ceiling as blind (a review, wave 15: raising the overlap share did
+    it). A pair two reviewers labelled blind (an imported double annotation) asks nobody for a label as an overlap
+    pair: it may be one. Label events are never deleted and a blind first label never changes, so a pair's standing
+    only moves from out to in when a second reviewer's blind label is imported, in both draws alike (each reads it
+    when it draws)."""
+    # a reviewer has one blind first label on a pair at most: a pair's count of them is its count of blind raters
+    raters = Counter(map(operator.attrgetter("run_record_id", "constraint_id"), kept_blind_first(db).rows))
+    twice = {pair for pair, n in raters.items() if n >= 2}
+    return frozenset(db.execute("SELECT DISTINCT run_record_id, constraint_id FROM human_labels").fetchall()) - twice
 
 
 def _overlap_ranks(seed: int, pop: tuple[str, str], pairs: list[Pair]) -> dict[Pair, bytes]:
@@ -1641,8 +1677,13 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
             populations[pop] = _Population(unsized.get(pop, seed))
         return populations[pop]
 
+    labelled = _labelled_pairs(db) if overlap else frozenset()
+    if overlap and (not isinstance(last.get("labels_top"), int)
+                    or _overlap_candidates_grew(db, last["labels_top"], labelled)):
+        return None  # a pair the stored overlap fronts never held may be drawn now (or an older draw's settings)
+
     def add_fresh(pop: tuple[str, str], state: _Population, pair: Pair) -> None:
-        if overlap:
+        if overlap and pair not in labelled:
             orank = _rank(state.seed, f"overlap\x1f{population_key(*pop)}", pair)
             if state.obound is None or orank <= state.obound:
                 fresh[pop].append((orank, pair.run_record_id, 1))
@@ -1727,9 +1768,11 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
             if need > 0:
                 if st.obound is not None and need > st.ofront + len(mine_o):
                     return None  # the overlap quota outgrew the stored overlap front
-                picks = list(itertools.islice(heapq.merge(_front(db, "overlap", pop, b"", need), mine_o), need))
-                if len(picks) != need:
-                    return None
+                # (a stored pair labelled since the front was stored is passed over: `_labelled_pairs`)
+                picks = list(itertools.islice((f for f in heapq.merge(_front(db, "overlap", pop, b"", st.ofront), mine_o)
+                                               if (f[1], cid) not in labelled), need))
+                if len(picks) != need and st.obound is not None:
+                    return None  # the front ran out; when it holds every candidate, fewer is the whole draw's answer
                 for orank, rid, new in picks:
                     pair = Pair(rid, cid)
                     new_rows.append((rid, cid, "overlap", _stratum_of(pair, model, rubrics_of(pair)),
@@ -1737,8 +1780,8 @@ def _draw_since(db: sqlite_utils.Database, last: dict, state: list, rate: float,
                     if not new:
                         deletes.append(("overlap", cid, model, orank))
                         st.ofront -= 1
-                added["overlap"] += need
-                st.overlapped += need
+                added["overlap"] += len(picks)
+                st.overlapped += len(picks)
                 picked = {rid for _o, rid, new in picks if new}
                 fresh[pop] = [f for f in mine_o if f[1] not in picked]
     for pair, (stratum, reason) in _targeted(db, "temp._touched").items():
