@@ -174,8 +174,9 @@ def test_a_blind_flag_after_the_reviewers_own_earlier_event_is_not_blind(tmp_pat
 
 
 def test_the_gates_human_human_ceiling_is_per_label_set_on_the_demo(tmp_path, capsys):
-    """Issue 10 item 8: the gate printed the pooled human–human kappa (1.000 [0.65, 1.00] on the demo's 15 overlap
-    pairs) while the report gives one per label set; the refusal set rests on 4 pairs, [-0.31, 1.00]."""
+    """Issue 10 item 8: the gate printed the pooled human–human kappa (0.947 [0.82, 1.00] on the demo's 60 overlap
+    pairs; 1.000 [0.65, 1.00] on 15 before wave 15 kept pairs one reviewer had labelled out of the overlap top-up)
+    while the report gives one per label set; the refusal set rests on 22 pairs, 0.818 [0.44, 1.00]."""
     db_path = tmp_path / "d.db"
     assert main(["--db", str(db_path), "demo"]) == 0
     assert main(["--db", str(db_path), "import", "labels", str(DATA / "demo_labels.jsonl")]) == 0
@@ -184,7 +185,7 @@ def test_the_gates_human_human_ceiling_is_per_label_set_on_the_demo(tmp_path, ca
     assert main(["--db", str(db_path), "gate", "--min-kappa", "0.4"]) == 1
     (line,) = [l for l in capsys.readouterr().out.splitlines() if "human_human" in l]
     assert "(labels:pass/fail)" in line and "(labels:hard_refusal/soft_refusal/degraded/complied)" in line
-    assert "on 4 overlap pairs (labels:hard_refusal" in line
+    assert "0.818 [0.44, 1.00] on 22 overlap pairs (labels:hard_refusal" in line
 
 
 def test_export_import_keeps_which_rubric_version_is_the_revision(tmp_path, capsys):
