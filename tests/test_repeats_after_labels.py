@@ -65,3 +65,23 @@ def test_repeats_before_any_label_are_taken(tmp_path):
     assert main(["--db", db, "import", "verdicts", str(_repeats(tmp_path, "more.jsonl", range(20)))]) == 0
     with ann.unit_of_work(db) as conn:
         assert conn.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 60
+
+
+def test_a_files_own_repeats_across_its_chunks_are_taken(tmp_path):
+    """The refusal is of repeats on verdicts stored before the import: a file's own repeats of a group it begins stay
+    its own whichever chunk they fall in (a review of this fix: a project moved labels-first with more than one
+    chunk of verdicts was refused at the chunk boundary)."""
+    from judgecal.annotations import store as av
+    from judgecal.evalsets import stream_rows
+
+    db = str(tmp_path / "p.db")
+    import_c1_run(db, tmp_path, 0, 20)
+    assert main(["--db", db, "sample", "--rate", "0.5"]) == 0
+    label_drawn_c1(db)
+    path = tmp_path / "tuned.jsonl"
+    path.write_text("".join(
+        json.dumps({"run_record_id": f"r{k}", "constraint_id": "c1", "rubric": "tuned", "judge_model": "J",
+                    "repeat": repeat, "label": "pass"}) + "\n" for k in range(20) for repeat in range(3)))
+    with ann.unit_of_work(db) as conn:
+        got = av.import_verdicts(conn, stream_rows(path, av.VerdictImportRow, id_field=None, batch=2))
+    assert got["inserted"] == 60

@@ -282,6 +282,7 @@ def import_verdicts(db: sqlite_utils.Database,
     version_of: dict[str, int] = {}  # sha -> the lowest rubric_version the file gives it
     born: dict[str, str] = {}  # sha -> the earliest stamp of its rows in the file (each given or the import's)
     inserted = unchanged = 0
+    begun: set[tuple[Any, ...]] = set()  # the groups this import's rows began (none of their verdicts stored before)
     stamp = now_iso()
     try:
         with write(db):
@@ -301,7 +302,9 @@ def import_verdicts(db: sqlite_utils.Database,
                                                                 f"repeat as line {first})")
                                 for index, first in enumerate(firsts) if first is not None)
                 stored = _stored_verdicts(conn, sorted({k[0] for k in keys}))
-                judged = {k[:4] for k in stored}  # (pair, rubric version, judge model) groups with stored verdicts
+                # (pair, rubric version, judge model) groups with verdicts stored before this import (a group this
+                # file began in an earlier chunk takes its own later repeats: a review, wave 15)
+                judged = {k[:4] for k in stored} - begun
                 labelled = _labelled_pairs(conn, {k[:2] for k in keys if k not in stored and k[:4] in judged})
                 fresh = []
                 for index, (row, key) in enumerate(zip(parsed.rows, keys)):
@@ -332,6 +335,7 @@ def import_verdicts(db: sqlite_utils.Database,
                         born[key[2]] = at
                     fresh.append((*key, row.label, row.reason, row.error, row.error_detail, None, row.input_tokens,
                                   row.output_tokens, row.latency_ms, f"import:{parsed.file}", at))
+                begun.update(row[:4] for row in fresh if row[:4] not in judged)
                 if problems.total:
                     continue  # the file is refused: read on only to report every problem
                 _upsert_many(conn, fresh, tail="")
