@@ -116,3 +116,38 @@ def test_a_row_dated_after_now_is_refused(unlabelled_demo, tmp_path, capsys, kin
         assert ann.table_counts(conn) == before
     path.write_text(json.dumps(row | {"created_at": "2026-11-02T00:00:00Z"}) + "\n")  # a past time is taken
     assert main(["--db", str(db), "import", kind, str(path)]) == 0
+
+
+def test_an_assigned_name_is_the_reviewer_before_they_label(unlabelled_demo):
+    """"Ann" after `assign ann,bob` is ann, who has not labelled yet: she was a new person and got the second slot of
+    her own overlap pair, which nobody could then fill (a review of this fix)."""
+    with ann.unit_of_work(unlabelled_demo) as conn:
+        ann.draw_sample(conn, overlap=0.9, seed=0)
+        ann.assign(conn, ["ann", "bob"])
+        summary = ann.assign(conn, ["Ann", "bob"])
+        assert summary.reviewers == ("ann", "bob")
+        slots = conn.execute("SELECT run_record_id, constraint_id, group_concat(reviewer) FROM (SELECT * FROM"
+                             " assignments ORDER BY id) GROUP BY 1, 2, slot").fetchall()
+        assert all("Ann" not in names for *_pair, names in slots)
+        pair = _first_random(unlabelled_demo)
+        assert ann.is_open(conn, "ANN", pair) == ann.is_open(conn, "ann", pair)
+        ann.record_label(conn, "ann", pair, _label_set(unlabelled_demo, pair)[0])
+        assert ann.my_label(conn, " Ann ", pair).reviewer == "ann"
+
+
+def test_re_importing_an_export_with_two_stored_spellings_adds_nothing(unlabelled_demo, tmp_path):
+    """Names stored in two spellings before wave 15 stay apart: each row goes back under the name it was stored
+    under, so re-importing the project's own export is a no-op (a review of this fix: one spelling's rows were filed
+    under the other and copied)."""
+    db = unlabelled_demo
+    with ann.unit_of_work(db) as conn, ann.write(conn):
+        for k, name in enumerate(("kim", "Kim")):
+            pair = _first_random(db, k)
+            conn.execute("INSERT INTO human_labels (run_record_id, constraint_id, reviewer, event, label, blind,"
+                         " created_at) VALUES (?, ?, ?, 'label', ?, 1, ?)",
+                         [*pair, name, _label_set(db, pair)[0], ann.now_iso()])
+    out = tmp_path / "labels.jsonl"
+    assert main(["--db", str(db), "export", "labels", "--out", str(out)]) == 0
+    assert main(["--db", str(db), "import", "labels", str(out)]) == 0
+    with ann.unit_of_work(db) as conn:
+        assert conn.execute("SELECT reviewer FROM human_labels ORDER BY id").fetchall() == [("kim",), ("Kim",)]

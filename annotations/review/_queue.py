@@ -253,7 +253,13 @@ def review_quota(db: sqlite_utils.Database) -> list[StratumCoverage]:
 
 def is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
     """Whether `pair` still needs a label from `reviewer` (see the module docstring); with an assignment, only
-    from a reviewer holding one of its slots, or an open slot nobody holds (`annotations.review._assign.may_label`)."""
+    from a reviewer holding one of its slots, or an open slot nobody holds (`annotations.review._assign.may_label`).
+    The name as its events are stored (`_check_reviewer`)."""
+    return _is_open(db, _check_reviewer(db, reviewer), pair)
+
+
+def _is_open(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> bool:
+    """`is_open` for a name already as stored (a queue's reviewer)."""
     rules = _rules(db, pair)
     if not rules:
         return False
@@ -266,7 +272,7 @@ def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
     it when the sample has grown."""
     while queue.reopened:
         pair = queue.reopened[-1]
-        if is_open(db, queue.reviewer, pair):
+        if _is_open(db, queue.reviewer, pair):
             return pair
         queue.reopened.pop()
     version = _queue_version(db)
@@ -279,7 +285,7 @@ def next_pair(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
                 return None
             continue
         pair = queue.order[queue.cursor]
-        if pair not in queue.skipped and is_open(db, queue.reviewer, pair):
+        if pair not in queue.skipped and _is_open(db, queue.reviewer, pair):
             return pair
         queue.cursor += 1
     return None
@@ -390,7 +396,7 @@ def undo(db: sqlite_utils.Database, queue: ReviewQueue) -> Pair | None:
 
 
 def my_label(db: sqlite_utils.Database, reviewer: str, pair: Pair) -> SavedLabel | None:
-    row = _standing(db, Pair(*pair)).get(reviewer)
+    row = _standing(db, Pair(*pair)).get(_check_reviewer(db, reviewer))
     return _saved(row) if row else None
 
 

@@ -191,6 +191,7 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
     # the whole file, against the events stored before it.
     consumed: Counter[tuple[Any, ...]] = Counter()
     spellings: dict[str, str] | None = None  # casefolded reviewer name -> the spelling it is stored under
+    stored_names: set[str] = set()
     with write(db):
         last_before = conn.execute("SELECT coalesce(max(id), 0) FROM human_labels").fetchone()[0]
         for parsed in chunks(source):
@@ -205,8 +206,9 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             # characters), under the spelling the project (or, for a new name, the file) first gave it whatever its
             # case (a review, wave 15: "ann" and "ANN" were two raters of the human-human ceiling, and a label
             # after the reveal under "Ann" was a blind first label)
-            if spellings is None:
-                spellings = {name.casefold(): name for name in reviewer_names(db)}
+            if spellings is None:  # (a name stored exactly as given keeps it: two stored spellings stay apart)
+                stored_names = set(reviewer_names(db))
+                spellings = {name.casefold(): name for name in sorted(stored_names)}
             reviewers = []
             for index, r in enumerate(parsed.rows):
                 try:
@@ -214,7 +216,7 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
                 except ValueError as exc:
                     problems.extend([parsed.problem(index, "reviewer", str(exc))])
                     name = r.reviewer
-                reviewers.append(spellings.setdefault(name.casefold(), name))
+                reviewers.append(name if name in stored_names else spellings.setdefault(name.casefold(), name))
             if problems.total:
                 continue  # the file is refused: read on only to report every problem
             rows = [
@@ -490,7 +492,9 @@ def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
     import difflib  # noqa: PLC0415
 
     name = clean_reviewer_name(typed)
-    known = reviewer_names(db)
+    # the names labels are stored under, and those `assign` dealt slots to who have not labelled yet (a review, wave
+    # 15: "Ann" after "ann" was assigned was a new person, and was dealt the second slot of ann's own overlap pair)
+    known = sorted({*reviewer_names(db), *(r[0] for r in db.execute("SELECT DISTINCT reviewer FROM assignments"))})
     for stored in known:
         if stored.casefold() == name.casefold():
             return ReviewerName(stored, ())
