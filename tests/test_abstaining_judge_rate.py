@@ -84,3 +84,12 @@ def test_the_rule_on_the_rate_itself():
     assert not ppi_pass_rate("m", [0.5] * 9 + [1.0], [0.5], [1]).judge_abstained  # one verdict
     assert not ppi_pass_rate("m", [0.5] * 9 + [1.0], [], []).judge_abstained
     assert not ppi_pass_rate("m", [], [], []).judge_abstained  # nothing judged: its own reason
+
+
+def test_a_label_share_of_a_judge_that_answered_nothing_is_none():
+    """A label share's prediction of an abstention is 1/k (`label_prediction`), not 0.5: four labels, 0.25 (a review
+    of wave 15's fix: the all-error judge's refusal shares read 25.0% each)."""
+    assert ppi_pass_rate("m", [0.25] * 10, [0.25] * 4, [1, 0, 0, 0]).judge_abstained
+    assert ppi_pass_rate("m", [1 / 3] * 10, [], []).judge_abstained
+    assert not ppi_pass_rate("m", [0.0] * 10, [0.0] * 2, [0, 1]).judge_abstained  # a judge that never says it
+    assert not ppi_pass_rate("m", [1.0] * 10, [1.0] * 2, [0, 1]).judge_abstained

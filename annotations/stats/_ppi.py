@@ -54,10 +54,13 @@ class PassRate:
 
     @property
     def judge_abstained(self) -> bool:
-        """Every judged pair's prediction is 0.5 (`ppi_prediction`: each pair's repeats all error rows, or tied): the
-        judge's own rate, 0.5, is then no reading of the judge, and is shown as undefined (a review, wave 14: an
-        all-error judge's line read "judge pass rate 50.0%")."""
-        return self.n_judged > 0 and self.judge_pass_rate == 0.5 and (self.n_judged == 1 or self.var_pred == 0)
+        """Every judged pair's prediction is the abstention's (`ppi_prediction` 0.5, `label_prediction` 1/k: each
+        pair's repeats all error rows, or tied): a verdict predicts 0 or 1, so predictions all equal to one value
+        strictly between are abstentions. The judge's own rate is then no reading of the judge, and is shown as
+        undefined (a review, wave 14: an all-error judge's line read "judge pass rate 50.0%"; wave 15: its label
+        shares read 25.0% each)."""
+        return (self.n_judged > 0 and 0 < self.judge_pass_rate < 1
+                and (self.n_judged == 1 or self.var_pred == 0))
 
 
 class AllSummary(NamedTuple):
