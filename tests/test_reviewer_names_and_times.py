@@ -151,3 +151,18 @@ def test_re_importing_an_export_with_two_stored_spellings_adds_nothing(unlabelle
     assert main(["--db", str(db), "import", "labels", str(out)]) == 0
     with ann.unit_of_work(db) as conn:
         assert conn.execute("SELECT reviewer FROM human_labels ORDER BY id").fetchall() == [("kim",), ("Kim",)]
+
+
+def test_an_import_files_a_name_under_its_assigned_spelling(unlabelled_demo, tmp_path):
+    """`import labels` matches names as `canonical_reviewer` does: "ANN" after `assign ann,bob`, before ann labelled
+    anything, is ann (it matched labelled names only, so she would have been two reviewers again)."""
+    db = unlabelled_demo
+    with ann.unit_of_work(db) as conn:
+        ann.assign(conn, ["ann", "bob"])
+    pair = _first_random(db)
+    path = tmp_path / "labels.jsonl"
+    path.write_text(json.dumps({"run_record_id": pair[0], "constraint_id": pair[1], "reviewer": "ANN",
+                                "label": _label_set(db, pair)[0], "blind": True}) + "\n")
+    assert main(["--db", str(db), "import", "labels", str(path)]) == 0
+    with ann.unit_of_work(db) as conn:
+        assert conn.execute("SELECT reviewer FROM human_labels").fetchall() == [("ann",)]

@@ -124,14 +124,14 @@ def validate_label_rows(parsed: Parsed[Any], label_sets: dict[tuple[str, str], t
     # and those that say which answer they were made on
     answered = [row.run_record_id for row in parsed.rows if getattr(row, "output_sha256", None) is not None]
     outputs = output_hashes(db, answered) if db is not None and answered else {}
-    latest = datetime.now(timezone.utc) + FUTURE_ALLOWANCE
+    now = datetime.now(timezone.utc)
     for index, row in enumerate(parsed.rows):
         made = getattr(row, "created_at", None)
-        if made is not None and aware_utc(made) > latest:
+        if made is not None and aware_utc(made) > now + FUTURE_ALLOWANCE:
             # A rubric version is verified on the labels made after it (the gate's fresh-label rule): a label dated
             # ahead of now "verified" a version tuned on it (a review, wave 15: labels dated 2099)
             problems.append(parsed.problem(index, "created_at", (
-                f"{made.isoformat()} is later than now ({datetime.now(timezone.utc).isoformat(timespec='seconds')}):"
+                f"{made.isoformat()} is later than now ({now.isoformat(timespec='seconds')}):"
                 " nothing is made in the future; give the time with its zone (a time without one is read as UTC)")))
             continue
         pair = (row.run_record_id, row.constraint_id)
@@ -207,8 +207,9 @@ def import_labels(db: sqlite_utils.Database, source: Parsed[HumanLabelRow] | Ite
             # case (a review, wave 15: "ann" and "ANN" were two raters of the human-human ceiling, and a label
             # after the reveal under "Ann" was a blind first label)
             if spellings is None:  # (a name stored exactly as given keeps it: two stored spellings stay apart)
-                stored_names = set(reviewer_names(db))
-                spellings = {name.casefold(): name for name in sorted(stored_names)}
+                known = _known_reviewers(db)  # as `canonical_reviewer` matches a typed name
+                stored_names = set(known)
+                spellings = {name.casefold(): name for name in known}
             reviewers = []
             for index, r in enumerate(parsed.rows):
                 try:
@@ -484,6 +485,13 @@ def clean_reviewer_name(typed: str | None) -> str:
     return name
 
 
+def _known_reviewers(db: sqlite_utils.Database) -> list[str]:
+    """The names a typed name is matched against, sorted: those labels are stored under, and those `assign` dealt
+    slots to who have not labelled yet (a review, wave 15: "Ann" after "ann" was assigned was a new person, and was
+    dealt the second slot of ann's own overlap pair)."""
+    return sorted({*reviewer_names(db), *(r[0] for r in db.execute("SELECT DISTINCT reviewer FROM assignments"))})
+
+
 def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
     """The name a typed reviewer name is stored under. Whitespace is collapsed; a name that differs from a stored
     reviewer only in case IS that reviewer (one person must not become two reviewers: the human-human statistics
@@ -492,9 +500,7 @@ def canonical_reviewer(db: sqlite_utils.Database, typed: str) -> ReviewerName:
     import difflib  # noqa: PLC0415
 
     name = clean_reviewer_name(typed)
-    # the names labels are stored under, and those `assign` dealt slots to who have not labelled yet (a review, wave
-    # 15: "Ann" after "ann" was assigned was a new person, and was dealt the second slot of ann's own overlap pair)
-    known = sorted({*reviewer_names(db), *(r[0] for r in db.execute("SELECT DISTINCT reviewer FROM assignments"))})
+    known = _known_reviewers(db)
     for stored in known:
         if stored.casefold() == name.casefold():
             return ReviewerName(stored, ())
