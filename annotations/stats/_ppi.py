@@ -128,7 +128,7 @@ def ppi_pass_rate(model: str, judge_all: Sequence[float], judge_lab: Sequence[fl
         return PassRate(model, 0, math.nan, n_lab, human, math.nan, math.nan, math.nan, math.nan,
                         "no judged pairs")
     # A rate that cannot be corrected still carries its predictions' variance: it tells a judge that abstained on
-    # every pair (`judge_abstained`: variance 0 at 0.5) from one whose verdicts split evenly. Planning reads it only
+    # every pair (`judge_abstained`: variance 0 strictly between 0 and 1) from one whose verdicts split evenly. Planning reads it only
     # with two labels or more.
     if n_lab == 0:
         return PassRate(model, n_all, raw, 0, math.nan, math.nan, math.nan, math.nan, math.nan,
