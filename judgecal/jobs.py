@@ -223,10 +223,9 @@ def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False)
         " WHERE rubric_sha256 = ? AND judge_model = ? AND landed_at IS NULL)) ORDER BY started_at",
         [rubric_sha256, model, pairwise, rubric_sha256, model]).fetchall()
     if not pairwise:
-        written = db.execute("SELECT value FROM settings WHERE key = ?",
-                             [BATCH_REQUESTS_SETTING + json.dumps([rubric_sha256, model])]).fetchone()
+        written = _requests_written(db, rubric_sha256, model)
         if written is not None:
-            rows.append(("a --batch-requests file", written[0]))
+            rows.append(("a --batch-requests file", written))
     return rows
 
 
@@ -264,6 +263,16 @@ def _other_settings(rows: Sequence[tuple[str, str]], wanted: dict[str, Any]) -> 
 # + json [rubric sha256, judge model]: the sampling settings `write_batch_requests` wrote a request file with, which
 # `import_batch_results` records on the batch its results land in
 BATCH_REQUESTS_SETTING = "batch_requests:"
+
+
+def _requests_key(rubric_sha256: str, model: str) -> str:
+    return BATCH_REQUESTS_SETTING + json.dumps([rubric_sha256, model])
+
+
+def _requests_written(db, rubric_sha256: str, model: str) -> str | None:
+    """The settings JSON a `--batch-requests` file of this judge model and rubric version was written with."""
+    row = db.execute("SELECT value FROM settings WHERE key = ?", [_requests_key(rubric_sha256, model)]).fetchone()
+    return None if row is None else row[0]
 
 
 def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict[str, Any]) -> None:
@@ -711,7 +720,7 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
         _refuse_other_settings(db, chosen, stored.version, model, {"temperature": temperature, "seed": seed})
         with ann.write(db):
             db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-                       [BATCH_REQUESTS_SETTING + json.dumps([chosen.sha256, model]),
+                       [_requests_key(chosen.sha256, model),
                         json.dumps({"temperature": temperature, "seed": seed})])
         tasks = plan(pairs, chosen, model, repeats)
         done = av.done_verdict_keys(db, (t.key for t in tasks), retry_errors=not only_labelled)
@@ -775,9 +784,8 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
         written = None
         if len(groups) == 1:
             (sha, model), = groups
-            row = db.execute("SELECT value FROM settings WHERE key = ?",
-                             [BATCH_REQUESTS_SETTING + json.dumps([sha, model])]).fetchone()
-            written = {"model": model, "rubric_sha256": sha, **(json.loads(row[0]) if row else {})}
+            asked = _requests_written(db, sha, model)
+            written = {"model": model, "rubric_sha256": sha, **(json.loads(asked) if asked else {})}
     labels_of = {k: pair_labels[(k.run_record_id, k.constraint_id)] for k in keys}
     results = list(read_results(text, labels_of)) if not problems else []
     seen: set = set()
