@@ -305,7 +305,7 @@ def import_verdicts(db: sqlite_utils.Database,
                 # (pair, rubric version, judge model) groups with verdicts stored before this import (a group this
                 # file began in an earlier chunk takes its own later repeats: a review, wave 15)
                 judged = {k[:4] for k in stored} - begun
-                labelled = _labelled_pairs(conn, {k[:2] for k in keys if k not in stored and k[:4] in judged})
+                labelled = _carrying_labels(conn, {k[:2] for k in keys if k not in stored and k[:4] in judged})
                 fresh = []
                 for index, (row, key) in enumerate(zip(parsed.rows, keys)):
                     if firsts[index] is not None:
@@ -397,7 +397,7 @@ def _rubric_of(parsed: Parsed[VerdictImportRow], index: int, row: VerdictImportR
     return sha
 
 
-def _labelled_pairs(conn: Any, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
+def _carrying_labels(conn: Any, pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
     """The pairs among `pairs` that carry a human label event (the pair index serves it)."""
     if not pairs:
         return set()
