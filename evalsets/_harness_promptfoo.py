@@ -159,8 +159,8 @@ def stream_promptfoo(path: str | Path) -> Iterator[HarnessImport]:
         # A repeated test (--repeat) has the same indices: its n-th occurrence is its n-th run record.
         own = r.get("id") if isinstance(r.get("id"), str) and r.get("id") else None
         sample = own or (key if occurrences[key] == 1 else f"{key}:{occurrences[key]}")
-        error = None if grading_failed else \
-            r.get("error") if r.get("failureReason") == 2 or response.get("output") is None else None
+        failed = not grading_failed and (r.get("failureReason") == 2 or response.get("output") is None)
+        error = r.get("error") if failed else None
         usage = response.get("tokenUsage") or {}
         if eval_id is not None:
             record_id, run = f"{KIND}:{eval_id}:{sample}", eval_id
