@@ -19,6 +19,8 @@ from judgecal import annotations as ann
 from judgecal.annotations.store import output_sha256
 from judgecal.cli import main
 
+from test_import_item_content import _export  # the demo's export of the records `_project` holds
+
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "data" / "demo_runs.jsonl"
 
@@ -37,21 +39,17 @@ def _project(folder: Path, runs: list[dict]) -> str:
     return db
 
 
-def _export(demo: Path, kind: str, out: Path) -> list[dict]:
-    """`export KIND` of the demo, the rows of `data/demo_runs.jsonl`'s run records only (what `_project` holds)."""
-    assert main(["--db", str(demo), "export", kind, "--out", str(out)]) == 0
-    ids = {r["id"] for r in _runs()}
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
-    rows = [r for r in rows if "judgecal_export" in r or r["run_record_id"] in ids]
-    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return [r for r in rows if "judgecal_export" not in r]
+def _rows(path: Path) -> list[dict]:
+    return [r for r in map(json.loads, path.read_text().splitlines()) if "judgecal_export" not in r]
 
 
 @pytest.fixture
 def exported(demo, tmp_path):
+    """The demo's labels and verdicts exported, the rows of `data/demo_runs.jsonl`'s run records only (what
+    `_project` holds): each file's path and rows."""
     labels = _export(demo, "labels", tmp_path / "labels.jsonl")
     verdicts = _export(demo, "verdicts", tmp_path / "verdicts.jsonl")
-    return tmp_path / "labels.jsonl", labels, tmp_path / "verdicts.jsonl", verdicts
+    return labels, _rows(labels), verdicts, _rows(verdicts)
 
 
 def test_every_exported_row_names_its_answer(exported, demo):
