@@ -122,7 +122,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of each stratum's judged pairs in the random sample, rounded up (default 0.10)")
     p.add_argument("--overlap", type=fraction, default=ann.DEFAULT_OVERLAP,
                    help="share of each stratum's random pairs also given to a second reviewer (default 0.2)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
+    p.add_argument("--seed", type=int, default=ann.DEFAULT_SEED,
+                   help=f"seed of the random draw of populations no judge verdict is stored for yet (default "
+                        f"{ann.DEFAULT_SEED}); a judged population's order is the default one, fixed before anyone saw "
+                        "its verdicts")
     p.add_argument("--judged-only", action="store_true",
                    help="do not sample pairs that no rubric has judged yet (stratum …|unjudged)")
     p.add_argument("--paired", nargs=2, metavar=("RUN_A", "RUN_B"),

@@ -15,7 +15,7 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 import pytest
 
@@ -181,7 +181,7 @@ def unlabelled_demo(tmp_path: Path) -> Path:
 def sampled_db(project_db: Path) -> Path:
     """`project_db` with every pair sampled (rate 1.0, overlap 0.5)."""
     with ann.unit_of_work(project_db) as db:
-        ann.draw_sample(db, rate=1.0, overlap=0.5, seed=1)
+        ann.draw_sample(db, rate=1.0, overlap=0.5)
     return project_db
 
 
@@ -249,3 +249,25 @@ def label_drawn_c1(db: str | Path, reviewer: str = "ann") -> None:
         drawn = [r[0] for r in conn.execute("SELECT run_record_id FROM samples WHERE rule = 'random'")]
         for rid in drawn:
             ann.record_label(conn, reviewer, ann.Pair(rid, "c1"), "pass" if int(rid[1:]) % 2 else "fail")
+
+
+@contextlib.contextmanager
+def seed_rule_off() -> Iterator[None]:
+    """Draws take any seed, judged populations or not, inside the block: for building a project whose sample was
+    drawn under a named seed (the state a draw before judging, or an import of it, leaves) after writing its
+    verdicts. The rule that refuses a seed named after a population's verdicts (`refuse_seed_after_verdicts`) has its
+    own tests, tests/test_seed_after_verdicts.py."""
+    from unittest import mock
+
+    from judgecal.annotations.review import _sampling  # house: private
+
+    with mock.patch.object(_sampling, "refuse_seed_after_verdicts", lambda *args, **kwargs: None):
+        yield
+
+
+@pytest.fixture
+def any_seed() -> Iterator[None]:
+    """`seed_rule_off` for a whole test: tests of the draw's mechanics (twins against a reference draw, top-ups,
+    memo attacks), which vary the seed on purpose."""
+    with seed_rule_off():
+        yield

@@ -228,7 +228,7 @@ def _hostile_url_project(path: Path) -> Path:
         add_rubric(db, "c" * 64, version=1)
         add_verdicts(db, [(run["id"], "https://evil.example/c", "c" * 64, "pass", None, r) for r in range(3)],
                      judge_model="https://evil.example/judge")
-        ann.draw_sample(db, rate=1.0, seed=1)
+        ann.draw_sample(db, rate=1.0)
     return path
 
 

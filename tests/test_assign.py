@@ -10,6 +10,9 @@ import pytest
 from judgecal import annotations as ann
 from judgecal.cli import main
 
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
+
 
 def _drain(db, reviewer: str, label: str = "pass") -> list[ann.Pair]:
     queue = ann.open_queue(db, reviewer)

@@ -21,6 +21,9 @@ from conftest import add_rubric, add_verdicts
 from judgecal.cli import main
 from judgecal.evalsets import EvalItem, RunRecord, parse_rows
 
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
+
 SHA = "e" * 64
 N_ITEMS = 80
 M = 4  # constraints per item, all judged and true alike: the extreme of within-item correlation

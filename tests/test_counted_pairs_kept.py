@@ -31,7 +31,7 @@ def _same(db) -> frozenset:
     return kept.pairs
 
 
-def test_counted_pairs_follow_every_change_to_the_labels(tmp_path):
+def test_counted_pairs_follow_every_change_to_the_labels(tmp_path, any_seed):
     path = _project(tmp_path / "p.db")
     with ann.unit_of_work(path) as db:
         ann.draw_sample(db, **KW)

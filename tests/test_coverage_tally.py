@@ -25,6 +25,9 @@ from judgecal.annotations.store import _memo, write  # house: private (its kept 
 from test_sampling_members import _hostile
 from test_sampling_scale import STAMP, V1, V2, _new_records, _project, _verdicts
 
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
+
 RUNS = (None, "demo-run-a", "demo-run-b")
 
 

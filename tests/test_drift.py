@@ -74,7 +74,7 @@ def _labelled_project(path: Path, *, repeats: int = 1, label_all: bool = True) -
         finally:
             backend.close()
     with ann.unit_of_work(path) as db:
-        ann.draw_sample(db, rate=1.0, overlap=0.0, seed=3)
+        ann.draw_sample(db, rate=1.0, overlap=0.0)
         if label_all:
             for rid, cid in sorted(ann.counted_pairs(db).order[("grounded", "agent-a")] +
                                    ann.counted_pairs(db).order[("polite", "agent-a")]):
@@ -359,7 +359,7 @@ def test_killed_drift_run_resumes_without_asking_twice(tmp_path: Path) -> None:
                 " created_at) VALUES (?,?,?,?,0,'pass',?)",
                 [(f"run-{n}-0", c, strict.sha256, MODEL, ann.now_iso()) for n in range(n_items)
                  for c in ("grounded", "polite")])
-        ann.draw_sample(conn, rate=1.0, overlap=0.0, seed=1)
+        ann.draw_sample(conn, rate=1.0, overlap=0.0)
         for pair in sorted(ann.counted_pairs(conn).order[("grounded", "agent-a")] +
                            ann.counted_pairs(conn).order[("polite", "agent-a")]):
             ann.record_label(conn, "alice", pair, "pass")

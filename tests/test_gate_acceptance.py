@@ -69,7 +69,7 @@ def test_gate_passes_a_good_judge_and_fails_a_poor_one(labelled_demo, tmp_path, 
     assert "lower bound" in out and "human vs human kappa" in out
 
 
-def test_design_weighted_agreement_tracks_the_population_on_the_demo(tmp_path):
+def test_design_weighted_agreement_tracks_the_population_on_the_demo(tmp_path, any_seed):
     """Issue 10 item 7 on the demo: the ceil(10%) quota samples small strata (constraint × model) at 33-100% and large
     ones at ~10%. A synthetic judge that is always right on small strata (<= 5 pairs) and right on 60% of the pairs
     of large ones: the unweighted agreement over the sample over-counts the small strata and flatters the judge; the

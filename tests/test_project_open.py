@@ -258,7 +258,7 @@ def readonly_project() -> Iterator[Path]:
         out.chmod(0o777)
         db = seed_project(folder / "project.db")
         with ann.unit_of_work(db) as conn:
-            ann.draw_sample(conn, rate=1.0, seed=1)
+            ann.draw_sample(conn, rate=1.0)
         conn = sqlite3.connect(db)  # a read-write connection: the last one to close removes -wal and -shm
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         conn.close()

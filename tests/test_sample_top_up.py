@@ -10,11 +10,15 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from judgecal import annotations as ann
 from conftest import RUBRIC_SHA, RUBRIC_SHA_2, add_rubric, add_verdicts
 from judgecal.evalsets import RunRecord, parse_rows
+
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 RATE = 0.5
@@ -72,7 +76,9 @@ def test_stale_sample_is_detected_and_topped_up_with_the_same_draw(project_db):
         after = ann.review_progress(db)
         assert not after.stale and after.left == missing
         with ann.unit_of_work(twin) as tdb:
-            ann.draw_sample(tdb, rate=RATE, overlap=0, seed=7)  # what `judgecal sample` would have drawn
+            # what `judgecal sample --rate RATE --overlap 0` would have drawn: the populations drawn under seed 7 keep
+            # it, the judged model-c takes the default order (a named seed is never named again by the top-up)
+            ann.draw_sample(tdb, rate=RATE, overlap=0)
             assert ann.draw_orders(tdb) == ann.draw_orders(db)
             assert ann.quota_progress(tdb) == ann.quota_progress(db)
 

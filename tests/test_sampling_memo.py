@@ -59,7 +59,7 @@ def test_fast_path_equals_the_slow_definition_on_the_demo(tmp_path):
         _assert_fast_equals_slow(db)  # the second read is served from the memo
 
 
-def test_memo_follows_a_redraw_into_the_same_row_ids(tmp_path):
+def test_memo_follows_a_redraw_into_the_same_row_ids(tmp_path, any_seed):
     """Attack on the memo: delete the sample and draw it again under another seed. The row ids and the row count
     come back the same; the counted pairs must follow the new order, not the memoised one."""
     with ann.unit_of_work(_demo(tmp_path)) as db:

@@ -27,6 +27,9 @@ from judgecal.annotations.review._sampling import (  # house: private
     strata_members, stratum_key, targeted_pairs)
 from judgecal.annotations.store import now_iso, write
 
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 V1, V2, V3 = "a" * 64, "b" * 64, "0" * 64  # V3 sorts first: a pair judged by it is recorded in its stratum
 STAMP = "2026-11-01T00:00:00Z"

@@ -26,6 +26,9 @@ from judgecal.annotations.store import write
 from test_sampling_members import KW, _hostile, _same_states
 from test_sampling_scale import STAMP, V1, V2, V3, Twins, _new_records, _project, _verdicts
 
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
+
 
 def _multi(db) -> None:
     """Pairs judged by two versions and by two judge models under one version, next to each other in key order."""

@@ -357,7 +357,7 @@ def test_a_reading_command_never_stores_the_label_side(project: Path, full: Coun
 
 def test_a_draw_stores_the_labelled_pairs_sample_rules_it_moved(project: Path, full: Counter) -> None:
     with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["--db", str(project), "sample", "--rate", "0.3", "--seed", "7"]) == 0
+        assert main(["--db", str(project), "sample", "--rate", "0.3"]) == 0
     assert full == Counter({"labelled_sample_rules": 1})  # the draw changed them; nothing else was computed
     got = _run(project, "report", "--json")
     assert full == Counter({"labelled_sample_rules": 1})  # read back
@@ -372,7 +372,7 @@ def test_a_draw_leaves_the_rest_of_the_label_side_to_the_verdict_writers(project
         conn.execute("INSERT INTO run_records SELECT id || '-new', " + ", ".join(
             c[1] for c in conn.execute("PRAGMA table_info(run_records)") if c[1] != "id") + " FROM run_records LIMIT 1")
     with contextlib.redirect_stdout(io.StringIO()):
-        assert main(["--db", str(project), "sample", "--rate", "0.3", "--seed", "7"]) == 0
+        assert main(["--db", str(project), "sample", "--rate", "0.3"]) == 0
     assert full == Counter({"labelled_sample_rules": 1})
     got = _run(project, "report", "--json")
     assert full == Counter({"labelled_sample_rules": 1, "labelled_pair_info": 1, "record_covariates": 1})

@@ -13,6 +13,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
 import sqlite_utils
 
 from conftest import RUBRIC_SHA, seed_project
@@ -23,6 +24,9 @@ from judgecal.annotations.reports._browse import verdicts_version  # house: priv
 from judgecal.annotations.store import has_verdict_pairs
 from judgecal.cli import main
 from judgecal.judge._runner import Verdict, VerdictKey  # house: private
+
+# The draw's mechanics under seeds named on purpose (conftest.any_seed; the seed rule: test_seed_after_verdicts.py)
+pytestmark = pytest.mark.usefixtures("any_seed")
 
 
 def _recomputed(conn) -> set[tuple]:

@@ -51,7 +51,6 @@ import math
 import threading
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, is_dataclass
-from datetime import datetime, timezone
 from typing import Any, Collection, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -67,8 +66,8 @@ from judgecal.annotations.stats import (NO_CLUSTERING, PLAN_HALF_WIDTH, PPI_TUNE
                                         AllSummary, summarise_all,
                                         rogan_gladen)
 from judgecal.annotations.reports._judge_error import JudgeError, judge_error, kept_record_covariates
-from judgecal.annotations.store import (blind_first_labels, current_labels, kept_blind_first, kept_for_tables,
-                                        merged)
+from judgecal.annotations.store import (blind_first_labels, current_labels, instant, kept_blind_first,
+                                        kept_for_tables, merged)
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
                                    rules_by_pair, sample_rules, store_pair_tally, store_sample_side, PAIRED)
 from judgecal.annotations.store import majority_label
@@ -2579,16 +2578,6 @@ def _population_gaps(pairs: list[Pair], info: dict[Pair, PairInfo], population: 
         judged = Counter((p[1], info[p].model) for p in pairs)
     return tuple(PopulationGap(cid, model, n, population[(cid, model)])
                  for (cid, model), n in sorted(judged.items()) if n < population[(cid, model)])
-
-
-def instant(stamp: str | None) -> datetime:
-    """A stored time as an aware UTC datetime, for comparing times: as strings, an imported label written with
-    another UTC offset ("…T05:00:00+14:00") sorted after a revision created hours later ("…T16:00:00.000Z"). A time
-    without an offset is taken as UTC; none at all is the earliest time (it cannot be shown to be later)."""
-    if not stamp:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
 def _coverage_reason(c: Any, run_id: str | None = None) -> str | None:

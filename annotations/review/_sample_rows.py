@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judgecal.annotations.store import instant
 
 
 class SampleRow(BaseModel):
@@ -21,3 +23,13 @@ class SampleRow(BaseModel):
     reason: str | None = None
     seed: int | None = None
     drawn_at: str = Field(min_length=1)
+
+    @field_validator("drawn_at")
+    @classmethod
+    def _a_time(cls, value: str) -> str:
+        """An ISO 8601 time (as `export samples` writes it): an import compares it with the verdicts' times."""
+        try:
+            instant(value)
+        except ValueError:
+            raise ValueError(f"not an ISO 8601 time: {value!r}") from None
+        return value

@@ -38,6 +38,15 @@ def aware_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
+def instant(stamp: str | None) -> datetime:
+    """A stored time as an aware datetime, for comparing times: as strings, an imported label written with
+    another UTC offset ("…T05:00:00+14:00") sorted after a revision created hours later ("…T16:00:00.000Z"). A time
+    without an offset is taken as UTC; none at all is the earliest time (it cannot be shown to be later)."""
+    if not stamp:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return aware_utc(datetime.fromisoformat(stamp.replace("Z", "+00:00")))
+
+
 def iso_utc(moment: datetime) -> str:
     """`moment` spelt as the project stores times (`now_iso`'s UTC spelling, milliseconds, "Z")."""
     return aware_utc(moment).astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

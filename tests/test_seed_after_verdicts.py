@@ -1,0 +1,252 @@
+"""A sample's seed cannot be chosen after the judge's verdicts are in view (found by a hostile review, wave 15; closed
+in wave 16).
+
+The attack: with the verdicts stored, a script tries seeds until each population's random front holds no judge error
+and no split repeat (the pairs where the judge is likely wrong), then draws with that seed. The counted pairs are a
+prefix of that order, so the agreement the gate reads is the flattering one (the demo's pass/fail agreement went
+from 69.3% to 89.8%). Now a named seed only commits the order of a population no verdict is stored for; a judged
+population is drawn in judgecal's fixed order (`DEFAULT_SEED`), by `sample`, `sample --run-id`, `sample --paired`,
+and an imported sample file drawn after the population's first verdict under another seed is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judgecal import annotations as ann
+from judgecal.cli import main
+from judgecal.evalsets import EvalItem, RunRecord, parse_rows
+from conftest import RUBRIC_SHA, _item, _run, add_rubric, add_verdicts, seed_project  # house: private
+
+# The seed_project fixture's verdicts: run-a-2 × grounded has split repeats, run-a-3 × polite a judge error.
+TELLTALE = {("run-a-2", "grounded"), ("run-a-3", "polite")}
+
+
+def _unjudged(path: Path, models=("model-a", "model-b")) -> Path:
+    """seed_project's items and run records, no verdict yet."""
+    items = parse_rows("\n".join(json.dumps(_item(n)) for n in range(1, 5)), EvalItem)
+    runs = parse_rows("\n".join(json.dumps(_run(n, m)) for m in models for n in range(1, 5)), RunRecord)
+    with ann.unit_of_work(path) as db:
+        ann.import_items(db, items)
+        ann.import_runs(db, runs)
+        add_rubric(db, RUBRIC_SHA, version=1)
+    return path
+
+
+def _judge(path: Path, model_letter: str = "a") -> None:
+    with ann.unit_of_work(path) as db:
+        add_verdicts(db, [(f"run-{model_letter}-{n}", cid, RUBRIC_SHA, "pass", None, rep)
+                          for n in range(1, 5) for cid in ("grounded", "polite") for rep in range(3)])
+
+
+def _rows(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT run_record_id, constraint_id, rule, seed FROM samples ORDER BY rowid").fetchall()
+
+
+def _settings(path: Path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT key, value FROM settings ORDER BY key").fetchall()
+
+
+def test_the_attack_a_seed_whose_front_misses_the_judges_trouble_is_refused(tmp_path, capsys):
+    project = seed_project(tmp_path / "p.db")
+    # What a seed search finds: a seed whose quota-1 front of model-a's two populations holds neither telltale pair.
+    members = {cid: [ann.Pair(f"run-a-{n}", cid) for n in range(1, 5)] for cid in ("grounded", "polite")}
+
+    def front(seed: int) -> set:  # rate 0.5 of 4 pairs: the first 2 of each population's order
+        return {p for cid, ps in members.items()
+                for p in sorted(ps, key=lambda p: ann.draw_rank(seed, cid, "model-a", p))[:2]}
+
+    default_front = front(0)
+    shopped = next(seed for seed in range(1, 200) if not front(seed) & TELLTALE)
+    assert default_front & TELLTALE  # the fixed order does hold one: the shop would have flattered the judge
+    before = _settings(project)
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", str(shopped)]) == 2
+    err = capsys.readouterr().err
+    assert f"seed {shopped} would fix the draw order of 2 population(s) whose judge verdicts are already stored" in err
+    assert "grounded × model-a" in err and "polite × model-a" in err and "model-b" not in err
+    assert "Nothing was drawn" in err
+    assert _rows(project) == [] and _settings(project) == before  # nothing written
+    # every other named seed too: the script gets no second sample to choose from
+    for seed in (1, 2, 3, -1, 2**40):
+        assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", str(seed)]) == 2
+    capsys.readouterr()
+    assert _rows(project) == []
+    # the default order, named or not, draws; the fixed order's front is the one counted
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "0"]) == 0
+    drawn = {(rid, cid) for rid, cid, rule, seed in _rows(project) if rule == "random" and rid.startswith("run-a")}
+    assert drawn == {tuple(p) for p in default_front}
+    assert {seed for *_, seed in _rows(project)} == {0}
+
+
+def test_a_seed_named_before_judging_holds_and_a_later_judged_population_takes_the_default(tmp_path, capsys):
+    project = _unjudged(tmp_path / "p.db", models=("model-a",))
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "7"]) == 0  # review before judging
+    _judge(project)
+    first = _rows(project)
+    assert first and {seed for *_, seed in first} == {7}
+    # the committed populations: another seed changes nothing and is not refused
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "9"]) == 0
+    assert _rows(project) == first
+    # a new model's records, judged before any draw saw them: its populations take no named seed
+    runs = parse_rows("\n".join(json.dumps(_run(n, "model-b")) for n in range(1, 5)), RunRecord)
+    with ann.unit_of_work(project) as db:
+        ann.import_runs(db, runs)
+    _judge(project, "b")
+    capsys.readouterr()
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "9"]) == 2
+    err = capsys.readouterr().err
+    assert "2 population(s)" in err and "grounded × model-b" in err and "model-a" not in err
+    assert _rows(project) == first
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "7"]) == 2  # the old seed is named too
+    assert main(["--db", str(project), "sample", "--rate", "0.5"]) == 0
+    seeds = {(rid[:5], seed) for rid, _, rule, seed in _rows(project) if rule == "random"}
+    assert seeds == {("run-a", 7), ("run-b", 0)}
+
+
+def test_an_error_row_is_a_verdict_in_view(tmp_path, capsys):
+    """A population whose only verdicts are judge errors is judged: the errors are what a seed search avoids."""
+    project = _unjudged(tmp_path / "p.db", models=("model-a",))
+    with ann.unit_of_work(project) as db:
+        add_verdicts(db, [("run-a-1", "polite", RUBRIC_SHA, None, "timeout", 0)])
+    assert main(["--db", str(project), "sample", "--seed", "5"]) == 2
+    assert "1 population(s)" in capsys.readouterr().err and _rows(project) == []
+
+
+def test_run_and_paired_draws_take_the_rule_too(tmp_path, capsys):
+    project = seed_project(tmp_path / "p.db")
+    assert main(["--db", str(project), "sample", "--run-id", "r1", "--seed", "4"]) == 2
+    assert "would fix the draw order of 2 population(s)" in capsys.readouterr().err
+    assert _rows(project) == []
+    assert main(["--db", str(project), "sample", "--run-id", "r1"]) == 0
+    # a paired draw: model-a's records as run A, model-b's as run B, judged on A's side only
+    with ann.unit_of_work(project) as db, ann.write(db):
+        db.conn.execute("DELETE FROM samples")
+        db.conn.execute("UPDATE run_records SET run_id = CASE model WHEN 'model-a' THEN 'A' ELSE 'B' END")
+    capsys.readouterr()
+    assert main(["--db", str(project), "sample", "--paired", "A", "B", "--seed", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "2 population(s)" in err and "grounded (runs A and B)" in err and _rows(project) == []
+    assert main(["--db", str(project), "sample", "--paired", "A", "B"]) == 0
+    assert {seed for *_, seed in _rows(project)} == {0}
+
+
+def test_the_python_api_refuses_it_as_the_command_does(tmp_path):
+    project = seed_project(tmp_path / "p.db")
+    with ann.unit_of_work(project) as db:
+        with pytest.raises(ann.DrawRefused, match="seed 11 would fix the draw order"):
+            ann.draw_sample(db, seed=11)
+        with pytest.raises(ann.DrawRefused, match="seed 11 would fix the draw order"):
+            ann.draw_run_sample(db, "r1", seed=11)
+        assert ann.draw_sample(db, seed=ann.DEFAULT_SEED).random_added
+    assert {seed for *_, seed in _rows(project)} == {0}
+
+
+def _export(path: Path, out: Path) -> list[dict]:
+    with ann.unit_of_work(path) as db:
+        rows = list(ann.sample_export_rows(db))
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows
+
+
+def test_an_imported_sample_drawn_under_a_seed_after_the_verdicts_is_refused(tmp_path, capsys):
+    # drawn under seed 7 before any verdict (the project it came from), then judged there
+    origin = _unjudged(tmp_path / "origin.db")
+    assert main(["--db", str(origin), "sample", "--rate", "0.5", "--seed", "7"]) == 0
+    before_verdicts = tmp_path / "early.jsonl"
+    rows = _export(origin, before_verdicts)
+    target = seed_project(tmp_path / "target.db")  # its verdicts stored after that draw
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(target, fresh)
+    assert main(["--db", str(fresh), "import", "samples", str(before_verdicts)]) == 0
+    assert {seed for *_, seed in _rows(fresh)} == {7}
+    # the same rows claiming a draw after the target's verdicts: a seed that could have been chosen
+    late = tmp_path / "late.jsonl"
+    late.write_text("".join(json.dumps({**r, "drawn_at": ann.now_iso()}) + "\n" for r in rows))
+    capsys.readouterr()
+    assert main(["--db", str(target), "import", "samples", str(late)]) == 2
+    err = capsys.readouterr().err
+    assert "late.jsonl" in err and "seed" in err and "after its first judge verdict" in err
+    assert "grounded × model-a" in err and "model-b" not in err  # model-b has no verdict in the target
+    assert _rows(target) == []  # all or nothing
+    # times compared as instants: a drawn_at one hour before the verdicts, spelt at +14:00, sorts after them as text
+    with sqlite3.connect(target) as conn:
+        first_verdict = conn.execute("SELECT min(created_at) FROM verdicts").fetchone()[0]
+    from datetime import datetime, timedelta, timezone
+    hour_before = datetime.fromisoformat(first_verdict.replace("Z", "+00:00")) - timedelta(hours=1)
+    spelt = hour_before.astimezone(timezone(timedelta(hours=14))).isoformat()
+    assert spelt > first_verdict
+    offset = tmp_path / "offset.jsonl"
+    offset.write_text("".join(json.dumps({**r, "drawn_at": spelt}) + "\n" for r in rows))
+    assert main(["--db", str(target), "import", "samples", str(offset)]) == 0
+
+
+def test_an_imported_default_order_sample_is_taken_whenever_it_was_drawn(tmp_path):
+    origin = seed_project(tmp_path / "origin.db")
+    assert main(["--db", str(origin), "sample", "--rate", "0.5"]) == 0
+    file = tmp_path / "sample.jsonl"
+    rows = _export(origin, file)
+    target = seed_project(tmp_path / "target.db")
+    assert main(["--db", str(target), "import", "samples", str(file)]) == 0
+    assert len(_rows(target)) == len(rows)
+
+
+def test_an_imported_paired_sample_under_a_late_seed_is_refused(tmp_path, capsys):
+    project = _unjudged(tmp_path / "p.db")
+    with ann.unit_of_work(project) as db, ann.write(db):
+        db.conn.execute("UPDATE run_records SET run_id = CASE model WHEN 'model-a' THEN 'A' ELSE 'B' END")
+    assert main(["--db", str(project), "sample", "--paired", "A", "B", "--seed", "3"]) == 0  # before any verdict
+    file = tmp_path / "paired.jsonl"
+    rows = _export(project, file)
+    with ann.unit_of_work(project) as db, ann.write(db):
+        db.conn.execute("DELETE FROM samples")
+    _judge(project)
+    assert main(["--db", str(project), "import", "samples", str(file)]) == 0  # drawn before the verdicts
+    with ann.unit_of_work(project) as db, ann.write(db):
+        db.conn.execute("DELETE FROM samples")
+    late = tmp_path / "late.jsonl"
+    late.write_text("".join(json.dumps({**r, "drawn_at": ann.now_iso()}) + "\n" for r in rows))
+    capsys.readouterr()
+    assert main(["--db", str(project), "import", "samples", str(late)]) == 2
+    err = capsys.readouterr().err
+    assert "the paired sample paired|A|B|" in err and "after its first judge verdict" in err
+    assert _rows(project) == []
+
+
+def test_the_review_pages_top_up_names_no_seed(tmp_path):
+    """A seed named before judging, then a new model judged: the Review page's top-up (the last draw's rate and
+    overlap) must not name that seed for the new, judged populations, or the page would stop on the refusal."""
+    project = _unjudged(tmp_path / "p.db", models=("model-a",))
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "7"]) == 0
+    _judge(project)
+    runs = parse_rows("\n".join(json.dumps(_run(n, "model-b")) for n in range(1, 5)), RunRecord)
+    with ann.unit_of_work(project) as db:
+        ann.import_runs(db, runs)
+    _judge(project, "b")
+    with ann.unit_of_work(project) as db:
+        assert ann.sample_is_stale(db)
+        assert ann.top_up_sample(db).random_added == 4
+        assert not ann.sample_is_stale(db)
+    seeds = {(rid[:5], seed) for rid, _, rule, seed in _rows(project) if rule == "random"}
+    assert seeds == {("run-a", 7), ("run-b", 0)}
+
+
+def test_a_drawn_at_that_is_not_a_time_is_refused_with_file_line_and_field(tmp_path, capsys):
+    origin = _unjudged(tmp_path / "origin.db")
+    assert main(["--db", str(origin), "sample", "--rate", "0.5", "--seed", "7"]) == 0
+    rows = _export(origin, tmp_path / "ok.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps({**r, "drawn_at": "yesterday" if i == 1 else r["drawn_at"]}) + "\n"
+                           for i, r in enumerate(rows)))
+    target = seed_project(tmp_path / "target.db")
+    capsys.readouterr()
+    assert main(["--db", str(target), "import", "samples", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl:2: drawn_at" in err and "not an ISO 8601 time: 'yesterday'" in err
+    assert _rows(target) == []
