@@ -250,3 +250,20 @@ def test_a_drawn_at_that_is_not_a_time_is_refused_with_file_line_and_field(tmp_p
     err = capsys.readouterr().err
     assert "bad.jsonl:2: drawn_at" in err and "not an ISO 8601 time: 'yesterday'" in err
     assert _rows(target) == []
+
+
+def test_a_run_draw_cannot_commit_a_population_judged_on_another_runs_records(tmp_path, capsys):
+    """`sample --run-id R --seed S` commits the whole population's order (the population draw reuses it), so the
+    verdicts on the population's other runs' records count: judging only run r2 must not leave r1 a free seed."""
+    project = _unjudged(tmp_path / "p.db", models=("model-a",))
+    with ann.unit_of_work(project) as db, ann.write(db):
+        db.conn.execute("UPDATE run_records SET run_id = 'r2' WHERE id IN ('run-a-3', 'run-a-4')")
+        db.conn.executemany(
+            "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, error,"
+            " created_at) VALUES (?,?,?,'judge-1',0,'pass',NULL,?)",
+            [(rid, cid, RUBRIC_SHA, ann.now_iso()) for rid in ("run-a-3", "run-a-4") for cid in ("grounded", "polite")])
+    assert main(["--db", str(project), "sample", "--run-id", "r1", "--seed", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "2 population(s)" in err and "grounded × model-a" in err and _rows(project) == []
+    assert main(["--db", str(project), "sample", "--run-id", "r1"]) == 0
+    assert {seed for *_, seed in _rows(project)} == {0}

@@ -1486,11 +1486,13 @@ def refuse_seed_after_verdicts(db: sqlite_utils.Database, seed: int, *, run_id: 
             if paired_key(*paired, cid) not in committed)
         what = [f"{cid} (runs {paired[0]} and {paired[1]})" for cid in late]
     else:
-        committed = committed_seeds(db)
-        where, params = ("WHERE r.run_id = ?", [run_id]) if run_id is not None else ("", [])
-        late = sorted({(cid, model) for cid, model in db.execute(
+        judged = {(cid, model) for cid, model in db.execute(
             f"SELECT DISTINCT v.constraint_id, r.model FROM verdict_pairs v CROSS JOIN run_records r{r_index}"
-            f" ON r.id = v.run_record_id {where}", params)} - set(committed))
+            " ON r.id = v.run_record_id")}
+        if run_id is not None:  # the run's populations, judged on any run's records: the order is the population's
+            judged &= {(cid, model) for cid, model in db.execute(
+                f"SELECT DISTINCT c.id, r.model {_SEMANTIC_PAIRS} AND r.run_id = ?", [run_id])}
+        late = sorted(judged - set(committed_seeds(db)))
         what = [f"{cid} × {model}" for cid, model in late]
     if what:
         shown = ", ".join(what[:3]) + (f" and {len(what) - 3} more" if len(what) > 3 else "")
