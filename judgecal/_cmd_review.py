@@ -38,7 +38,8 @@ def cmd_sample(args: argparse.Namespace) -> str:
         keep_sample_side(db)  # after the draw's commit; the coverage below reads the orders back
         rows = ann.quota_progress(db)
     return (
-        f"{s.strata} strata; added {s.random_added} random, {s.targeted_added} targeted, {s.overlap_added} overlap "
+        _seed_note(args.seed, s.seed_not_used)
+        + f"{s.strata} strata; added {s.random_added} random, {s.targeted_added} targeted, {s.overlap_added} overlap "
         f"pairs (now {s.random_total} random, {s.targeted_total} targeted, {s.overlap_total} overlap)\n\n"
         + format_coverage(rows)
     )
@@ -52,7 +53,7 @@ def _cmd_sample_paired(args: argparse.Namespace) -> str:
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         counted = ann.paired_counted(db, run_a, run_b)
-    lines = [f"paired sample of {run_a} and {run_b}: {d.drawn} of the {d.units} items × constraints both runs answered "
+    lines = [_seed_note(args.seed, d.seed_not_used) + f"paired sample of {run_a} and {run_b}: {d.drawn} of the {d.units} items × constraints both runs answered "
              f"(added {d.added_pairs} pairs); each is labelled in both runs", "",
              "constraint  drawn  counted (labelled in both runs, in draw order)"]
     width = max([10, *(len(c) for c in counted.order)])
@@ -81,8 +82,12 @@ def _sample_run(args: argparse.Namespace) -> str:
             raise CommandError(str(exc)) from None
         keep_sample_side(db)  # the run's rows moved the samples' version
         rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
-    return (f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
+    return (_seed_note(args.seed, s.seed_not_used) + f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
             f"{s.random_total} random in the project)\n\n" + format_coverage(rows))
+
+
+def _seed_note(seed: int, judged: tuple[str, ...]) -> str:
+    return ann.seed_note(seed, judged) + "\n\n" if judged else ""
 
 
 def format_assignment(progress: list[ann.ReviewerProgress], overlap: ann.OverlapProgress) -> str:
@@ -123,9 +128,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overlap", type=fraction, default=ann.DEFAULT_OVERLAP,
                    help="share of each stratum's random pairs also given to a second reviewer (default 0.2)")
     p.add_argument("--seed", type=int, default=ann.DEFAULT_SEED,
-                   help=f"seed of the random draw of populations no judge verdict is stored for yet (default "
-                        f"{ann.DEFAULT_SEED}); a judged population's order is the default one, fixed before anyone saw "
-                        "its verdicts")
+                   help=f"seed of the draw orders this draw starts, used while none of their populations holds a "
+                        f"judge verdict (default {ann.DEFAULT_SEED}, judgecal's fixed order, which a draw after the "
+                        "judge runs always takes)")
     p.add_argument("--judged-only", action="store_true",
                    help="do not sample pairs that no rubric has judged yet (stratum …|unjudged)")
     p.add_argument("--paired", nargs=2, metavar=("RUN_A", "RUN_B"),

@@ -253,15 +253,15 @@ def label_drawn_c1(db: str | Path, reviewer: str = "ann") -> None:
 
 @contextlib.contextmanager
 def seed_rule_off() -> Iterator[None]:
-    """Draws take any seed, judged populations or not, inside the block: for building a project whose sample was
+    """Draws use any named seed, judged populations or not, inside the block: for building a project whose sample was
     drawn under a named seed (the state a draw before judging, or an import of it, leaves) after writing its
-    verdicts. The rule that refuses a seed named after a population's verdicts (`refuse_seed_after_verdicts`) has its
-    own tests, tests/test_seed_after_verdicts.py."""
+    verdicts. The rule that sets a named seed aside once a population is judged (`seed_for_draw`) has its own tests,
+    tests/test_seed_after_verdicts.py."""
     from unittest import mock
 
     from judgecal.annotations.review import _sampling  # house: private
 
-    with mock.patch.object(_sampling, "refuse_seed_after_verdicts", lambda *args, **kwargs: None):
+    with mock.patch.object(_sampling, "seed_for_draw", lambda db, seed, **kwargs: (seed, ())):
         yield
 
 

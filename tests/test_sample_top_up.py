@@ -76,9 +76,7 @@ def test_stale_sample_is_detected_and_topped_up_with_the_same_draw(project_db):
         after = ann.review_progress(db)
         assert not after.stale and after.left == missing
         with ann.unit_of_work(twin) as tdb:
-            # what `judgecal sample --rate RATE --overlap 0` would have drawn: the populations drawn under seed 7 keep
-            # it, the judged model-c takes the default order (a named seed is never named again by the top-up)
-            ann.draw_sample(tdb, rate=RATE, overlap=0)
+            ann.draw_sample(tdb, rate=RATE, overlap=0, seed=7)  # what `judgecal sample` would have drawn
             assert ann.draw_orders(tdb) == ann.draw_orders(db)
             assert ann.quota_progress(tdb) == ann.quota_progress(db)
 

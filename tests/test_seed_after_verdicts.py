@@ -4,9 +4,10 @@ in wave 16).
 The attack: with the verdicts stored, a script tries seeds until each population's random front holds no judge error
 and no split repeat (the pairs where the judge is likely wrong), then draws with that seed. The counted pairs are a
 prefix of that order, so the agreement the gate reads is the flattering one (the demo's pass/fail agreement went
-from 69.3% to 89.8%). Now a named seed only commits the order of a population no verdict is stored for; a judged
-population is drawn in judgecal's fixed order (`DEFAULT_SEED`), by `sample`, `sample --run-id`, `sample --paired`,
-and an imported sample file drawn after the population's first verdict under another seed is refused.
+from 69.3% to 89.8%). Now a named seed is used only by a draw none of whose new populations holds a verdict; once one
+does, the draw commits judgecal's fixed order (`DEFAULT_SEED`) and says so (`sample`, `sample --run-id`, `sample
+--paired`): every seed a script names gives the one sample. An imported sample file drawn after the population's
+first verdict under another seed is refused.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
-
-import pytest
 
 from judgecal import annotations as ann
 from judgecal.cli import main
@@ -54,9 +53,9 @@ def _settings(path: Path) -> list[tuple]:
         return conn.execute("SELECT key, value FROM settings ORDER BY key").fetchall()
 
 
-def test_the_attack_a_seed_whose_front_misses_the_judges_trouble_is_refused(tmp_path, capsys):
+def test_the_attack_every_seed_a_script_names_gives_the_one_fixed_sample(tmp_path, capsys):
     project = seed_project(tmp_path / "p.db")
-    # What a seed search finds: a seed whose quota-1 front of model-a's two populations holds neither telltale pair.
+    # What a seed search finds: a seed whose quota-2 front of model-a's two populations holds neither telltale pair.
     members = {cid: [ann.Pair(f"run-a-{n}", cid) for n in range(1, 5)] for cid in ("grounded", "polite")}
 
     def front(seed: int) -> set:  # rate 0.5 of 4 pairs: the first 2 of each population's order
@@ -66,85 +65,82 @@ def test_the_attack_a_seed_whose_front_misses_the_judges_trouble_is_refused(tmp_
     default_front = front(0)
     shopped = next(seed for seed in range(1, 200) if not front(seed) & TELLTALE)
     assert default_front & TELLTALE  # the fixed order does hold one: the shop would have flattered the judge
-    before = _settings(project)
-    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", str(shopped)]) == 2
-    err = capsys.readouterr().err
-    assert f"seed {shopped} would fix the draw order of 2 population(s) whose judge verdicts are already stored" in err
-    assert "grounded × model-a" in err and "polite × model-a" in err and "model-b" not in err
-    assert "Nothing was drawn" in err
-    assert _rows(project) == [] and _settings(project) == before  # nothing written
-    # every other named seed too: the script gets no second sample to choose from
-    for seed in (1, 2, 3, -1, 2**40):
-        assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", str(seed)]) == 2
-    capsys.readouterr()
-    assert _rows(project) == []
-    # the default order, named or not, draws; the fixed order's front is the one counted
-    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "0"]) == 0
-    drawn = {(rid, cid) for rid, cid, rule, seed in _rows(project) if rule == "random" and rid.startswith("run-a")}
+    samples = set()
+    for seed in (shopped, 1, 2, 3, -1, 2**40, 0):
+        copy = tmp_path / f"copy{seed}.db"
+        shutil.copy(project, copy)
+        assert main(["--db", str(copy), "sample", "--rate", "0.5", "--seed", str(seed)]) == 0
+        out = capsys.readouterr().out
+        if seed:
+            assert out.startswith(f"note: seed {seed} was not used: 2 population(s) this draw starts already hold "
+                                  "judge verdicts (grounded × model-a, polite × model-a)"), out
+            assert "committed judgecal's fixed order (seed 0)" in out
+        else:
+            assert "note:" not in out
+        rows = _rows(copy)
+        assert {seed for *_, seed in rows} == {0}
+        samples.add(tuple(rows))
+    assert len(samples) == 1  # the script gets no second sample to choose from
+    drawn = {(rid, cid) for rid, cid, rule, _ in next(iter(samples)) if rule == "random" and rid.startswith("run-a")}
     assert drawn == {tuple(p) for p in default_front}
-    assert {seed for *_, seed in _rows(project)} == {0}
 
 
 def test_a_seed_named_before_judging_holds_and_a_later_judged_population_takes_the_default(tmp_path, capsys):
     project = _unjudged(tmp_path / "p.db", models=("model-a",))
     assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "7"]) == 0  # review before judging
+    assert "note:" not in capsys.readouterr().out
     _judge(project)
     first = _rows(project)
     assert first and {seed for *_, seed in first} == {7}
-    # the committed populations: another seed changes nothing and is not refused
+    # the committed populations: another seed changes nothing, and no note (it would not have applied anyway)
     assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "9"]) == 0
-    assert _rows(project) == first
-    # a new model's records, judged before any draw saw them: its populations take no named seed
+    assert _rows(project) == first and "note:" not in capsys.readouterr().out
+    # a new model's records, judged before any draw saw them: its populations take the fixed order
     runs = parse_rows("\n".join(json.dumps(_run(n, "model-b")) for n in range(1, 5)), RunRecord)
     with ann.unit_of_work(project) as db:
         ann.import_runs(db, runs)
     _judge(project, "b")
-    capsys.readouterr()
-    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "9"]) == 2
-    err = capsys.readouterr().err
-    assert "2 population(s)" in err and "grounded × model-b" in err and "model-a" not in err
-    assert _rows(project) == first
-    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "7"]) == 2  # the old seed is named too
-    assert main(["--db", str(project), "sample", "--rate", "0.5"]) == 0
+    assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "9"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 9 was not used: 2 population(s)" in out and "grounded × model-b" in out
+    assert "model-a" not in out.split("\n\n")[0]
     seeds = {(rid[:5], seed) for rid, _, rule, seed in _rows(project) if rule == "random"}
     assert seeds == {("run-a", 7), ("run-b", 0)}
 
 
 def test_an_error_row_is_a_verdict_in_view(tmp_path, capsys):
-    """A population whose only verdicts are judge errors is judged: the errors are what a seed search avoids."""
+    """A population whose only verdicts are judge errors is judged: the errors are what a seed search avoids. The
+    draw's other new populations, unjudged, take the fixed order with it (one seed a draw)."""
     project = _unjudged(tmp_path / "p.db", models=("model-a",))
     with ann.unit_of_work(project) as db:
         add_verdicts(db, [("run-a-1", "polite", RUBRIC_SHA, None, "timeout", 0)])
-    assert main(["--db", str(project), "sample", "--seed", "5"]) == 2
-    assert "1 population(s)" in capsys.readouterr().err and _rows(project) == []
+    assert main(["--db", str(project), "sample", "--seed", "5"]) == 0
+    assert "seed 5 was not used: 1 population(s) this draw starts already hold judge verdicts (polite × model-a)" \
+        in capsys.readouterr().out
+    assert {seed for *_, seed in _rows(project)} == {0}
 
 
 def test_run_and_paired_draws_take_the_rule_too(tmp_path, capsys):
     project = seed_project(tmp_path / "p.db")
-    assert main(["--db", str(project), "sample", "--run-id", "r1", "--seed", "4"]) == 2
-    assert "would fix the draw order of 2 population(s)" in capsys.readouterr().err
-    assert _rows(project) == []
-    assert main(["--db", str(project), "sample", "--run-id", "r1"]) == 0
+    assert main(["--db", str(project), "sample", "--run-id", "r1", "--seed", "4"]) == 0
+    assert "seed 4 was not used: 2 population(s)" in capsys.readouterr().out
+    assert {seed for *_, seed in _rows(project)} == {0}
     # a paired draw: model-a's records as run A, model-b's as run B, judged on A's side only
     with ann.unit_of_work(project) as db, ann.write(db):
         db.conn.execute("DELETE FROM samples")
         db.conn.execute("UPDATE run_records SET run_id = CASE model WHEN 'model-a' THEN 'A' ELSE 'B' END")
-    capsys.readouterr()
-    assert main(["--db", str(project), "sample", "--paired", "A", "B", "--seed", "3"]) == 2
-    err = capsys.readouterr().err
-    assert "2 population(s)" in err and "grounded (runs A and B)" in err and _rows(project) == []
-    assert main(["--db", str(project), "sample", "--paired", "A", "B"]) == 0
+    assert main(["--db", str(project), "sample", "--paired", "A", "B", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 3 was not used: 2 population(s)" in out and "grounded (runs A and B)" in out
     assert {seed for *_, seed in _rows(project)} == {0}
 
 
-def test_the_python_api_refuses_it_as_the_command_does(tmp_path):
+def test_the_python_api_sets_it_aside_as_the_command_does(tmp_path):
     project = seed_project(tmp_path / "p.db")
     with ann.unit_of_work(project) as db:
-        with pytest.raises(ann.DrawRefused, match="seed 11 would fix the draw order"):
-            ann.draw_sample(db, seed=11)
-        with pytest.raises(ann.DrawRefused, match="seed 11 would fix the draw order"):
-            ann.draw_run_sample(db, "r1", seed=11)
-        assert ann.draw_sample(db, seed=ann.DEFAULT_SEED).random_added
+        s = ann.draw_sample(db, seed=11)
+        assert s.random_added and s.seed_not_used == ("grounded × model-a", "polite × model-a")
+        assert ann.draw_sample(db, seed=12).seed_not_used == ()  # every population committed now
     assert {seed for *_, seed in _rows(project)} == {0}
 
 
@@ -219,9 +215,9 @@ def test_an_imported_paired_sample_under_a_late_seed_is_refused(tmp_path, capsys
     assert _rows(project) == []
 
 
-def test_the_review_pages_top_up_names_no_seed(tmp_path):
-    """A seed named before judging, then a new model judged: the Review page's top-up (the last draw's rate and
-    overlap) must not name that seed for the new, judged populations, or the page would stop on the refusal."""
+def test_the_review_pages_top_up_sets_the_named_seed_aside_for_populations_judged_since(tmp_path):
+    """A seed named before judging, then a new model judged: the Review page's top-up repeats the last draw's rate,
+    overlap and seed, and the seed is set aside for the new, judged populations as for `judgecal sample`."""
     project = _unjudged(tmp_path / "p.db", models=("model-a",))
     assert main(["--db", str(project), "sample", "--rate", "0.5", "--seed", "7"]) == 0
     _judge(project)
@@ -262,8 +258,7 @@ def test_a_run_draw_cannot_commit_a_population_judged_on_another_runs_records(tm
             "INSERT INTO verdicts (run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, error,"
             " created_at) VALUES (?,?,?,'judge-1',0,'pass',NULL,?)",
             [(rid, cid, RUBRIC_SHA, ann.now_iso()) for rid in ("run-a-3", "run-a-4") for cid in ("grounded", "polite")])
-    assert main(["--db", str(project), "sample", "--run-id", "r1", "--seed", "7"]) == 2
-    err = capsys.readouterr().err
-    assert "2 population(s)" in err and "grounded × model-a" in err and _rows(project) == []
-    assert main(["--db", str(project), "sample", "--run-id", "r1"]) == 0
+    assert main(["--db", str(project), "sample", "--run-id", "r1", "--seed", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "seed 7 was not used: 2 population(s)" in out and "grounded × model-a" in out
     assert {seed for *_, seed in _rows(project)} == {0}

@@ -135,6 +135,8 @@ class SampleSummary(NamedTuple):
     random_total: int
     targeted_total: int
     overlap_total: int
+    # a named seed this draw did not use: the judged populations it started (`seed_for_draw`), else empty
+    seed_not_used: tuple[str, ...] = ()
 
 
 def stratum_key(constraint_id: str, model: str, rubric_sha256: str | None) -> str:
@@ -658,7 +660,7 @@ def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEF
     Pairs it adds carry reason ``run:<run_id>`` and count for this run only; the population draw, its overlap and
     targeted rows and the stored quotas are left as they are."""
     _check_rates(rate, 0)
-    refuse_seed_after_verdicts(db, seed, run_id=run_id)
+    seed, set_aside = seed_for_draw(db, seed, run_id=run_id)
     stamp = now_iso()
     with write(db):
         seeds = committed_seeds(db)
@@ -687,7 +689,7 @@ def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEF
                         "drawn_at": stamp})))
         totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
     return SampleSummary(len(pops), len(new_rows), 0, 0, totals.get("random", 0), totals.get("targeted", 0),
-                         totals.get("overlap", 0))
+                         totals.get("overlap", 0), set_aside)
 
 
 RUN_DRAW_SETTING = "last_run_sample_draw:"  # + run id: `draw_run_sample`'s last look at the run records
@@ -726,7 +728,7 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     only rows were added since (`_draw_since`), it draws from what the last draw stored; the rows are the same.
     """
     _check_rates(rate, overlap)
-    refuse_seed_after_verdicts(db, seed)
+    seed, set_aside = seed_for_draw(db, seed)
     stamp = now_iso()
     arguments = {"rate": rate, "overlap": overlap, "seed": seed, "include_unjudged": include_unjudged}
     # The collector paused (issue 16.2): a whole draw at a million run records holds millions of objects and builds
@@ -737,7 +739,7 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         state = _draw_state(db)
         same_arguments = last.get("state") is not None and {k: last.get(k) for k in arguments} == arguments
         if same_arguments and last["state"] == state:
-            return _sample_summary(db, Counter())
+            return _sample_summary(db, Counter(), set_aside)
         # another rate, overlap or seed starts from the last draw too; another --judged-only draws whole
         resumable = last.get("state") is not None and last.get("include_unjudged") == include_unjudged
         drawn = (_draw_since(db, last, state, rate, overlap, seed, include_unjudged, stamp) if resumable
@@ -747,14 +749,14 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
         db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (DRAW_SETTING, json.dumps({
             **arguments, "marks": list(_data_marks(db)), "state": _draw_state(db, state[:_APPENDED]),
             "since": drawn.since, "labels_top": _labels_top(db)})))
-    return _sample_summary(db, drawn.added)
+    return _sample_summary(db, drawn.added, set_aside)
 
 
-def _sample_summary(db: sqlite_utils.Database, added: Counter) -> SampleSummary:
+def _sample_summary(db: sqlite_utils.Database, added: Counter, set_aside: tuple[str, ...] = ()) -> SampleSummary:
     totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
     strata = db.execute("SELECT count(*) FROM sample_strata").fetchone()[0]
     return SampleSummary(strata, added["random"], added["targeted"], added["overlap"], totals.get("random", 0),
-                         totals.get("targeted", 0), totals.get("overlap", 0))
+                         totals.get("targeted", 0), totals.get("overlap", 0), set_aside)
 
 
 # What a draw reads, per table: the columns of a row that the draw (or the targeted pairs' reasons) depends on.
@@ -1466,17 +1468,20 @@ class DrawRefused(ValueError):
     """A draw the project's ids make impossible (two populations of one stratum name); nothing was drawn."""
 
 
-def refuse_seed_after_verdicts(db: sqlite_utils.Database, seed: int, *, run_id: str | None = None,
-                               paired: tuple[str, str] | None = None) -> None:
-    """DrawRefused when a named seed (not `DEFAULT_SEED`) would commit the draw order of a population whose judge
-    verdicts (labels or error rows) are already stored: with the verdicts in view, a seed can be searched for whose
-    front holds no judge error and no split repeat, the pairs where the judge is likely right (wave 16: such a search
-    took the demo's pass/fail agreement from 69.3% to 89.8%). Such a population is drawn under the default seed, fixed
-    before anyone saw its verdicts; a seed is the user's to name while a population has none (review before judging).
-    Populations whose order a first draw already committed are not touched by the seed. `run_id`: that run's pairs
-    (`sample --run-id`); `paired`: the two runs of a paired draw, per constraint. Reads only when a seed is named."""
+def seed_for_draw(db: sqlite_utils.Database, seed: int, *, run_id: str | None = None,
+                  paired: tuple[str, str] | None = None) -> tuple[int, tuple[str, ...]]:
+    """The seed a draw commits new draw orders under, and the judged populations that kept it from the named one.
+
+    A named seed (not `DEFAULT_SEED`) is used only while no population the draw would start holds a verdict row
+    (a label or an error). With the verdicts in view, a seed can be searched for whose front holds no judge error and
+    no split repeat, the pairs where the judge is likely right (wave 15's review: such a search took the demo's
+    pass/fail agreement from 69.3% to 89.8%); so once one of them is judged the draw commits judgecal's fixed order,
+    `DEFAULT_SEED`, for every population it starts, and names the judged ones (the command prints them). Populations
+    a first draw already committed keep their seed, as before. `run_id`: the run's populations (`sample --run-id`),
+    judged on any run's records, since the run's draw commits the whole population's order; `paired`: the two runs
+    of a paired draw, per constraint. Reads only when a seed is named."""
     if seed == DEFAULT_SEED:
-        return
+        return seed, ()
     r_index = pair_indexes(db)[0]
     if paired is not None:
         committed = {r[0] for r in db.execute("SELECT DISTINCT stratum FROM samples WHERE rule = ?", [PAIRED])}
@@ -1484,23 +1489,25 @@ def refuse_seed_after_verdicts(db: sqlite_utils.Database, seed: int, *, run_id: 
             f"SELECT DISTINCT v.constraint_id FROM run_records r{r_index} JOIN verdict_pairs v"
             " ON v.run_record_id = r.id WHERE r.run_id IN (?, ?)", list(paired))
             if paired_key(*paired, cid) not in committed)
-        what = [f"{cid} (runs {paired[0]} and {paired[1]})" for cid in late]
+        judged = tuple(f"{cid} (runs {paired[0]} and {paired[1]})" for cid in late)
     else:
-        judged = {(cid, model) for cid, model in db.execute(
+        pops = {(cid, model) for cid, model in db.execute(
             f"SELECT DISTINCT v.constraint_id, r.model FROM verdict_pairs v CROSS JOIN run_records r{r_index}"
             " ON r.id = v.run_record_id")}
-        if run_id is not None:  # the run's populations, judged on any run's records: the order is the population's
-            judged &= {(cid, model) for cid, model in db.execute(
+        if run_id is not None:
+            pops &= {(cid, model) for cid, model in db.execute(
                 f"SELECT DISTINCT c.id, r.model {_SEMANTIC_PAIRS} AND r.run_id = ?", [run_id])}
-        late = sorted(judged - set(committed_seeds(db)))
-        what = [f"{cid} × {model}" for cid, model in late]
-    if what:
-        shown = ", ".join(what[:3]) + (f" and {len(what) - 3} more" if len(what) > 3 else "")
-        raise DrawRefused(
-            f"seed {seed} would fix the draw order of {len(what)} population(s) whose judge verdicts are already "
-            f"stored ({shown}): a seed named after the verdicts can be chosen for a flattering sample. Draw them "
-            f"without --seed (judgecal's fixed order, seed {DEFAULT_SEED}); a seed can be named only before a "
-            "population is judged. Nothing was drawn")
+        judged = tuple(f"{cid} × {model}" for cid, model in sorted(pops - set(committed_seeds(db))))
+    return (DEFAULT_SEED, judged) if judged else (seed, ())
+
+
+def seed_note(seed: int, judged: tuple[str, ...]) -> str:
+    """What a command prints when `seed_for_draw` did not use the named seed."""
+    shown = ", ".join(judged[:3]) + (f" and {len(judged) - 3} more" if len(judged) > 3 else "")
+    return (f"note: seed {seed} was not used: {len(judged)} population(s) this draw starts already hold judge "
+            f"verdicts ({shown}), and a seed named with the verdicts in view could choose a flattering sample; the "
+            f"draw committed judgecal's fixed order (seed {DEFAULT_SEED}). A seed is used by a draw made before the "
+            "judge runs.")
 
 
 def _refuse_shared_names(keys: Iterable[StratumKey]) -> None:
@@ -1889,15 +1896,15 @@ def sample_is_stale(db: sqlite_utils.Database) -> bool:
 
 
 def top_up_sample(db: sqlite_utils.Database) -> SampleSummary | None:
-    """Draw again with the last draw's rate and overlap when the sample is stale (None when it is not, or was never
-    drawn). The same function as `judgecal sample`, so the same draw order: it adds only what the new quotas need,
-    the next pairs of each population's committed order. It names no seed: a population that first appears now may
-    already be judged (`refuse_seed_after_verdicts`), so it takes judgecal's fixed order, as `judgecal sample` without
-    `--seed` gives it; the populations the last draw committed keep their seeds."""
+    """Draw again with the last draw's rate, overlap and seed when the sample is stale (None when it is not, or was
+    never drawn). The same function as `judgecal sample`, so the same draw order: it adds only what the new quotas
+    need, the next pairs of each population's committed order (a named seed is set aside for populations judged
+    since, `seed_for_draw`)."""
     last = last_draw(db)
     if last is None or not sample_is_stale(db):
         return None
-    return draw_sample(db, rate=last.rate, overlap=last.overlap, include_unjudged=last.include_unjudged)
+    return draw_sample(db, rate=last.rate, overlap=last.overlap, seed=last.seed,
+                       include_unjudged=last.include_unjudged)
 
 
 class ReviewProgress(NamedTuple):
@@ -2585,6 +2592,7 @@ class PairedDraw(NamedTuple):
     units: int  # units answered by both runs
     drawn: int  # units in the paired sample
     added_pairs: int
+    seed_not_used: tuple[str, ...] = ()  # as `SampleSummary`'s
 
 
 def draw_paired(db: sqlite_utils.Database, run_a: str, run_b: str, *, rate: float = DEFAULT_RATE,
@@ -2601,7 +2609,7 @@ def draw_paired(db: sqlite_utils.Database, run_a: str, run_b: str, *, rate: floa
     for run in (run_a, run_b):
         if run not in known:
             raise ValueError(f"no run records with run_id {run!r}")
-    refuse_seed_after_verdicts(db, seed, paired=(run_a, run_b))
+    seed, set_aside = seed_for_draw(db, seed, paired=(run_a, run_b))
     stamp = now_iso()
     with write(db):
         population = _paired_population(db, run_a, run_b)
@@ -2626,7 +2634,7 @@ def draw_paired(db: sqlite_utils.Database, run_a: str, run_b: str, *, rate: floa
                 rows += [(p[0], p[1], PAIRED, key, None, key_seed, stamp) for p in population[unit] if p not in stored]
         db.conn.executemany("INSERT INTO samples (run_record_id, constraint_id, rule, stratum, reason, seed, drawn_at)"
                             " VALUES (?,?,?,?,?,?,?)", rows)
-    return PairedDraw(len(population), drawn, len(rows))
+    return PairedDraw(len(population), drawn, len(rows), set_aside)
 
 
 class PairedSample(NamedTuple):
