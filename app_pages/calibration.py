@@ -92,6 +92,9 @@ demo_judges = sorted({g.judge_model for g in report.groups if judge.is_demo_qual
 if demo_judges:
     st.warning(f"{md_escape(', '.join(demo_judges))}: {judge.DEMO_QUALITY_WARNING}")  # model names: user data
 
+if report.named_seeds:  # constraint ids and model names: user data
+    st.warning(md_escape(ann.named_seeds_note(report.named_seeds)) + ".")
+
 below = report.below_quota
 grown = [c for c in below if c.reason and "since the sample was drawn" in c.reason]
 if grown:

@@ -262,3 +262,84 @@ def test_a_run_draw_cannot_commit_a_population_judged_on_another_runs_records(tm
     out = capsys.readouterr().out
     assert "seed 7 was not used: 2 population(s)" in out and "grounded × model-a" in out
     assert {seed for *_, seed in _rows(project)} == {0}
+
+
+def _named_project(tmp_path: Path) -> Path:
+    """Drawn under seed 7 before judging (the one way a draw uses a named seed), then judged and labelled."""
+    project = _unjudged(tmp_path / "p.db", models=("model-a",))
+    assert main(["--db", str(project), "sample", "--rate", "1.0", "--overlap", "0", "--seed", "7"]) == 0
+    _judge(project)
+    with ann.unit_of_work(project) as db:
+        for rid, cid, rule, _ in _rows(project):
+            if rule == "random":
+                ann.record_label(db, "ann", ann.Pair(rid, cid), "pass")
+    return project
+
+
+def test_the_report_and_the_gate_say_which_draw_orders_rest_on_a_named_seed(tmp_path, capsys):
+    """Whatever the rule lets through (a seed named before verdicts were imported, a file claiming an early
+    `drawn_at`) is shown: the report's text and JSON, and an information check of the gate that never fails it."""
+    project = _named_project(tmp_path)
+    capsys.readouterr()
+    assert main(["--db", str(project), "report", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["named_seeds"] == {"7": ["grounded × model-a", "polite × model-a"]}
+    assert main(["--db", str(project), "report"]) == 0
+    assert ("NOTE: 2 draw order(s) rest on a named seed, not judgecal's fixed order (seed 0): seed 7: 2 "
+            "(grounded × model-a, polite × model-a)") in capsys.readouterr().out
+    with ann.unit_of_work(project) as db:
+        gate = ann.run_gate(db, min_kappa=-1.0, min_n=1, on="point")
+        without = [c for c in gate.checks if c.check != "seed"]
+    seed_checks = [c for c in gate.checks if c.check == "seed"]
+    assert len(seed_checks) == 1 and seed_checks[0].ok and "seed 7: 2" in seed_checks[0].reason
+    assert gate.passed == all(c.ok for c in without)  # information only
+    exit_code = main(["--db", str(project), "gate", "--min-kappa", "-1", "--min-n", "1", "--on", "point"])
+    out = capsys.readouterr().out
+    assert "info  seed" in out and "seed 7: 2" in out
+    assert exit_code == (0 if gate.passed else 1)
+
+
+def test_a_project_in_the_fixed_order_shows_no_named_seed(tmp_path, capsys):
+    project = seed_project(tmp_path / "p.db")
+    assert main(["--db", str(project), "sample", "--seed", "9"]) == 0  # set aside: judged
+    capsys.readouterr()
+    assert main(["--db", str(project), "report", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["named_seeds"] == {}
+    assert main(["--db", str(project), "report"]) == 0
+    assert "named seed" not in capsys.readouterr().out
+    with ann.unit_of_work(project) as db:
+        assert not [c for c in ann.run_gate(db, min_kappa=0.0, min_n=1).checks if c.check == "seed"]
+
+
+def test_a_backdated_imported_sample_passes_the_import_but_is_shown(tmp_path, capsys):
+    origin = _unjudged(tmp_path / "origin.db")
+    assert main(["--db", str(origin), "sample", "--rate", "0.5", "--seed", "7"]) == 0
+    file = tmp_path / "early.jsonl"
+    _export(origin, file)
+    target = seed_project(tmp_path / "target.db")  # judged after the file's drawn_at: the file is taken
+    assert main(["--db", str(target), "import", "samples", str(file)]) == 0
+    with ann.unit_of_work(target) as db:
+        assert ann.named_seeds(db) == {7: ("grounded × model-a", "grounded × model-b", "polite × model-a",
+                                           "polite × model-b")}
+
+
+def test_a_paired_sample_under_a_named_seed_is_shown_by_its_key(tmp_path):
+    project = _unjudged(tmp_path / "p.db")
+    with ann.unit_of_work(project) as db, ann.write(db):
+        db.conn.execute("UPDATE run_records SET run_id = CASE model WHEN 'model-a' THEN 'A' ELSE 'B' END")
+    assert main(["--db", str(project), "sample", "--paired", "A", "B", "--seed", "3"]) == 0
+    with ann.unit_of_work(project) as db:
+        assert ann.named_seeds(db) == {3: ("paired|A|B|grounded", "paired|A|B|polite")}
+
+
+def test_the_calibration_page_shows_the_named_seed(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    project = _named_project(tmp_path)
+    monkeypatch.setenv("JUDGECAL_DB", str(project))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.session_state["reviewer"] = "zoe"
+    at.run()
+    at.switch_page("app_pages/calibration.py").run()
+    assert not at.exception
+    # the value is the markdown source, escaped: "seed 7\\: 2" renders as "seed 7: 2"
+    assert any("rest on a named seed" in w.value and "seed 7\\: 2" in w.value for w in at.warning), at.warning

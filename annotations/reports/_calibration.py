@@ -50,7 +50,7 @@ import operator
 import math
 import threading
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any, Collection, Iterable, NamedTuple, Sequence
 
 import numpy as np
@@ -69,7 +69,8 @@ from judgecal.annotations.reports._judge_error import JudgeError, judge_error, k
 from judgecal.annotations.store import (blind_first_labels, current_labels, instant, kept_blind_first,
                                         kept_for_tables, merged)
 from judgecal.annotations.review import (DEFAULT_RATE, counted_pairs, coverage as stratum_coverage, population_sizes,
-                                   rules_by_pair, sample_rules, store_pair_tally, store_sample_side, PAIRED)
+                                   named_seeds, rules_by_pair, sample_rules, store_pair_tally, store_sample_side,
+                                   PAIRED)
 from judgecal.annotations.store import majority_label
 from judgecal.annotations.reports._browse import samples_version, verdicts_version
 from judgecal.annotations.store import (PATTERN_SQL, code_digest, has_pair_rowids, has_verdict_pairs, pair_indexes,
@@ -274,6 +275,8 @@ class CalibrationReport:
     groups: tuple[JudgeGroup, ...]
     human_human: tuple[HumanAgreement, ...]
     coverage: tuple[CoverageRow, ...]
+    # seed -> the draw orders (populations, paired samples) committed under a seed other than judgecal's fixed one
+    named_seeds: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def below_quota(self) -> tuple[CoverageRow, ...]:
@@ -1592,7 +1595,7 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
                "rubric_seen": rubric_seen}
     if run_id is not None:
         filters["run_id"] = run_id
-    return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov)
+    return CalibrationReport(filters, rate, MAJORITY_RULE, tuple(groups), human_human, cov, named_seeds(db))
 
 
 class _LabelSide(NamedTuple):

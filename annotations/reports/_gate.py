@@ -33,6 +33,7 @@ from judgecal.annotations.reports._calibration import (
     counted_rules, gate_report, human_labels_by_pair, load_verdicts, match_rubrics, pair_info, ppi_pass_rate,
     ppi_prediction,
 )
+from judgecal.annotations.review import named_seeds_note
 # The run gate's helpers (the run comparison module, the run records and items with their models) load when a run is
 # gated (`gate --run`), not for the calibration gate, the common CI call (issue 16.2, start-up).
 
@@ -45,10 +46,13 @@ PROBE_LIMITS = {"max_position_bias": "position", "max_verbosity_flip": "verbosit
                 "max_injection_flip": "injection", "max_inconsistency": "consistency"}
 
 
+INFO_CHECKS = ("human_human", "seed")  # checks that only inform: always ok, printed as "info"
+
+
 @dataclass(frozen=True)
 class GateCheck:
     stratum: str
-    check: str  # coverage | kappa | pass_rate | judged | human_human (information only: always ok)
+    check: str  # coverage | kappa | pass_rate | judged | human_human, seed (information only: always ok)
     value: float | None
     threshold: float | None
     ok: bool
@@ -172,6 +176,8 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                                     "corrected pass rate cannot be evaluated against --min-pass-rate"))
     if groups:
         checks.append(_human_human_check(report))
+    if groups and report.named_seeds:
+        checks.append(GateCheck("(project)", "seed", None, None, True, named_seeds_note(report.named_seeds)))
     return GateResult(tuple(checks))
 
 
@@ -235,7 +241,7 @@ def _human_human_check(report: CalibrationReport) -> GateCheck:
 
 
 def format_gate(result: GateResult) -> str:
-    lines = [f"{('info' if c.check == 'human_human' else 'ok  ') if c.ok else 'FAIL'}  {c.check:<9}  {c.stratum}: "
+    lines = [f"{('info' if c.check in INFO_CHECKS else 'ok  ') if c.ok else 'FAIL'}  {c.check:<9}  {c.stratum}: "
              f"{c.reason}" for c in result.checks]
     lines.append(f"gate {'passed' if result.passed else 'FAILED'}: {len(result.failures)} of {len(result.checks)} "
                  "checks failed")

@@ -15,6 +15,7 @@ from judgecal.annotations.reports._calibration import Agreement, CalibrationRepo
 from judgecal.annotations.reports._decision import _pp
 from judgecal.annotations.reports._runs import BUCKETS, Comparison, RunStats
 from judgecal.annotations.stats import ratio as _rate
+from judgecal.annotations.review import named_seeds_note
 
 Block = tuple  # ("h", level, text) | ("p", text) | ("table", headers, rows)
 
@@ -137,6 +138,8 @@ def report_blocks(report: CalibrationReport, comparison: Any = None) -> list[Blo
     if report.below_quota:
         b.append(("p", f"WARNING: {len(report.below_quota)} stratum(s) below the review quota: these numbers are "
                        "not yet verified."))
+    if report.named_seeds:
+        b.append(("p", f"NOTE: {named_seeds_note(report.named_seeds)}."))
     if not report.groups:
         b.append(("p", "No judge verdicts match: run `judgecal judge` (or import verdicts) first."))
     for g in report.groups:

@@ -17,7 +17,7 @@ _OWNERS = {
         "paired_drawn",
         "paired_key", "paired_order", "labelled_pairs", "last_draw", "population_pairs", "population_sizes",
         "quota", "quota_progress", "review_progress", "rules_by_pair", "sample_export_rows", "sample_is_stale",
-        "sample_rules", "seed_for_draw", "seed_note",
+        "sample_rules", "seed_for_draw", "seed_note", "named_seeds", "named_seeds_note",
         "store_sample_side", "store_pair_tally", "strata_members", "stratum_key", "targeted_pairs", "top_up_sample",
     ),
     "._sample_rows": (
