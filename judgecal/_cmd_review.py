@@ -53,8 +53,9 @@ def _cmd_sample_paired(args: argparse.Namespace) -> str:
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         counted = ann.paired_counted(db, run_a, run_b)
-    lines = [_seed_note(args.seed, d.seed_not_used) + f"paired sample of {run_a} and {run_b}: {d.drawn} of the {d.units} items × constraints both runs answered "
-             f"(added {d.added_pairs} pairs); each is labelled in both runs", "",
+    lines = [_seed_note(args.seed, d.seed_not_used)
+             + f"paired sample of {run_a} and {run_b}: {d.drawn} of the {d.units} items × constraints both runs "
+             f"answered (added {d.added_pairs} pairs); each is labelled in both runs", "",
              "constraint  drawn  counted (labelled in both runs, in draw order)"]
     width = max([10, *(len(c) for c in counted.order)])
     lines[2] = f"{'constraint':<{width}}  drawn  counted (labelled in both runs, in draw order)"
@@ -82,7 +83,8 @@ def _sample_run(args: argparse.Namespace) -> str:
             raise CommandError(str(exc)) from None
         keep_sample_side(db)  # the run's rows moved the samples' version
         rows = ann.coverage(db, args.rate, include_unjudged=True, run_id=args.run_id)
-    return (_seed_note(args.seed, s.seed_not_used) + f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
+    return (_seed_note(args.seed, s.seed_not_used)
+            + f"run {args.run_id}: {s.strata} populations; added {s.random_added} random pairs of the run (now "
             f"{s.random_total} random in the project)\n\n" + format_coverage(rows))
 
 

@@ -10,7 +10,8 @@ from judgecal import lazy_exports
 # (judgecal.lazy_exports says why).
 _OWNERS = {
     "._sampling": (
-        "DEFAULT_OVERLAP", "DEFAULT_RATE", "DEFAULT_SEED", "PAIRED", "CountedPairs", "DrawRefused", "PairedDraw", "PairedSample",
+        "DEFAULT_OVERLAP", "DEFAULT_RATE", "DEFAULT_SEED", "PAIRED", "CountedPairs", "DrawRefused", "PairedDraw",
+        "PairedSample",
         "PairedUnit", "DrawSettings", "Pair", "ReviewProgress", "SampleSummary",
         "StratumCoverage", "StratumKey", "committed_seeds", "counted_pairs", "coverage", "draw_orders",
         "draw_rank", "draw_paired", "draw_run_sample", "draw_sample", "import_samples", "paired_counted",

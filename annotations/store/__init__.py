@@ -11,7 +11,8 @@ from judgecal import lazy_exports
 _OWNERS = {
     "._schema": (
         "DEFAULT_DB", "DEFAULT_GUIDELINES", "GUIDELINES_SETTING", "MIGRATIONS", "NoProject", "ProjectError",
-        "connect", "default_db_path", "discard_if_empty", "has_pair_rowids", "has_verdict_pairs", "instant", "iso_utc", "migrate", "pair_indexes", "parse_pattern", "PATTERN_SQL", "now_iso", "table_marks",
+        "connect", "default_db_path", "discard_if_empty", "has_pair_rowids", "has_verdict_pairs",
+        "instant", "iso_utc", "migrate", "pair_indexes", "parse_pattern", "PATTERN_SQL", "now_iso", "table_marks",
         "table_counts", "unit_of_work", "write",
     ),
     "._interface": (
