@@ -25,7 +25,7 @@ from judgecal.annotations.store import write
 from test_sampling_members import KW as _MEMBERS_KW
 from test_sampling_scale import _project
 
-KW = {k: v for k, v in _MEMBERS_KW.items() if k != "seed"}  # the default order: a judged project takes no named seed
+KW = {k: v for k, v in _MEMBERS_KW.items() if k != "seed"}  # the default order: a judged project sets a seed aside
 
 # sqlite_stat1 of bench/scale.py's 1M project (1,000,020 run records, 5.29M verdicts), as ANALYZE wrote it
 MILLION = (
