@@ -43,6 +43,12 @@ def non_negative_int(text: str) -> int:
     return int(_number(int, text, low=0, low_ok=True))
 
 
+def sqlite_int(text: str) -> int:
+    """An integer SQLite can store (a seed written on the sample's rows): a larger one stopped the draw with an
+    OverflowError."""
+    return int(_number(int, text, low=-(2 ** 63), low_ok=True, high=2 ** 63 - 1))
+
+
 def positive_float(text: str) -> float:
     """A finite number > 0 (NaN and inf are refused)."""
     return _number(float, text, low=0, low_ok=False)

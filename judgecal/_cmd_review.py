@@ -7,7 +7,7 @@ import argparse
 
 from judgecal import annotations as ann
 from judgecal.annotations.reports import require_run
-from judgecal._args import CommandError, fraction, positive_fraction
+from judgecal._args import CommandError, fraction, positive_fraction, sqlite_int
 from judgecal._batch_cli import keep_sample_side
 
 
@@ -129,7 +129,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of each stratum's judged pairs in the random sample, rounded up (default 0.10)")
     p.add_argument("--overlap", type=fraction, default=ann.DEFAULT_OVERLAP,
                    help="share of each stratum's random pairs also given to a second reviewer (default 0.2)")
-    p.add_argument("--seed", type=int, default=ann.DEFAULT_SEED,
+    p.add_argument("--seed", type=sqlite_int, default=ann.DEFAULT_SEED,
                    help=f"seed of the draw orders this draw starts, used while none of their populations holds a "
                         f"judge verdict (default {ann.DEFAULT_SEED}, judgecal's fixed order, which a draw after the "
                         "judge runs always takes)")

@@ -194,6 +194,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _endpoints_forgotten():
+    """The judge remembers, per process, which endpoints refused `seed` or `json_schema` (`judge.ENDPOINTS`), keyed
+    by URL. Every local stub serves on 127.0.0.1 with a port the OS hands out again, so a later test's stub on a
+    reused port inherited an earlier stub's refusal and the judge left `seed` out of its requests (a CI run, wave 16:
+    `test_batch_request_bodies_are_exactly_what_the_synchronous_judge_sends`). Each test starts with none."""
+    from judgecal.judge import ENDPOINTS
+
+    ENDPOINTS.forget()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _keep_main_module():
     """Streamlit's AppTest runs a page script as `__main__` and leaves it in sys.modules; a later test that starts
     processes with the `spawn` method would then re-run that page script in every child (which fails outside a

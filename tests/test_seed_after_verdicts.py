@@ -17,6 +17,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from judgecal import annotations as ann
 from judgecal.cli import main
 from judgecal.evalsets import EvalItem, RunRecord, parse_rows
@@ -343,3 +345,95 @@ def test_the_calibration_page_shows_the_named_seed(tmp_path, monkeypatch):
     assert not at.exception
     # the value is the markdown source, escaped: "seed 7\\: 2" renders as "seed 7: 2"
     assert any("rest on a named seed" in w.value and "seed 7\\: 2" in w.value for w in at.warning), at.warning
+
+
+def _order(seed: int, cid: str, model: str = "model-a") -> list:
+    return sorted([ann.Pair(f"run-{model[-1]}-{n}", cid) for n in range(1, 5)],
+                  key=lambda p: ann.draw_rank(seed, cid, model, p))
+
+
+def _sample_file(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps({"stratum": f"{r['constraint_id']}|model-a|{RUBRIC_SHA[:12]}", "reason": None,
+                                        "drawn_at": "2000-01-01T00:00:00Z", "rule": "random", **r}) + "\n"
+                            for r in rows))
+    return path
+
+
+def test_an_import_cannot_mix_seeds_in_one_population(tmp_path, capsys):
+    """Found by a review of this change: a run row under a shopped seed first, the population's row under seed 0
+    second. The draw promoted the run row (written again, so no longer first) and the shopped seed vanished from
+    `named_seeds` while its front stayed the sample. A population's rows carry one seed now."""
+    project = seed_project(tmp_path / "p.db")
+    shopped = next(s for s in range(1, 500)
+                   if not {tuple(p) for c in ("grounded", "polite") for p in _order(s, c)[:2]} & TELLTALE)
+    rows = []
+    for cid in ("grounded", "polite"):
+        o = _order(shopped, cid)
+        rows += [{"run_record_id": o[1][0], "constraint_id": cid, "reason": "run:r1", "seed": shopped},
+                 {"run_record_id": o[0][0], "constraint_id": cid, "seed": 0}]
+    file = _sample_file(tmp_path / "mixed.jsonl", rows)
+    assert main(["--db", str(project), "import", "samples", str(file)]) == 2
+    err = capsys.readouterr().err
+    assert "mixed.jsonl:2: seed" in err and f"seed 0 here, seed {shopped} on the population's first row" in err
+    assert _rows(project) == []
+
+
+def test_named_seeds_reads_every_row_not_only_the_first(tmp_path):
+    """A population's first random row can move (a promoted run row is written again): the seed on any of its random
+    rows is shown."""
+    project = seed_project(tmp_path / "p.db")
+    assert main(["--db", str(project), "sample", "--rate", "0.5"]) == 0
+    with ann.unit_of_work(project) as db:
+        assert ann.named_seeds(db) == {}
+        with ann.write(db):  # as a promotion left it: a later row of grounded × model-a under another seed
+            db.conn.execute("UPDATE samples SET seed = 5 WHERE rowid = (SELECT max(s.rowid) FROM samples s WHERE"
+                            " s.rule = 'random' AND s.constraint_id = 'grounded' AND s.run_record_id LIKE 'run-a-%')")
+        assert ann.named_seeds(db) == {5: ("grounded × model-a",)}
+
+
+def test_a_seed_sqlite_cannot_store_is_refused_not_a_crash(tmp_path, capsys):
+    project = _unjudged(tmp_path / "p.db")
+    with pytest.raises(SystemExit) as exc:
+        main(["--db", str(project), "sample", "--seed", str(2 ** 64)])
+    assert exc.value.code == 2 and "--seed" in capsys.readouterr().err
+    file = _sample_file(tmp_path / "big.jsonl", [{"run_record_id": "run-a-1", "constraint_id": "grounded",
+                                                 "seed": 2 ** 64}])
+    assert main(["--db", str(project), "import", "samples", str(file)]) == 2
+    assert "big.jsonl:1: seed" in capsys.readouterr().err
+    assert main(["--db", str(project), "sample", "--seed", str(2 ** 63 - 1)]) == 0
+    assert {seed for *_, seed in _rows(project)} == {2 ** 63 - 1}
+
+
+def test_a_paired_draw_sets_a_seed_aside_only_for_constraints_both_runs_answered(tmp_path, capsys):
+    """A constraint only run A answered is judged, but a paired draw never starts it: the seed stays the user's."""
+    project = _unjudged(tmp_path / "p.db")
+    extra = {"id": "item-9", "instruction": "Say hello.", "input": "hi",
+             "constraints": [{"id": "friendly", "text": "The answer is friendly.", "type": "content"}]}
+    with ann.unit_of_work(project) as db:
+        ann.import_items(db, parse_rows(json.dumps(extra), EvalItem))
+        ann.import_runs(db, parse_rows(json.dumps({"id": "run-a-9", "item_id": "item-9", "model": "model-a",
+                                                   "run_id": "r1", "output": "Hello!"}), RunRecord))
+        add_verdicts(db, [("run-a-9", "friendly", RUBRIC_SHA, "pass", None, 0)])
+        with ann.write(db):
+            db.conn.execute("UPDATE run_records SET run_id = CASE model WHEN 'model-a' THEN 'A' ELSE 'B' END")
+    assert main(["--db", str(project), "sample", "--paired", "A", "B", "--seed", "3"]) == 0
+    assert "note:" not in capsys.readouterr().out
+    assert {seed for *_, seed in _rows(project)} == {3}
+
+
+def test_an_upper_case_run_reason_is_a_population_row_for_the_draw_too(tmp_path):
+    """`RUN:r1` is not a run row to the import's check (case-sensitive), so it must not be one to the draw either:
+    the draw promoted it (deleted and wrote it again), moving the population's first row."""
+    project = seed_project(tmp_path / "p.db")
+    rows = [{"run_record_id": p[0], "constraint_id": cid, "seed": 0, "reason": "RUN:r1" if i == 0 else None}
+            for cid in ("grounded", "polite") for i, p in enumerate(_order(0, cid)[:2])]
+    file = _sample_file(tmp_path / "upper.jsonl", rows)
+    assert main(["--db", str(project), "import", "samples", str(file)]) == 0
+    with sqlite3.connect(project) as conn:
+        before = conn.execute("SELECT rowid, run_record_id, constraint_id FROM samples WHERE reason = 'RUN:r1'"
+                              " ORDER BY rowid").fetchall()
+    assert main(["--db", str(project), "sample", "--rate", "0.5"]) == 0
+    with sqlite3.connect(project) as conn:
+        after = conn.execute("SELECT rowid, run_record_id, constraint_id FROM samples WHERE reason = 'RUN:r1'"
+                             " ORDER BY rowid").fetchall()
+    assert len(before) == 2 and after == before

@@ -21,7 +21,7 @@ class SampleRow(BaseModel):
     rule: Literal["random", "targeted", "overlap", "paired"]
     stratum: str = Field(min_length=1)
     reason: str | None = None
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=-(2 ** 63), le=2 ** 63 - 1)  # what SQLite stores
     drawn_at: str = Field(min_length=1)
 
     @field_validator("drawn_at")

@@ -649,7 +649,8 @@ def _targeted_groups(db: sqlite_utils.Database, ids: list[int]) -> dict[Pair, tu
 
 def _run_scoped(db: sqlite_utils.Database) -> set[Pair]:
     return {Pair(*row) for row in db.execute(
-        "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random' AND reason LIKE ?", [RUN_REASON + "%"])}
+        "SELECT run_record_id, constraint_id FROM samples WHERE rule = 'random' AND substr(reason, 1, ?) = ?",
+        [len(RUN_REASON), RUN_REASON])}  # case-sensitive, as `reason.startswith(RUN_REASON)` reads a row elsewhere
 
 
 def draw_run_sample(db: sqlite_utils.Database, run_id: str, *, rate: float = DEFAULT_RATE,
@@ -1485,10 +1486,11 @@ def seed_for_draw(db: sqlite_utils.Database, seed: int, *, run_id: str | None = 
     r_index = pair_indexes(db)[0]
     if paired is not None:
         committed = {r[0] for r in db.execute("SELECT DISTINCT stratum FROM samples WHERE rule = ?", [PAIRED])}
+        started = {u.constraint_id for u in _paired_population(db, *paired)}  # what both runs answered
         late = sorted(cid for (cid,) in db.execute(
             f"SELECT DISTINCT v.constraint_id FROM run_records r{r_index} JOIN verdict_pairs v"
             " ON v.run_record_id = r.id WHERE r.run_id IN (?, ?)", list(paired))
-            if paired_key(*paired, cid) not in committed)
+            if cid in started and paired_key(*paired, cid) not in committed)
         judged = tuple(f"{cid} (runs {paired[0]} and {paired[1]})" for cid in late)
     else:
         pops = {(cid, model) for cid, model in db.execute(
@@ -1502,8 +1504,8 @@ def seed_for_draw(db: sqlite_utils.Database, seed: int, *, run_id: str | None = 
 
 
 def named_seeds(db: sqlite_utils.Database) -> dict[int, tuple[str, ...]]:
-    """Seed -> the draw orders committed under it, for every seed other than `DEFAULT_SEED`: populations
-    ("constraint × model", by their first random row) and paired samples (their key). Empty when every random and
+    """Seed -> the draw orders with a random or paired row under it, for every seed other than `DEFAULT_SEED`:
+    populations ("constraint × model") and paired samples (their key). Empty when every random and
     paired row is in judgecal's fixed order, which one scan of the sample rows says (~0.06 s at a million run
     records). A named seed is used only before a population is judged (`seed_for_draw`), but it can have been chosen
     with the verdicts known elsewhere, or arrive in an imported file that claims an early `drawn_at`: the report and
@@ -1511,15 +1513,17 @@ def named_seeds(db: sqlite_utils.Database) -> dict[int, tuple[str, ...]]:
     if db.execute("SELECT 1 FROM samples WHERE rule IN ('random', ?) AND coalesce(seed, 0) != ? LIMIT 1",
                   [PAIRED, DEFAULT_SEED]).fetchone() is None:
         return {}
-    found: dict[int, list[str]] = defaultdict(list)
-    for (cid, model), seed in sorted(committed_seeds(db).items()):
-        if seed != DEFAULT_SEED:
-            found[seed].append(f"{cid} × {model}")
-    for key, seed in db.execute("SELECT stratum, coalesce(seed, 0) FROM samples WHERE rowid IN (SELECT min(rowid)"
-                                " FROM samples WHERE rule = ? GROUP BY stratum) ORDER BY stratum", [PAIRED]):
-        if seed != DEFAULT_SEED:
-            found[int(seed)].append(key)
-    return {seed: tuple(orders) for seed, orders in sorted(found.items())}
+    found: dict[int, set[str]] = defaultdict(set)
+    # any random row, not only each population's first: a first row can move (a promoted run row is written again)
+    r_index = pair_indexes(db)[0]
+    for cid, model, seed in db.execute(
+            f"SELECT DISTINCT s.constraint_id, r.model, s.seed FROM samples s CROSS JOIN run_records r{r_index}"
+            " ON r.id = s.run_record_id WHERE s.rule = 'random' AND coalesce(s.seed, 0) != ?", [DEFAULT_SEED]):
+        found[int(seed)].add(f"{cid} × {model}")
+    for key, seed in db.execute("SELECT DISTINCT stratum, seed FROM samples WHERE rule = ? AND coalesce(seed, 0) != ?",
+                                [PAIRED, DEFAULT_SEED]):
+        found[int(seed)].add(key)
+    return {seed: tuple(sorted(orders)) for seed, orders in sorted(found.items())}
 
 
 def named_seeds_note(seeds: dict[int, tuple[str, ...]]) -> str:
@@ -2423,15 +2427,24 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
         # the population draw's rows are the front of the whole order. `wanted` holds the population draw's rows
         # only: a pair has one random row (the samples' key), so no row is in both.
         scoped: dict[str, set[Pair]] = defaultdict(set)
+        mixed = None  # the first row under another seed: one population, one draw order
         for _, _, rid, reason, row_seed, line, row_drawn_at in group:
             if seed is None:
                 seed, first_line, drawn_at = int(row_seed or 0), line, row_drawn_at
+            elif int(row_seed or 0) != seed and mixed is None:
+                mixed = (line, int(row_seed or 0))
             if reason and reason.startswith(RUN_REASON):
                 scoped[reason[len(RUN_REASON):]].add(Pair(rid, cid))
             else:
                 wanted.add(Pair(rid, cid))
         members = {Pair(rid, cid): run for rid, run in db.execute(
             f"SELECT r.id, r.run_id {_SEMANTIC_PAIRS} AND c.id = ? AND r.model = ?", [cid, mod])}
+        if mixed is not None:  # a draw writes one seed a population; a first row can move (promotion), so a mixed
+            # file could hide its named seed behind a seed-0 row (a review, wave 16)
+            yield Problem(file, mixed[0], "seed", f"{cid} × {mod}: seed {mixed[1]} here, seed {seed} on the "
+                                                  f"population's first row (line {first_line}): one population has "
+                                                  "one draw order, under one seed")
+            continue
         judged_at = _first_verdict(db, "r.model = ?", [mod], cid) if seed != DEFAULT_SEED else None
         if judged_at is not None and judged_at <= instant(drawn_at):
             yield Problem(file, first_line, "seed", _late_seed(seed, f"{cid} × {mod}", judged_at, drawn_at))
@@ -2483,6 +2496,11 @@ def _not_a_paired_draw(db: sqlite_utils.Database, file: str, drawn: set[str]) ->
     for key, group in itertools.groupby(rows, key=lambda row: row[0]):
         group = list(group)  # one paired sample: bounded by the units two runs share, not by the file
         _, _, cid, seed, line, _, _, drawn_at = group[0]
+        other = next((row for row in group if int(row[3] or 0) != int(seed or 0)), None)
+        if other is not None:
+            yield Problem(file, other[4], "seed", f"{key}: seed {other[3]} here, seed {seed or 0} on its first row "
+                                                  f"(line {line}): one paired sample, one draw order, one seed")
+            continue
         pair_runs = sorted({row[5] for row in group})
         if key in drawn or len(pair_runs) != 2 or paired_key(*pair_runs, cid) != key:
             yield Problem(file, line, "stratum", f"{key}: not a paired draw of two runs, or that paired sample is "
