@@ -28,8 +28,9 @@ def _number(kind: type, text: str, *, low: float, low_ok: bool, high: float | No
     if kind is float and not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
     if not (value >= low if low_ok else value > low) or (high is not None and not value <= high):
-        bound = f"at least {low:g}" if low_ok else f"greater than {low:g}"
-        raise argparse.ArgumentTypeError(f"expected a value {bound}{f' and at most {high:g}' if high else ''}, "
+        shown = (lambda x: f"{x:g}") if kind is float else str  # an integer bound exactly (a seed's is 2**63 - 1)
+        bound = f"at least {shown(low)}" if low_ok else f"greater than {shown(low)}"
+        raise argparse.ArgumentTypeError(f"expected a value {bound}{f' and at most {shown(high)}' if high else ''}, "
                                          f"got {text}")
     return value
 

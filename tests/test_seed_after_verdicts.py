@@ -334,13 +334,9 @@ def test_a_paired_sample_under_a_named_seed_is_shown_by_its_key(tmp_path):
 
 
 def test_the_calibration_page_shows_the_named_seed(tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
+    from test_app_pages import _app
 
-    project = _named_project(tmp_path)
-    monkeypatch.setenv("JUDGECAL_DB", str(project))
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
-    at.session_state["reviewer"] = "zoe"
-    at.run()
+    at = _app(_named_project(tmp_path), monkeypatch, reviewer="zoe")
     at.switch_page("app_pages/calibration.py").run()
     assert not at.exception
     # the value is the markdown source, escaped: "seed 7\\: 2" renders as "seed 7: 2"
