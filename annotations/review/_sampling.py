@@ -55,7 +55,7 @@ import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Literal, NamedTuple
 
 import sqlite_utils
 
@@ -753,7 +753,7 @@ def draw_sample(db: sqlite_utils.Database, *, rate: float = DEFAULT_RATE, overla
     return _sample_summary(db, drawn.added, set_aside)
 
 
-def _sample_summary(db: sqlite_utils.Database, added: Counter, set_aside: tuple[str, ...] = ()) -> SampleSummary:
+def _sample_summary(db: sqlite_utils.Database, added: Counter, set_aside: tuple[str, ...]) -> SampleSummary:
     totals = dict(db.execute("SELECT rule, count(*) FROM samples GROUP BY rule").fetchall())
     strata = db.execute("SELECT count(*) FROM sample_strata").fetchone()[0]
     return SampleSummary(strata, added["random"], added["targeted"], added["overlap"], totals.get("random", 0),
@@ -1470,7 +1470,7 @@ class DrawRefused(ValueError):
 
 
 def seed_for_draw(db: sqlite_utils.Database, seed: int, *, run_id: str | None = None,
-                  paired: tuple[str, str] | None = None) -> tuple[int, tuple[str, ...]]:
+                  paired: tuple[str, str, Collection[str]] | None = None) -> tuple[int, tuple[str, ...]]:
     """The seed a draw commits new draw orders under, and the judged populations that kept it from the named one.
 
     A named seed (not `DEFAULT_SEED`) is used only while no population the draw would start holds a verdict row
@@ -1480,18 +1480,19 @@ def seed_for_draw(db: sqlite_utils.Database, seed: int, *, run_id: str | None = 
     `DEFAULT_SEED`, for every population it starts, and names the judged ones (the command prints them). Populations
     a first draw already committed keep their seed, as before. `run_id`: the run's populations (`sample --run-id`),
     judged on any run's records, since the run's draw commits the whole population's order; `paired`: the two runs
-    of a paired draw, per constraint. Reads only when a seed is named."""
+    of a paired draw and the constraint ids both answered (the keys it can start). Reads only when a seed is
+    named."""
     if seed == DEFAULT_SEED:
         return seed, ()
     r_index = pair_indexes(db)[0]
     if paired is not None:
+        run_a, run_b, answered = paired
         committed = {r[0] for r in db.execute("SELECT DISTINCT stratum FROM samples WHERE rule = ?", [PAIRED])}
-        started = {u.constraint_id for u in _paired_population(db, *paired)}  # what both runs answered
         late = sorted(cid for (cid,) in db.execute(
             f"SELECT DISTINCT v.constraint_id FROM run_records r{r_index} JOIN verdict_pairs v"
-            " ON v.run_record_id = r.id WHERE r.run_id IN (?, ?)", list(paired))
-            if cid in started and paired_key(*paired, cid) not in committed)
-        judged = tuple(f"{cid} (runs {paired[0]} and {paired[1]})" for cid in late)
+            " ON v.run_record_id = r.id WHERE r.run_id IN (?, ?)", [run_a, run_b])
+            if cid in answered and paired_key(run_a, run_b, cid) not in committed)
+        judged = tuple(f"{cid} (runs {run_a} and {run_b})" for cid in late)
     else:
         pops = {(cid, model) for cid, model in db.execute(
             f"SELECT DISTINCT v.constraint_id, r.model FROM verdict_pairs v CROSS JOIN run_records r{r_index}"
@@ -2437,8 +2438,6 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
                 scoped[reason[len(RUN_REASON):]].add(Pair(rid, cid))
             else:
                 wanted.add(Pair(rid, cid))
-        members = {Pair(rid, cid): run for rid, run in db.execute(
-            f"SELECT r.id, r.run_id {_SEMANTIC_PAIRS} AND c.id = ? AND r.model = ?", [cid, mod])}
         if mixed is not None:  # a draw writes one seed a population; a first row can move (promotion), so a mixed
             # file could hide its named seed behind a seed-0 row (a review, wave 16)
             yield Problem(file, mixed[0], "seed", f"{cid} × {mod}: seed {mixed[1]} here, seed {seed} on the "
@@ -2449,6 +2448,8 @@ def _not_a_draw(db: sqlite_utils.Database, file: str) -> Iterator[Problem]:
         if judged_at is not None and judged_at <= instant(drawn_at):
             yield Problem(file, first_line, "seed", _late_seed(seed, f"{cid} × {mod}", judged_at, drawn_at))
             continue
+        members = {Pair(rid, cid): run for rid, run in db.execute(
+            f"SELECT r.id, r.run_id {_SEMANTIC_PAIRS} AND c.id = ? AND r.model = ?", [cid, mod])}
         for run, drawn in scoped.items():
             drawn = drawn | {p for p in wanted if members.get(p) == run}
             mine = [p for p, r in members.items() if r == run]
@@ -2658,12 +2659,12 @@ def draw_paired(db: sqlite_utils.Database, run_a: str, run_b: str, *, rate: floa
     for run in (run_a, run_b):
         if run not in known:
             raise ValueError(f"no run records with run_id {run!r}")
-    seed, set_aside = seed_for_draw(db, seed, paired=(run_a, run_b))
     stamp = now_iso()
     with write(db):
         population = _paired_population(db, run_a, run_b)
         if not population:
             raise ValueError(f"runs {run_a!r} and {run_b!r} share no item with a semantic constraint both answered")
+        seed, set_aside = seed_for_draw(db, seed, paired=(run_a, run_b, {u.constraint_id for u in population}))
         stored = {Pair(rid, cid) for rid, cid in db.execute(
             "SELECT run_record_id, constraint_id FROM samples WHERE rule = ?", [PAIRED])}
         seeds = {stratum: int(s or 0) for stratum, s in db.execute(
