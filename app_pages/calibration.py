@@ -1,9 +1,9 @@
 """Calibration screen, read in one screen: the headline kappa with its interval per judge × rubric version (per label
 set where sets are mixed), the review quota, then tabs — confusion heatmap and slices, coverage per stratum, the
 disagreement list (adjudication, "send to eval set"), the judge's errors, and the details (charts, repeats, human vs
-human, pass rates). Numbers come from annotations.calibration_report and are written by app_pages._common's fmt_*
-helpers. Outputs, notes and reasons are user data: shown with st.text / st.code / st.dataframe only, never as
-markdown or HTML."""
+human, pass rates). Numbers come from annotations.page_report (the calibration report less what the page never
+shows) and are written by app_pages._common's fmt_* helpers. Outputs, notes and reasons are user data: shown with
+st.text / st.code / st.dataframe only, never as markdown or HTML."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import streamlit as st
 
 from judgecal import annotations as ann
 from judgecal import judge
-from judgecal.annotations.reports import calibration_report, filter_options
+from judgecal.annotations.reports import filter_options, page_report
 from judgecal.annotations.reports import confusion_rows, kappa_rows, slice_table
 from judgecal.annotations.reports import (DECISIONS, NO_DECISION, Disagreement, DisagreementFilter, adjudicate,
                                    disagreement_page, failing_page, send_to_evalset, shown_disagreements)
@@ -34,7 +34,8 @@ path = db_path()
 @st.cache_data(max_entries=16, show_spinner="Computing the calibration report…")
 def _report(db_file: str, version: tuple, rubric: str | None, model: str | None, constraint: str | None):
     with ann.unit_of_work(db_file) as db:
-        return calibration_report(db, rubric=rubric, model=model, constraint=constraint)
+        # the report less what this page never shows (judge error, Rogan–Gladen: `judgecal report` prints them)
+        return page_report(db, rubric=rubric, model=model, constraint=constraint)
 
 
 with ann.unit_of_work(path) as db:

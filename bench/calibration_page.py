@@ -14,10 +14,10 @@ sampled pairs at 100k), plus `labels` blind labels given in queue order by one r
 with the judge), so the report, the coverage table and the disagreement list all have rows.
 
 Timed with streamlit's AppTest (the script run, no browser): the first load of the page (it computes
-`annotations.calibration_report` and the disagreement list: what every change of verdicts, labels, samples or
-decisions costs again) and the median of `reps` reruns with the data unchanged (the page's cache keyed on
-`annotations.calibration_version`), and of `reps` reruns each after one new label (the report recomputed from the
-verdicts `calibration_report` keeps under `verdicts_version`).
+`annotations.page_report`, the calibration report less the two parts the page never shows, and the disagreement
+list: what every change of verdicts, labels, samples or decisions costs again) and the median of `reps` reruns with
+the data unchanged (the page's cache keyed on `annotations.calibration_version`), and of `reps` reruns each after
+one new label (the report recomputed from the verdicts the report keeps under `verdicts_version`).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def profile_after_label(path: Path, reviewer: str, out: Path) -> None:
     """A cProfile of what the page computes after one more label, called directly: AppTest runs the script in
     another thread, which a profiler enabled here does not see. The parts the report keeps per verdicts version are
     warm (the page ran in this process); the page's st.cache_data would miss for the report and disagreement list."""
-    from judgecal.annotations.reports import (DisagreementFilter, calibration_report, disagreement_page,
+    from judgecal.annotations.reports import (DisagreementFilter, disagreement_page, page_report,
                                               failing_page, filter_options, shown_disagreements)
     add_labels_as(path, "bench-other", 1)
     profiler = cProfile.Profile()
@@ -152,7 +152,7 @@ def profile_after_label(path: Path, reviewer: str, out: Path) -> None:
         for name, fn in (("calibration_version", lambda: ann.calibration_version(db)),
                          ("report_version", lambda: ann.report_version(db)),
                          ("filter_options", lambda: filter_options(db)),
-                         ("calibration_report", lambda: calibration_report(db)),
+                         ("page_report", lambda: page_report(db)),
                          ("awaiting_blind_label", lambda: ann.awaiting_blind_label(db, reviewer)),
                          ("disagreement_page", lambda: listed.append(disagreement_page(db, reviewer))),
                          ("shown_disagreements", lambda: shown_disagreements(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import sqlite3
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -384,3 +385,40 @@ def test_disagreement_rows_without_verdict_pairs_and_with_a_separator_in_a_label
     db = sqlite_utils.Database(sqlite3.connect(path))
     _memo._KEPT.clear()
     assert disagreements(db) == expected
+
+
+# ------------------------------------------------------------------ the page's report
+def _less_what_the_page_never_shows(report):
+    return replace(report, groups=tuple(replace(g, judge_error=None, rogan_gladen=()) for g in report.groups))
+
+
+def test_the_page_report_is_the_report_less_judge_error_and_rogan_gladen(tmp_path):
+    """`page_report` leaves out only the two fields the page never reads, after every change the kept parts follow
+    (the full report afterwards, so each page report is computed on what the one before it kept)."""
+    path = build(tmp_path / "p.db")
+    with ann.unit_of_work(path) as db:
+        full = ann.calibration_report(db)
+        assert any(g.judge_error is not None and g.rogan_gladen for g in full.groups)  # the test sees both fields
+        for name, change in {"nothing": lambda db: None, **CHANGES}.items():
+            change(db)
+            page = ann.page_report(db)
+            assert page == _less_what_the_page_never_shows(ann.calibration_report(db)), f"after {name}"
+            for kwargs in ({"model": "j"}, {"constraint": "grounded"}, {"rubric": R1}):
+                assert ann.page_report(db, **kwargs) == _less_what_the_page_never_shows(
+                    ann.calibration_report(db, **kwargs)), f"after {name}, {kwargs}"
+
+
+def test_the_page_computes_no_judge_error_or_rogan_gladen(tmp_path, monkeypatch):
+    """The page renders without them (it would raise here if it asked for the full report) and shows the headline."""
+    from judgecal.annotations.reports import _calibration  # house: private
+
+    def not_on_the_page(*args, **kwargs):
+        raise AssertionError("the Calibration page computed a part it never shows")
+
+    for name in ("_judge_error_columns", "_judge_error", "_rogan_gladen_columns", "_rogan_gladen",
+                 "kept_record_covariates"):
+        monkeypatch.setattr(_calibration, name, not_on_the_page)
+    _memo._KEPT.clear()
+    at = _open(build(tmp_path / "p.db"), monkeypatch, "bob")
+    assert not at.exception, at.exception
+    assert any(m.label.startswith("kappa · j") for m in at.metric)

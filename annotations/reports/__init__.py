@@ -20,8 +20,8 @@ _OWNERS = {
     "._calibration": (
         "PPI_TUNE_MIN_N", "CalibrationReport", "FilterOptions", "JudgeGroup", "PassRate", "SliceStats",
         "agreement", "calibration_report", "design_weights", "filter_options", "judge_corrected_pass_rate",
-        "load_verdicts", "majority_label", "match_rubrics", "ppi_pass_rate", "store_label_side", "store_labelled_rules",
-        "store_report_pass",
+        "load_verdicts", "majority_label", "match_rubrics", "page_report", "ppi_pass_rate", "store_label_side",
+        "store_labelled_rules", "store_report_pass",
     ),
     "._text": (
         "format_comparison", "confusion_rows", "format_report", "kappa_rows", "slice_table",

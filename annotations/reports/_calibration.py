@@ -1404,11 +1404,23 @@ def gate_report(db: sqlite_utils.Database, parts: GateParts, *, rubric: str | No
                                    rate=rate, target_half_width=PLAN_HALF_WIDTH, run_id=None, gate=parts)
 
 
+def page_report(db: sqlite_utils.Database, *, rubric: str | None = None, model: str | None = None,
+                constraint: str | None = None) -> CalibrationReport:
+    """The calibration report as the app's Calibration page shows it: every field `calibration_report` fills but
+    the two the page never reads, `judge_error` (None) and `rogan_gladen` (()): ~0.9 s of the ~3.7 s the page paid
+    after each new label at a million run records (issue 16.3). Every other field is the one `calibration_report`
+    computes (tests/test_calibration_page_cache.py)."""
+    with gc_paused(), read_snapshot(db):
+        return _calibration_report(db, rubric=rubric, model=model, constraint=constraint, rubric_seen=None,
+                                   rate=DEFAULT_RATE, target_half_width=PLAN_HALF_WIDTH, run_id=None, page=True)
+
+
 def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model: str | None,
                         constraint: str | Sequence[str] | None, rubric_seen: str | None, rate: float,
                         target_half_width: float, run_id: str | None,
-                        gate: GateParts | None = None) -> CalibrationReport:
-    """`calibration_report` with the collector paused; `gate`: only what `run_gate` reads (`gate_report`)."""
+                        gate: GateParts | None = None, page: bool = False) -> CalibrationReport:
+    """`calibration_report` with the collector paused; `gate`: only what `run_gate` reads (`gate_report`); `page`:
+    no judge error or Rogan–Gladen (`page_report`)."""
     shas = match_rubrics(db, rubric)
     seen = match_rubrics(db, rubric_seen)
     constraints = _as_set(constraint)
@@ -1480,8 +1492,8 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
     rubric_rows = {r[0]: r for r in db.execute("SELECT sha256, name, version, created_at FROM rubrics")}
     population = _kept(db, "population", (run_id,), lambda: population_sizes(db, run_id, version=version), version)
     parents = {sha: parent for sha, parent in db.execute("SELECT sha256, parent_sha256 FROM rubrics")}
-    # the labelled records' only: a new label reads its own record's (the gate reads no judge error)
-    covariates = kept_record_covariates(db) if gate is None else None
+    # the labelled records' only: a new label reads its own record's (the gate and the page read no judge error)
+    covariates = kept_record_covariates(db) if gate is None and not page else None
     # what the corrected rates read of every judged pair, kept beside the bases (the same key)
     summaries = (_kept(db, "ppi_summaries", (_AGGREGATE_IN_SQL and has_verdict_pairs(db), *args),
                        lambda: _ppi_summaries(bases), version) if _COLUMNS and (gate is None or gate.pass_rates)
@@ -1578,9 +1590,10 @@ def _calibration_report(db: sqlite_utils.Database, *, rubric: str | None, model:
             shares := (_label_rates(base.shares, by_kind, verdicts, humans, rules) if cols is None
                        else _label_rates_columns(base.shares, cols, summaries[(jm, sha)][1])),
             _plans(pass_rates, shares, target_half_width, pass_clustering),
-            pass_clustering, (_judge_error(labelled, verdicts, humans, rules, info, covariates) if cols is None
-                              else _judge_error_columns(cols, info, covariates)),
-            (_rogan_gladen(base.ppi, by_kind, verdicts, humans, rules, info) if cols is None
+            pass_clustering,
+            (None if page else _judge_error(labelled, verdicts, humans, rules, info, covariates) if cols is None
+             else _judge_error_columns(cols, info, covariates)),
+            (() if page else _rogan_gladen(base.ppi, by_kind, verdicts, humans, rules, info) if cols is None
              else _rogan_gladen_columns(base.ppi, cols)),
         ))
     human_human = _human_human(labels_by_pair, rules, info, constraints)
