@@ -32,9 +32,20 @@ def _where(run_ids, rubric_sha256=None, judge_model=None):
     return where, params
 
 
+def _stored(db, rubric_sha256=None, judge_model=None):
+    runs = {r[0] for r in db.execute(f"SELECT id FROM run_records WHERE run_id IN ({','.join('?' * len(RUNS))})",
+                                     RUNS)}
+    filters, params = "", []
+    if rubric_sha256 is not None:
+        filters, params = filters + " AND v.rubric_sha256 = ?", params + [rubric_sha256]
+    if judge_model is not None:
+        filters, params = filters + " AND v.judge_model = ?", params + [judge_model]
+    return _runs._stored_votes(db, RUNS, runs, filters, params)
+
+
 def _both(db, **filters):
     where, params = _where(RUNS, **filters)
-    return _runs._stored_votes(db, where, list(params)), _runs._grouped_votes(db, where, list(params))
+    return _stored(db, **filters), _runs._grouped_votes(db, where, list(params))
 
 
 @pytest.fixture()
@@ -83,8 +94,7 @@ def test_stored_patterns_give_the_grouped_votes_for_one_version(project):
     with ann.unit_of_work(project) as db:
         stored, grouped = _both(db)
         assert stored is not None  # answered from the stored rows, not by falling back
-        assert stored == grouped
-        assert list(stored.judge) == list(grouped.judge) and list(stored.ppi_judge) == list(grouped.ppi_judge)
+        assert stored == grouped  # (dicts: the same pairs and values; every reader looks a pair up)
         assert sum(1 for p in stored.ppi_judge.values() if p == 0.5) >= 4  # the attack took
         assert stored.judge[tuple(pairs[5])] == "complied" and tuple(pairs[0]) not in stored.judge
         # filtered to the one version, and to a version that judged nothing
@@ -108,7 +118,6 @@ def test_versions_that_split_the_pairs_are_read_from_the_stored_rows(project, ot
     with ann.unit_of_work(project) as db:
         stored, grouped = _both(db)
         assert stored is not None and stored == grouped and stored.source == (sha, model)
-        assert list(stored.judge) == list(grouped.judge) and list(stored.ppi_judge) == list(grouped.ppi_judge)
         assert ann.pair_labels(db, RUNS).ppi_source == (sha, model)
 
 
@@ -213,3 +222,59 @@ def test_one_read_of_the_standing_labels_gives_each_runs_humans_and_failure_mode
                 humans.setdefault((row["run_record_id"], row["constraint_id"]), []).append(row["label"])
         assert labels.human == {p: m for p, v in humans.items() if (m := ann.majority_label(v)) is not None}
         assert tuple(b[4]) not in labels.human and labels.human[tuple(b[3])] == "pass"
+
+
+@pytest.mark.parametrize("hint", ["none", "another record of the runs", "a record of another run", "no such row",
+                                  "the pairs' records swapped across runs"])
+def test_stale_row_id_hints_give_the_same_votes(project, hint):
+    """Migration 019's row ids are hints (a run record deleted and stored again gets another): the stored read joins
+    by them and checks each joined record's id, so a hint that names no record, another record of the runs, or a
+    record of another run reads the pair through its key: the same votes and the same comparison."""
+    def compare(path):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["--db", str(path), "compare", *RUNS, "--json"]) == 0
+        return out.getvalue()
+
+    before = compare(project)
+    with ann.unit_of_work(project) as db:
+        assert _runs.has_pair_rowids(db)
+        want = _both(db)[1]
+    with ann.unit_of_work(project) as db, ann.write(db):
+        c = db.conn
+        in_runs = "SELECT rowid FROM run_records WHERE run_id = ? ORDER BY rowid"
+        a, b = (c.execute(in_runs, [run]).fetchall() for run in RUNS)
+        elsewhere = c.execute("SELECT rowid FROM run_records WHERE run_id NOT IN (?, ?) ORDER BY rowid",
+                              RUNS).fetchall()
+        if hint == "none":
+            c.execute("UPDATE verdict_pairs SET record_rowid = NULL WHERE id % 3 = 0")
+        elif hint == "another record of the runs":
+            c.execute(f"UPDATE verdict_pairs SET record_rowid = {a[0][0]} WHERE id % 2 = 0")
+        elif hint == "a record of another run":
+            assert elsewhere
+            c.execute(f"UPDATE verdict_pairs SET record_rowid = {elsewhere[0][0]}")
+        elif hint == "no such row":
+            c.execute("UPDATE verdict_pairs SET record_rowid = record_rowid + 10000000")
+        else:  # each pair of run A's records hints at a record of run B and the other way round
+            c.execute(f"UPDATE verdict_pairs SET record_rowid = CASE WHEN record_rowid IN ({','.join(str(r) for r, in a)})"
+                      f" THEN {b[0][0]} ELSE {a[0][0]} END")
+    with ann.unit_of_work(project) as db:
+        stored, grouped = _both(db)
+        assert stored is not None and stored == grouped == want
+    assert compare(project) == before
+
+
+def test_a_project_without_row_id_hints_reads_the_stored_rows_by_key(project):
+    """A project read without migration 019's columns (opened read-only before it) joins the pairs by their keys."""
+    with ann.unit_of_work(project) as db:
+        want = _both(db)[1]
+    with ann.unit_of_work(project) as db, ann.write(db):
+        for trigger in ("verdict_pairs_insert", "verdict_pairs_insert_behind", "verdict_pairs_update",
+                        "verdict_pairs_delete"):
+            db.execute(f"DROP TRIGGER {trigger}")
+        db.execute("ALTER TABLE verdict_pairs DROP COLUMN record_rowid")
+        db.execute("ALTER TABLE verdict_pairs DROP COLUMN constraint_rowid")
+    with ann.unit_of_work(project) as db:
+        assert not _runs.has_pair_rowids(db)
+        stored, grouped = _both(db)
+        assert stored is not None and stored == grouped == want
