@@ -23,9 +23,11 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import heapq
 import json
+import operator
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -166,9 +168,12 @@ def disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None = None, m
         if touched is None:
             return None
         again = set(touched)
-        rows = [k for k in kept if k.pair not in again]
-        rows += _disagreement_keys(db, rubric=rubric, model=model, constraint=constraint, pairs=touched)
-        rows.sort(key=lambda d: d[:8])
+        rows = [k for k in kept if k.pair not in again]  # still in the list's order
+        # the touched pairs' rows put in place, each after the rows of an equal order key as the stable sort of
+        # `_disagreement_keys` puts them: a few binary searches, not a sort of the ~84k rows at a million run records
+        for row in sorted(_disagreement_keys(db, rubric=rubric, model=model, constraint=constraint, pairs=touched),
+                          key=_ORDER):
+            bisect.insort_right(rows, row, key=_ORDER)
         return tuple(rows)
 
     return kept_for_tables(db, "disagreement_keys", args, _KEY_TABLES,
@@ -218,8 +223,11 @@ def _disagreement_keys(db: sqlite_utils.Database, *, rubric: str | None, model: 
         rows.append(DisagreementKey(j.kind_index, -j.flip_share, jm, name, version, rid, cid, reviewer, sha,
                                     run_model, label, note, failure_mode, j.judge_label, j.repeat_labels))
     if pairs is None:
-        rows.sort(key=lambda d: d[:8])
+        rows.sort(key=_ORDER)
     return rows
+
+
+_ORDER = operator.itemgetter(slice(0, 8))  # a row's place in the list: its first eight fields (`DisagreementKey`)
 
 
 class _Context(NamedTuple):
