@@ -110,7 +110,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                   on_stop=acknowledge_stop("tasks"))
     summary = result.summary
     say(summary.format())
-    say(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare with: judgecal compare A {run_id})")
+    say(f"run id: {run_id}  (re-run with --run-id {run_id} to resume; compare it with another run: "
+        f"judgecal compare OTHER_RUN {run_id})")
     exit_if_abandoned(summary.abandoned)
     return batch_exit_code(result.status, summary.errors, summary.done, "tasks")
 

@@ -64,10 +64,12 @@ def _hostile(path: Path) -> None:
 def test_each_runs_statistics_in_a_comparison_are_its_own(project):
     _hostile(project)
     with ann.unit_of_work(project) as db:
-        for a, b in (("demo-run-a", "demo-run-b"), ("demo-run-b", "demo-run-c"), ("demo-run-a", "demo-run-a")):
+        for a, b in (("demo-run-a", "demo-run-b"), ("demo-run-b", "demo-run-c"), ("demo-run-b", "demo-run-a")):
             comparison = ann.compare_runs(db, a, b)
             assert comparison.a == _runs.run_stats(db, a)
             assert comparison.b == _runs.run_stats(db, b)
+        with pytest.raises(ValueError, match="two different runs, got 'demo-run-a' twice"):
+            ann.compare_runs(db, "demo-run-a", "demo-run-a")  # a run compared with itself said SWITCH
         stats = _runs.run_stats(db, "demo-run-a")
         assert stats.tool_parse_failures >= 3 and _runs.run_stats(db, "demo-run-c").tool_parse_failures == 20
         both = _runs._runs_records(db, ["demo-run-a", "demo-run-b"])

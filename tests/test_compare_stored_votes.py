@@ -43,9 +43,16 @@ def _stored(db, rubric_sha256=None, judge_model=None):
     return _runs._stored_votes(db, RUNS, runs, filters, params)
 
 
+def _votes(v):
+    """(judge, ppi_judge, source, each judge label's version): the two reads note the versions differently (the
+    stored one a default and the exceptions, the grouped one per pair)."""
+    return None if v is None else (v.judge, v.ppi_judge, v.source,
+                                   {p: v.other_versions.get(p, v.version) for p in v.judge})
+
+
 def _both(db, **filters):
     where, params = _where(RUNS, **filters)
-    return _stored(db, **filters), _runs._grouped_votes(db, where, list(params))
+    return _votes(_stored(db, **filters)), _votes(_runs._grouped_votes(db, where, list(params)))
 
 
 @pytest.fixture()
@@ -95,12 +102,13 @@ def test_stored_patterns_give_the_grouped_votes_for_one_version(project):
         stored, grouped = _both(db)
         assert stored is not None  # answered from the stored rows, not by falling back
         assert stored == grouped  # (dicts: the same pairs and values; every reader looks a pair up)
-        assert sum(1 for p in stored.ppi_judge.values() if p == 0.5) >= 4  # the attack took
-        assert stored.judge[tuple(pairs[5])] == "complied" and tuple(pairs[0]) not in stored.judge
+        judge, ppi_judge = stored[:2]
+        assert sum(1 for p in ppi_judge.values() if p == 0.5) >= 4  # the attack took
+        assert judge[tuple(pairs[5])] == "complied" and tuple(pairs[0]) not in judge
         # filtered to the one version, and to a version that judged nothing
         assert _both(db, rubric_sha256=sha, judge_model=model)[0] == grouped
         empty = _both(db, judge_model="nobody")
-        assert empty[0] == empty[1] == _runs._Votes({}, {}, None)
+        assert empty[0] == empty[1] == ({}, {}, None, {})
 
 
 @pytest.mark.parametrize("other", [("judge_model", "other-judge"), ("judge_model", "")])
@@ -117,7 +125,7 @@ def test_versions_that_split_the_pairs_are_read_from_the_stored_rows(project, ot
                       [value, *pair])
     with ann.unit_of_work(project) as db:
         stored, grouped = _both(db)
-        assert stored is not None and stored == grouped and stored.source == (sha, model)
+        assert stored is not None and stored == grouped and stored[2] == (sha, model)
         assert ann.pair_labels(db, RUNS).ppi_source == (sha, model)
 
 
@@ -151,9 +159,11 @@ def test_what_the_stored_rows_cannot_decide_falls_back_to_the_verdict_rows(proje
         stored, grouped = _both(db)
         assert stored is None
         labels = ann.pair_labels(db, RUNS)
-        assert (labels.judge, labels.ppi_judge, labels.ppi_source) == tuple(grouped)
+        assert (labels.judge, labels.ppi_judge, labels.ppi_source) == grouped[:3]
         if case == "retry":
-            assert labels.judge[tuple(pairs[0])] != _both(db, judge_model=model)[1].judge.get(tuple(pairs[0]))
+            assert labels.judge[tuple(pairs[0])] != _both(db, judge_model=model)[1][0].get(tuple(pairs[0]))
+            # the retried pair is settled by the retry's version, every other by the first one
+            assert labels.judge_other_versions[tuple(pairs[0])] == (sha, "retry-judge") == grouped[3][tuple(pairs[0])]
         if case == "separator_label":  # three labels, one each: a tie (split apart, "pass" would win 3 to 2)
             assert tuple(pairs[1]) not in labels.judge
         if case == "unit_separator_label":
@@ -175,7 +185,7 @@ def test_a_project_without_verdict_pairs_compares_alike(project, tmp_path):
         assert not _runs.has_verdict_pairs(db)
         labels = _runs.pair_labels(db, RUNS)
         where, params = _where(RUNS)
-        assert (labels.judge, labels.ppi_judge, labels.ppi_source) == tuple(_runs._grouped_votes(db, where, params))
+        assert (labels.judge, labels.ppi_judge, labels.ppi_source) == tuple(_runs._grouped_votes(db, where, params))[:3]
         assert ann.compare_runs(db, *RUNS).to_json() + "\n" == before
 
 

@@ -25,9 +25,12 @@ THRESHOLD_KEYS = {
 
 
 def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
-    """Validate a thresholds object: known keys only, each a number >= 0. Raises ValueError naming the key."""
+    """Validate a thresholds object: known keys only, each a number >= 0, at least one. Raises ValueError naming the
+    key."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: expected a JSON object of thresholds, got {type(data).__name__}")
+    if not data:  # no decision would be made, and the command would exit 0 as if it said switch (a review, wave 17)
+        raise ValueError(f"{source}: no thresholds: give at least one of {', '.join(THRESHOLD_KEYS)}")
     out = {}
     for key, value in data.items():
         if key not in THRESHOLD_KEYS:
@@ -40,11 +43,23 @@ def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
 
 def read_thresholds(path: str | Path) -> dict[str, float]:
     path = Path(path)
+    text = path.read_text(encoding="utf-8")
     try:
-        data = load_json(path.read_text(encoding="utf-8"))
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    # a key given twice: JSON keeps the last one silently, so a limit read above could be the one not applied
+    json.loads(text, object_pairs_hook=lambda pairs: _no_repeated_keys(pairs, path))
     return parse_thresholds(data, str(path))
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]], path: Path) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"{path}: threshold {key!r} is given twice (JSON would keep only the last)")
+        seen.add(key)
+    return dict(pairs)
 
 
 class Reason(NamedTuple):
@@ -91,6 +106,10 @@ class RateDifference(NamedTuple):
     design_effect: float | None = None
     clusters: int | None = None
     ci_clustered_by: str | None = None
+    # wave 17: the uncorrected kind's pairs the interval lets go either way (None for the other kinds): those the
+    # judge left unsettled (error rows, tied repeats) and those a human label outside the counted random sample
+    # settles against the judge (`RunStats.human_overrides_unsampled`), in both runs
+    unsure_pairs: int | None = None
 
 
 def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
@@ -115,10 +134,24 @@ def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
         # interval's half-width over z (the larger side).
         diff, low, high = newcombe_difference(a.constraints_passed, a.constraints_settled,
                                               b.constraints_passed, b.constraints_settled)
+        # Pairs the rate cannot vouch for go either way (a review, wave 17): the judge left them unsettled (error
+        # rows, tied repeats: they left the rate, so a judge that errs on one run's failing outputs lifted it), or
+        # a human label outside the counted random sample overrides the judge on them (a reviewer who relabels one
+        # run's failing pairs lifted it). The interval is the union of the intervals with each run's such pairs all failing and
+        # all passing, the worse way for each side: (settled-only) estimate, interval over every completion.
+        unsure_a = a.constraints_unjudged + a.human_overrides_unsampled
+        unsure_b = b.constraints_unjudged + b.human_overrides_unsampled
+        if unsure_a or unsure_b:
+            n_a, n_b = a.constraints_settled + a.constraints_unjudged, b.constraints_settled + b.constraints_unjudged
+            sure_a = a.constraints_passed - a.human_overrides_unsampled_passed
+            sure_b = b.constraints_passed - b.human_overrides_unsampled_passed
+            low = min(low, newcombe_difference(sure_a, n_a, sure_b + unsure_b, n_b)[1])
+            high = max(high, newcombe_difference(sure_a + unsure_a, n_a, sure_b, n_b)[2])
         se = max(diff - low, high - diff) / Z_95
         d = 100 * diff
         return RateDifference("uncorrected", a.constraint_pass_rate, b.constraint_pass_rate, d, 100 * low,
-                              100 * high, 100 * se, None, None, 100 * min_detectable_difference(se), None, None, None)
+                              100 * high, 100 * se, None, None, 100 * min_detectable_difference(se), None, None, None,
+                              unsure_a + unsure_b)
     else:
         return None
     d = 100 * (ra - rb)
@@ -159,13 +192,23 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float], *, difference
             detail = f"completion {_pp(a.completion_rate)} -> {_pp(b.completion_rate)}"
         elif key == "max_constraint_drop_points":
             diff = difference if difference is not None else rate_difference(a, b)
+            versions = sorted(set(a.judge_versions) | set(b.judge_versions))
             if diff is None:
                 detail = f"constraint pass rate {_pp(a.constraint_pass_rate)} -> {_pp(b.constraint_pass_rate)}"
+            elif diff.kind == "uncorrected" and len(versions) > 1:
+                # each pair is settled by the latest judge version that labelled it: re-judging one run with a
+                # lenient rubric moved its rate alone (a review, wave 17); the corrected rates rest on one version
+                detail = (f"uncorrected pass rate {_pp(diff.a)} -> {_pp(diff.b)}, settled by {len(versions)} judge "
+                          f"versions ({'; '.join(v[:12] + v[64:] for v in versions)}): the runs' rates may differ by "
+                          "judge, not by model; compare with one (--rubric-sha256, --judge-model)")
             else:
                 value = diff.drop_points
                 status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
                 detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
-                          f"[{diff.low:.2f}, {diff.high:.2f}]") if not diff.kind.startswith("paired") else (
+                          f"[{diff.low:.2f}, {diff.high:.2f}]" + (
+                              f" (the interval lets {diff.unsure_pairs} pairs go either way: unsettled by the judge, "
+                              "or settled against it by labels outside the random sample)" if diff.unsure_pairs else "")
+                          ) if not diff.kind.startswith("paired") else (
                     f"{diff.kind} pass-rate drop on the items both runs answered ({diff.n_labelled} labelled in "
                     f"both): {diff.drop_points:.2f} points [{diff.low:.2f}, {diff.high:.2f}], p = {diff.p_value:.2g}")
                 verdict = {"ok": "the whole CI is within the limit", "fail": "the whole CI is beyond the limit",
@@ -181,6 +224,10 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float], *, difference
         elif key == "max_p95_latency_ms":
             value = b.p95_latency_ms
             detail = "B's P95 latency " + ("unknown" if value is None else f"{value:.0f} ms")
+        elif a.records_without_tokens or b.records_without_tokens:  # max_cost_ratio
+            # a record with output but no token counts cost something unknown, not nothing (it lowered B's cost)
+            detail = (f"token counts missing on {a.records_without_tokens} of A's and {b.records_without_tokens} of "
+                      "B's records with output: the cost is unknown")
         else:  # max_cost_ratio
             if a.cost is not None and b.cost is not None and a.cost > 0:
                 value, detail = b.cost / a.cost, f"cost {a.cost:.4f} -> {b.cost:.4f}"

@@ -21,7 +21,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from operator import itemgetter
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 import sqlite_utils
 
@@ -83,6 +83,10 @@ class PairLabels(NamedTuple):
     # the first reviewer's failure-mode tag (`untagged` when none) of each pair whose standing label is `fail`, in
     # event order (`_failure_modes`); None: not read (then each run reads its own)
     fail_modes: dict[tuple[str, str], str] | None = None
+    # the judge version (rubric sha256, judge model) of each pair's `judge` label: `judge_version` unless the pair is
+    # in `judge_other_versions` (a pair another version settles)
+    judge_version: tuple[str, str] | None = None
+    judge_other_versions: dict[tuple[str, str], tuple[str, str]] = {}
 
     def settled(self) -> dict[tuple[str, str], Settled]:
         out = {p: Settled(label, "judge") for p, label in self.judge.items()}
@@ -107,6 +111,9 @@ class _Votes(NamedTuple):
     judge: dict[tuple[str, str], str]
     ppi_judge: dict[tuple[str, str], Any]
     source: tuple[str, str] | None
+    # the version of each `judge` label: `version` unless the pair is in `other_versions` (`PairLabels`)
+    version: tuple[str, str] | None = None
+    other_versions: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 def _ppi_of(by_label: dict[tuple[str, str], str | None]) -> dict[tuple[str, str], Any]:
@@ -133,6 +140,9 @@ def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> 
     pair: tuple[str, str] | None = None
     best_id = 0  # the pair's latest labelled verdict id so far (0: none yet) and its version's majority
     best: str | None = None
+    version_of: dict[tuple[str, str], tuple[str, str]] = {}  # each judged pair's version (this path is the rare one)
+    best_version: tuple[str, str] | None = None
+    version: tuple[str, str] | None = None
     v_sha = v_model = None
     v_reach: list[int] = []
     v_pairs: dict[tuple[str, str], str | None] = {}
@@ -144,6 +154,7 @@ def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> 
         if pair is None or rid != pair[0] or cid != pair[1]:
             if best is not None:
                 judge[pair] = best  # type: ignore[index]
+                version_of[pair] = best_version  # type: ignore[index,assignment]
             if rid == rid_last:
                 rid = rid_last
             else:
@@ -151,8 +162,6 @@ def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> 
             pair, best_id, best = (rid, constraint_ids.setdefault(cid, cid)), 0, None
         # error rows (label NULL) count for the latest id and the reach, never as a label
         label = low if low == high else majority_label(lab for lab in json.loads(many) if lab is not None)
-        if last_label is not None and last_label > best_id:
-            best_id, best = last_label, label
         if sha != v_sha or model != v_model:
             v_sha, v_model = sha, model
             version = (sha, model)
@@ -162,11 +171,14 @@ def _grouped_votes(db: sqlite_utils.Database, where: str, params: list[str]) -> 
         v_reach[0] += 1
         if last > v_reach[1]:
             v_reach[1] = last
+        if last_label is not None and last_label > best_id:
+            best_id, best, best_version = last_label, label, version
         v_pairs[pair] = label
     if best is not None:
         judge[pair] = best  # type: ignore[index]
+        version_of[pair] = best_version  # type: ignore[index,assignment]
     source = max(reach, key=lambda k: tuple(reach[k])) if reach else None
-    return _Votes(judge, _ppi_of(by_version.get(source, {}) if source is not None else {}), source)
+    return _Votes(judge, _ppi_of(by_version.get(source, {}) if source is not None else {}), source, None, version_of)
 
 
 def _stored_votes(db: sqlite_utils.Database, run_ids: list[str], runs: set[str], filters: str,
@@ -205,6 +217,7 @@ def _stored_votes(db: sqlite_utils.Database, run_ids: list[str], runs: set[str],
     by_version = {tuple(latest): latest_pairs}  # version -> pair -> majority
     read: dict[str, tuple[int, str | None]] = {}  # pattern -> (repeats, majority)
     constraint_ids: dict[str, str] = {}  # one str per constraint id, one per record id (see `_grouped_votes`)
+    other_versions: dict[tuple[str, str], tuple[str, str]] = {}  # the labelled pairs of a version not the latest
     last_rid = ""
     for rid, cid, n, pattern, sha, model, outside in db.execute(sql, [*latest, *latest, *run_ids, *params]):
         if outside and rid not in runs:
@@ -227,17 +240,20 @@ def _stored_votes(db: sqlite_utils.Database, run_ids: list[str], runs: set[str],
         if sha is None:
             latest_pairs[pair] = label
         else:
-            by_version.setdefault((sha, model), {})[pair] = label
+            version = (sha, model)
+            by_version.setdefault(version, {})[pair] = label
+            if label is not None:
+                other_versions[pair] = version
     by_version = {version: pairs for version, pairs in by_version.items() if pairs}
     if len(by_version) > 1 and sum(map(len, by_version.values())) != len(set().union(*by_version.values())):
         return None  # a pair judged by two versions: the latest labelled one is chosen by verdict id
     if not by_version:
-        return _Votes(judge, {}, None)
+        return _Votes(judge, {}, None, tuple(latest), other_versions)
     most = max(len(p) for p in by_version.values())
     top = [version for version, pairs in by_version.items() if len(pairs) == most]
     if len(top) > 1:
         return None  # two versions reach as many pairs: the latest verdict id decides
-    return _Votes(judge, _ppi_of(by_version[top[0]]), top[0])
+    return _Votes(judge, _ppi_of(by_version[top[0]]), top[0], tuple(latest), other_versions)
 
 
 def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -259,7 +275,7 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     if votes is None:
         votes = _grouped_votes(db, f"v.run_record_id IN (SELECT r.id FROM run_records r WHERE {where}){filters}",
                                [*params, *version])
-    judge, ppi_judge, source = votes
+    judge, ppi_judge, source, judge_version, other_versions = votes
     # the standing labels read once, in event order, for the human majorities and the failure-mode tags (kept to
     # the runs' records here, not by a join per label with run_records)
     humans: dict[tuple[str, str], list[str]] = {}
@@ -278,7 +294,7 @@ def pair_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256:
     for row in blind_rows:  # in event order: the first reviewer's label wins
         blind.setdefault((row["run_record_id"], row["constraint_id"]), row["label"])
     return PairLabels(judge, human, sample, ppi_judge, source, {p: lab for p, lab in blind.items() if p[0] in runs},
-                      fail_modes)
+                      fail_modes, judge_version, other_versions)
 
 
 def settled_labels(db: sqlite_utils.Database, run_ids: list[str], *, rubric_sha256: str | None = None,
@@ -613,6 +629,16 @@ class RunStats:
     judge_corrected_clusters: int | None = None
     judge_corrected_ci_clustered_by: str | None = None
     judge_corrected_se_unclustered: float | None = None
+    # wave 17 (a review of the switch decision): the most records of an item (`repeats` is the fewest); the records
+    # with output but no token counts (their cost is unknown, not zero); the pairs whose settling human label
+    # overrides the judge's (none, or another) and is not the counted random sample's blind first label, and how
+    # many of them passed (a decision cannot vouch for them: `rate_difference`); the judge versions ("rubric sha256 ·
+    # judge model") whose labels settle pairs
+    max_records_per_item: int = 1
+    records_without_tokens: int = 0
+    human_overrides_unsampled: int = 0
+    human_overrides_unsampled_passed: int = 0
+    judge_versions: tuple[str, ...] = ()
 
     @property
     def error_rates(self) -> dict[str, float]:
@@ -628,7 +654,9 @@ class _RunData(NamedTuple):
     item_pass: dict[str, bool | None]
     item_failed: dict[str, tuple[str, ...]]
     corrected: CorrectedRate | None = None  # the whole-run corrected rate with its variance parts
-    mech: tuple[int, int] = (0, 0)  # mechanical checks (passed, checked) of the corrected rate
+    # what the corrected rate knows exactly (passed, checked): mechanical checks, and the pass/fail semantic pairs of
+    # failed records (each a fail)
+    mech: tuple[int, int] = (0, 0)
     sem_pairs: int = 0  # pass/fail semantic pairs in the corrected rate (S)
 
 
@@ -696,6 +724,9 @@ class _Extras:
             "cost_per_task": None if cost is None or not records else cost / len(records),
             "token_outliers": outliers,
             "repeats": repeats,
+            "max_records_per_item": max((len(v) for v in by_item.values()), default=0),
+            "records_without_tokens": sum(1 for r in records
+                                          if not r.failed and (r.input_tokens is None or r.output_tokens is None)),
             "repeat_spread": _repeat_spread(by_item, repeats) if repeats >= MIN_REPEATS_FOR_SPREAD else {},
             "flipping_items": flipping,
             "evalset_sha256s": tuple(sorted({r.evalset_sha256 for r in records if r.evalset_sha256})),
@@ -783,6 +814,16 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     by_scenario: dict[str, dict[str, tuple[list[int], list[int], list[int]]]] = {}
     judge, humans, ppi, blind, sample = (labels.judge, labels.human, labels.ppi_judge, labels.human_blind,
                                          labels.random_sample)
+    # the judge versions whose labels settle pairs (`PairLabels.judge_version`): the default one is noted once, the
+    # others (few: a pair re-judged by another version) looked up per pair only when there are any
+    default_version, other_versions = labels.judge_version, labels.judge_other_versions
+    used_versions: set[tuple[str, str] | None] = set()
+    judge_settled = False
+    # human labels that override the judge (no judge label, or another one) and are not the counted random sample's
+    # blind first label (a targeted pair, a pair a reviewer chose, a label changed after the reveal): corrections
+    # made selectively, which a decision cannot vouch for (`rate_difference`); a label that agrees with the judge
+    # changes nothing
+    unsampled = unsampled_passed = 0
     failing, live = checks
     # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
     get_human, get_judge, get_ppi = humans.get, judge.get, ppi.get
@@ -825,7 +866,12 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                     human += (rid, c.id) in humans  # as before: a human label on a checked pair counts, the check settles it
             else:
                 pair = (rid, c.id)
-                if c.pass_fail and (j := get_ppi(pair)) is not None:
+                if c.pass_fail and failed:
+                    # a failed run fails every constraint (one definition, docs/decisions.md): in the corrected rate
+                    # an exact fail like a mechanical check's, never a judged pair (it left the rate before: a run
+                    # that crashed on its hard items gained; a review, wave 17)
+                    mech_checked += 1
+                elif c.pass_fail and (j := get_ppi(pair)) is not None:
                     add_judge(j)
                     add_stratum(c.id)
                     add_item(rec.item_id)
@@ -840,9 +886,17 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                 if label is not None:
                     source = 1  # human
                     human += 1
+                    if not failed and (pair not in sample or blind.get(pair) != label) and get_judge(pair) != label:
+                        unsampled += 1
+                        unsampled_passed += label in c.passing
                 else:
                     source = 2  # judge
                     label = get_judge(pair)
+                    if label is not None and not failed:
+                        if other_versions:
+                            used_versions.add(other_versions.get(pair, default_version))
+                        else:
+                            judge_settled = True
                 if failed:
                     outcome = False
                 elif label is None:
@@ -890,6 +944,8 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         mi = sum(r.input_tokens or 0 for r in records if r.model == model)
         mo = sum(r.output_tokens or 0 for r in records if r.model == model)
         cost += price.cost(mi, mo)
+    if judge_settled:
+        used_versions.add(default_version)
     corrected = _corrected_rate((mech_passed, mech_checked), judge_all, judge_lab, human_lab, strata_all, strata_lab,
                                 clusters_all=items_all, clusters_lab=items_lab)
     nan_none = lambda x: None if x is None or math.isnan(x) else x  # noqa: E731
@@ -914,13 +970,29 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
         judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
         **extras.fields(db, run_id, records, cost, labels.fail_modes),
+        human_overrides_unsampled=unsampled, human_overrides_unsampled_passed=unsampled_passed,
+        judge_versions=tuple(sorted(f"{sha} · {model}" for sha, model in filter(None, used_versions))),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
                     (mech_passed, mech_checked), len(judge_all))
 
 
+def _known_judge_version(db: sqlite_utils.Database, rubric_sha256: str | None, judge_model: str | None) -> None:
+    """Raise ValueError naming a rubric version or judge model that judged nothing: a mistyped filter matched no
+    verdict and left every pair unjudged without a word (a review, wave 17)."""
+    if rubric_sha256 is not None and db.execute("SELECT 1 FROM verdicts WHERE rubric_sha256 = ? LIMIT 1",
+                                                [rubric_sha256]).fetchone() is None:
+        known = [r[0] for r in db.execute("SELECT sha256 FROM rubrics ORDER BY name, version")]
+        raise ValueError(f"--rubric-sha256 {rubric_sha256!r}: no verdict under that rubric version (give the full "
+                         f"sha256; rubric versions: {', '.join(known) or 'none'})")
+    if judge_model is not None and db.execute("SELECT 1 FROM verdicts WHERE judge_model = ? LIMIT 1",
+                                              [judge_model]).fetchone() is None:
+        raise ValueError(f"--judge-model {judge_model!r}: no verdict by that judge model")
+
+
 def run_stats(db: sqlite_utils.Database, run_id: str, *, rubric_sha256: str | None = None,
               judge_model: str | None = None) -> RunStats:
+    _known_judge_version(db, rubric_sha256, judge_model)
     labels = pair_labels(db, [run_id], rubric_sha256=rubric_sha256, judge_model=judge_model)
     return _run_data(db, run_id, _run_items(db, [run_id]), labels).stats
 
@@ -1050,6 +1122,9 @@ def compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshold
 
 def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, thresholds: dict[str, float] | None,
                   rubric_sha256: str | None, judge_model: str | None, allow_prompt_change: bool) -> Comparison:
+    if run_a == run_b:  # (a run compared with itself was a SWITCH: a review, wave 17)
+        raise ValueError(f"compare needs two different runs, got {run_a!r} twice")
+    _known_judge_version(db, rubric_sha256, judge_model)
     # both runs' records, stored check failures and tool calls from one scan of the table each (per run, each was
     # a scan of every run record: no index leads with run_id)
     records = _runs_records(db, [run_a, run_b])
@@ -1071,7 +1146,8 @@ def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshol
                                              failed_b.get(item_id, ())))
     outcomes = [o for name in BUCKETS for o in by_bucket[name]]
     del by_bucket
-    warnings = tuple(comparability(da.stats, dbb.stats, allow_prompt_change=allow_prompt_change))
+    warnings = tuple(comparability(da.stats, dbb.stats, allow_prompt_change=allow_prompt_change,
+                                   items=(pass_a.keys(), pass_b.keys())))
     paired, drop, parts, note = paired_comparison(db, run_a, run_b, items, labels, da, dbb)
     if drop is not None:
         unit = "items labelled in both runs, 2 labels each"
@@ -1182,16 +1258,33 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
 class Comparability(NamedTuple):
     """A reason the two runs may not be like with like. `refuses`: a switch verdict is refused over it."""
 
-    kind: str  # evalset | evalset_unknown | prompt_version
+    kind: str  # evalset | evalset_unknown | prompt_version | items | records_per_item
     text: str
     refuses: bool
 
 
-def comparability(a: RunStats, b: RunStats, *, allow_prompt_change: bool = False) -> list[Comparability]:
+def comparability(a: RunStats, b: RunStats, *, allow_prompt_change: bool = False,
+                  items: tuple[Iterable[str], Iterable[str]] | None = None) -> list[Comparability]:
     """Why the two runs may not be like with like: a different eval set (by the hash `judgecal run` stores on each
     record) refuses a verdict; records without a hash only warn (imports carry none, so "unknown" is not "differs");
-    a different prompt version refuses unless `allow_prompt_change` (the comparison IS a prompt A/B)."""
+    a different prompt version refuses unless `allow_prompt_change` (the comparison IS a prompt A/B). Found by a
+    review (wave 17), each refusing: `items` (the item ids each run's records answer) that differ, since the pooled
+    rates are then over different items (a run stopped early, or made with `--limit`, on the easy items looked
+    better; both carry the whole eval set's hash); a run whose items have different numbers of records, since an
+    item with more records weighs more in its pooled rates (resumed repeats of the items a model passes)."""
     out = []
+    if items is not None:
+        ia, ib = set(items[0]), set(items[1])
+        if ia != ib:
+            out.append(Comparability(
+                "items", f"the runs answered different items (A {len(ia)}, B {len(ib)}, both {len(ia & ib)}): their "
+                "rates are not over the same items; compare runs over the same items", True))
+    for name, s in (("A", a), ("B", b)):
+        if s.tasks and s.repeats != s.max_records_per_item:
+            out.append(Comparability(
+                "records_per_item", f"run {name} ({s.run_id}) holds {s.repeats} to {s.max_records_per_item} records "
+                "per item: an item with more records weighs more in its pooled rates; finish the run so every item "
+                "has as many records", True))
     if a.evalset_sha256s and b.evalset_sha256s and set(a.evalset_sha256s) != set(b.evalset_sha256s):
         out.append(Comparability(
             "evalset", f"the runs were made on different eval sets ({', '.join(h[:12] for h in a.evalset_sha256s)} vs "
