@@ -8,7 +8,8 @@ import math
 
 from judgecal import annotations as ann
 from judgecal import drift as drift_job
-from judgecal._args import CommandError, fraction, non_negative_float, non_negative_int, positive_int, say
+from judgecal._args import (CommandError, fraction, name_text, non_negative_float, non_negative_sqlite_int,
+                            positive_int, say)
 from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
 from judgecal._cmd_judge import _backend, add_endpoint_flags
 
@@ -137,9 +138,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="freeze: draw --size counted pairs (random review sample, blind first labels) by --seed and "
                     "freeze them with their human labels and every judge verdict they have now. list: the anchors.")
     p.add_argument("action", choices=["freeze", "list"])
-    p.add_argument("--name", help="anchor name (default anchor-N); anchors are never changed")
+    p.add_argument("--name", type=name_text, help="anchor name (default anchor-N); anchors are never changed")
     p.add_argument("--size", type=positive_int, metavar="N", help="pairs to draw (default: every counted pair)")
-    p.add_argument("--seed", type=non_negative_int, metavar="S",
+    p.add_argument("--seed", type=non_negative_sqlite_int, metavar="S",
                    help="draw seed (default: drawn at random and recorded)")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(func=cmd_anchor)
@@ -149,7 +150,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Re-judge the anchor's pairs (a new drift run: the verdicts cache is not used; a killed run is "
                     "resumed) and compare with the verdicts frozen with it. Exit 0 ok, 1 a limit failed, 2 bad "
                     "input, 3 nothing answered, 130 interrupted.")
-    p.add_argument("--anchor", metavar="NAME", help="anchor to re-judge (default: the latest frozen)")
+    p.add_argument("--anchor", type=name_text, metavar="NAME", help="anchor to re-judge (default: the latest frozen)")
     p.add_argument("--rubric", metavar="NAME_OR_FILE",
                    help="rubric to re-judge with (default: the baseline's rubric version)")
     p.add_argument("--baseline-model", metavar="MODEL",

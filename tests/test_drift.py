@@ -193,6 +193,39 @@ def test_an_anchor_name_is_frozen_once(project: Path, capsys) -> None:
     assert "weekly: 30 of 30 counted pairs" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("args,flag", [
+    (["anchor", "freeze", "--seed", str(2 ** 63)], "--seed"),
+    (["anchor", "freeze", "--seed", str(2 ** 64)], "--seed"),
+    (["anchor", "freeze", "--name", ""], "--name"),
+    (["anchor", "freeze", "--name", "  "], "--name"),
+    (["anchor", "freeze", "--name", " weekly"], "--name"),
+    (["anchor", "freeze", "--name", "weekly\t"], "--name"),
+    (["drift", "--anchor", "", "--model", MODEL, "--base-url", "http://127.0.0.1:9/v1"], "--anchor"),
+    (["drift", "--history", "--anchor", " "], "--anchor"),
+], ids=["seed-2^63", "seed-2^64", "name-empty", "name-blank", "name-leading-space", "name-trailing-tab",
+        "drift-anchor-empty", "history-anchor-blank"])
+def test_a_seed_sqlite_cannot_store_or_a_blank_name_exits_2_naming_the_flag(project: Path, capsys, args,
+                                                                            flag) -> None:
+    # Found by a review (wave 17): `--seed 2**63` stopped `anchor freeze` with an OverflowError traceback, and
+    # `--name ""` / `--name "  "` froze anchors that `drift --anchor ""` then picked.
+    with ann.unit_of_work(project) as db:
+        before = ann.table_counts(db)
+    with pytest.raises(SystemExit) as exc:
+        _cli(project, *args)
+    assert exc.value.code == 2 and f"argument {flag}:" in capsys.readouterr().err
+    with ann.unit_of_work(project) as db:
+        assert ann.table_counts(db) == before
+
+
+def test_the_library_refuses_what_the_flags_refuse(project: Path) -> None:
+    with ann.unit_of_work(project) as db:
+        for name, seed in (("", None), ("  ", None), ("a ", None), ("a", 2 ** 63), ("a", -1)):
+            with pytest.raises(ValueError, match="--name" if seed is None else "--seed"):
+                ann.freeze_anchor(db, name, seed=seed)
+        assert ann.list_anchors(db) == []
+        assert ann.freeze_anchor(db, "a", seed=2 ** 63 - 1).seed == 2 ** 63 - 1
+
+
 # --------------------------------------------------------------------------- drift
 
 

@@ -52,7 +52,12 @@ def freeze_anchor(db: sqlite_utils.Database, name: str | None = None, *, size: i
                   seed: int | None = None) -> AnchorRow:
     """Freeze a new anchor: `size` counted pairs drawn by `seed` (all counted pairs when `size` is None; a random
     seed when `seed` is None), with their human labels and every judge verdict row they have now.
-    ValueError (nothing written) when there are no counted pairs, `size` exceeds them, or the name is taken."""
+    ValueError (nothing written) when there are no counted pairs, `size` exceeds them, the name is taken, blank or
+    padded with whitespace, or the seed is not an integer SQLite can store."""
+    if name is not None and (not name.strip() or name != name.strip()):
+        raise ValueError(f"--name {name!r}: an anchor name must not be blank or begin or end with whitespace")
+    if seed is not None and not 0 <= seed <= 2 ** 63 - 1:
+        raise ValueError(f"--seed {seed}: an anchor's seed is an integer from 0 to {2 ** 63 - 1} (SQLite's)")
     # `judge --pairwise` pair records are judged in both orders by their own batch (repeat 2r shown A first, 2r+1 B
     # first); a plain re-judge would ask one order only, so they are not anchor material.
     pairwise = {r for (r,) in db.execute("SELECT id FROM run_records WHERE run_id LIKE ?", [PAIR_RUN_PREFIX + "%"])}
