@@ -307,6 +307,18 @@ def test_pairs_the_judge_cannot_answer_count_as_flips_and_are_reported_apart(pro
     assert d["kappa_now"]["kappa"] < d["kappa_at_freeze"]["kappa"]  # unanswered = the judge's abstain
 
 
+def test_an_undefined_kappa_bound_is_shown_as_a_dash_never_nan(project: Path, capsys) -> None:
+    # Found by a review (wave 17): a judge that now passes everything has kappa 0 with no interval, printed
+    # `0.000 [nan, nan]`; the history prints an undefined number as `-`, and so does the report now.
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(lambda req: "pass")) as server:
+        assert _drift(project, server.url) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out.lower()
+    [line] = [line for line in out.splitlines() if line.startswith("kappa vs humans now:")]
+    assert line.startswith("kappa vs humans now:       0.000 [-, -] (") and "single category" in line
+
+
 def test_each_scheduled_run_asks_again_and_the_history_keeps_them(project: Path, capsys) -> None:
     assert _cli(project, "anchor", "freeze") == 0
     with StubServer(verdicts(baseline_judge)) as server:

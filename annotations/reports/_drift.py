@@ -181,7 +181,10 @@ class DriftReport:
         def kp(p: Any) -> str:
             if not math.isfinite(p.kappa):
                 return f"undefined ({p.reason})"
-            return f"{p.kappa:.3f} [{p.low:.2f}, {p.high:.2f}]"
+            if math.isfinite(p.low) and math.isfinite(p.high):
+                return f"{p.kappa:.3f} [{p.low:.2f}, {p.high:.2f}]"
+            bound = [format(x, ".2f") if math.isfinite(x) else "-" for x in (p.low, p.high)]  # as `drift --history`
+            return f"{p.kappa:.3f} [{bound[0]}, {bound[1]}]" + (f" ({p.reason})" if p.reason else "")
 
         lines = [
             f"drift of anchor {self.anchor} ({self.anchor_pairs} pairs), run {self.drift_run}"
