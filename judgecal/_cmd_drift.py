@@ -92,8 +92,18 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def cmd_drift(args: argparse.Namespace) -> int:
+    # The judging flags are parsed with the default None, so a flag given is told from one left out (even one given
+    # its default value); `--history` judges nothing and checks no limit, so it refuses them, as `anchor list`
+    # refuses --size. Left out, each takes its real default here.
+    given = [flag for dest, (flag, _) in args.judging_flags.items() if getattr(args, dest) is not None]
     if args.history:
+        if given:
+            raise CommandError(f"{', '.join(given)}: not with --history, which prints the finished runs as stored "
+                               "(it judges nothing and checks no limit: run `drift` with them instead)")
         return _history(args)
+    for dest, (_, default) in args.judging_flags.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
     if args.repeats is not None and args.repeats < 1:
         raise CommandError("--repeats must be at least 1")
     backend = _backend(args)
@@ -151,6 +161,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "resumed) and compare with the verdicts frozen with it. Exit 0 ok, 1 a limit failed, 2 bad "
                     "input, 3 nothing answered, 130 interrupted.")
     p.add_argument("--anchor", type=name_text, metavar="NAME", help="anchor to re-judge (default: the latest frozen)")
+    first = len(p._actions)  # the judging flags start here (refused with --history)
     p.add_argument("--rubric", metavar="NAME_OR_FILE",
                    help="rubric to re-judge with (default: the baseline's rubric version)")
     p.add_argument("--baseline-model", metavar="MODEL",
@@ -163,7 +174,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fail (exit 1) unless the kappa drop's upper 95%% bound is at most Y")
     p.add_argument("--on", choices=["bound", "point"], default="bound",
                    help="decide limits on the conservative bound (default) or the point estimate")
-    p.add_argument("--history", action="store_true", help="print the finished drift runs instead of judging")
-    p.add_argument("--json", action="store_true", help="JSON output")
     add_endpoint_flags(p, model_help="judge model to re-judge with (default: $JUDGECAL_MODEL)")
-    p.set_defaults(func=cmd_drift)
+    judging = {a.dest: (a.option_strings[0], a.default) for a in p._actions[first:]}
+    p.add_argument("--history", action="store_true",
+                   help="print the finished drift runs instead of judging (only --anchor and --json go with it)")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=cmd_drift, judging_flags=judging, **{dest: None for dest in judging})

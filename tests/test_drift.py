@@ -336,6 +336,29 @@ def test_each_scheduled_run_asks_again_and_the_history_keeps_them(project: Path,
         assert db.execute("SELECT count(*) FROM batches WHERE kind = 'drift' AND status = 'done'").fetchone()[0] == 3
 
 
+@pytest.mark.parametrize("args", [
+    ["--max-flip-rate", "0.01", "--max-kappa-drop", "0"],
+    ["--max-flip-rate", "0.01"],
+    ["--on", "bound"],  # its default value, given: refused all the same
+    ["--model", MODEL, "--base-url", "http://127.0.0.1:9/v1"],
+    ["--concurrency", "8"],
+    ["--quiet"],
+    ["--repeats", "1"],
+], ids=["both-limits", "flip-limit", "on", "endpoint", "concurrency", "quiet", "repeats"])
+def test_history_refuses_the_limits_and_the_judging_flags(project: Path, capsys, args) -> None:
+    # Found by a review (wave 17): `drift --history --max-flip-rate 0.01 --max-kappa-drop 0` exited 0, checking
+    # nothing; a CI step written that way passed whatever the history held.
+    assert _cli(project, "anchor", "freeze", "--name", "weekly") == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url) == 0
+    capsys.readouterr()
+    assert _cli(project, "drift", "--history", *args) == 2
+    err = capsys.readouterr().err
+    assert "not with --history" in err and all(a in err for a in args if a.startswith("--"))
+    assert _cli(project, "drift", "--history", "--anchor", "weekly", "--json") == 0
+    assert [r["flips"] for r in json.loads(capsys.readouterr().out)] == [6]
+
+
 def test_a_new_judge_model_is_compared_with_the_frozen_one(project: Path, capsys) -> None:
     assert _cli(project, "anchor", "freeze") == 0
     capsys.readouterr()
