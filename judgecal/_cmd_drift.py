@@ -119,20 +119,27 @@ def cmd_drift(args: argparse.Namespace) -> int:
             progress=not args.quiet and not args.json, grace_s=stop_grace_s(args), on_start=started,
             on_stop=acknowledge_stop("requests"))
     report = result.report
+    limits = args.max_flip_rate is not None or args.max_kappa_drop is not None
+    pool = None
+    if limits:  # the earlier finished runs of this anchor × judge × rubric: re-running until one passes does not pass
+        with ann.unit_of_work(args.db, readonly=True) as db:
+            pool = ann.drift_pool(db, report)
     checks = ann.drift_checks(report, max_flip_rate=args.max_flip_rate, max_kappa_drop=args.max_kappa_drop,
-                              on=args.on)
-    limits = bool(checks)
+                              on=args.on, pool=pool)
     if limits and not result.finished:
         checks.append(ann.DriftCheck("finished", math.nan, math.nan, math.nan, False,
                                      "the drift run is not finished: re-run to resume"))
     if args.json:
         say(json.dumps(_finite({"batch": result.summary.as_dict(), "resumed": result.resumed,
                                 "drift": report.as_dict(), "checks": [c.__dict__ for c in checks] if limits else None,
+                                "pooled": pool.as_dict() if pool is not None else None,
                                 "passed": all(c.ok for c in checks) if limits else None}), indent=2, allow_nan=False))
     else:
         say(result.summary.format())
         say("")
         say(report.format())
+        if pool is not None:
+            say(pool.format())
         for c in checks:
             say(c.format())
     exit_if_abandoned(result.summary.abandoned)
@@ -169,7 +176,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline-rubric", metavar="NAME_OR_SHA", help="frozen rubric version to compare with")
     p.add_argument("--repeats", type=positive_int, metavar="K", help="verdicts per pair (default: the baseline's)")
     p.add_argument("--max-flip-rate", type=fraction, metavar="X",
-                   help="fail (exit 1) unless the flip rate's upper 95%% bound is at most X")
+                   help="fail (exit 1) unless the flip rate's upper 95%% bound is at most X, for this run and for "
+                        "the flips pooled over it and the earlier finished runs of this anchor, judge model and "
+                        "rubric version")
     p.add_argument("--max-kappa-drop", type=non_negative_float, metavar="Y",
                    help="fail (exit 1) unless the kappa drop's upper 95%% bound is at most Y")
     p.add_argument("--on", choices=["bound", "point"], default="bound",
