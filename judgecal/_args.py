@@ -50,6 +50,22 @@ def sqlite_int(text: str) -> int:
     return int(_number(int, text, low=-(2 ** 63), low_ok=True, high=2 ** 63 - 1))
 
 
+def non_negative_sqlite_int(text: str) -> int:
+    """An integer >= 0 that SQLite can store (an anchor's seed): a larger one stopped `anchor freeze` with an
+    OverflowError."""
+    return int(_number(int, text, low=0, low_ok=True, high=2 ** 63 - 1))
+
+
+def name_text(text: str) -> str:
+    """A name a user types again to pick what it names (an anchor): not blank, no leading or trailing whitespace
+    (`--name "  "` froze an anchor only an exact copy of the spaces could select)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a name, got a blank one")
+    if text != text.strip():
+        raise argparse.ArgumentTypeError(f"expected a name without leading or trailing whitespace, got {text!r}")
+    return text
+
+
 def positive_float(text: str) -> float:
     """A finite number > 0 (NaN and inf are refused)."""
     return _number(float, text, low=0, low_ok=False)

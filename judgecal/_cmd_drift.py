@@ -8,7 +8,8 @@ import math
 
 from judgecal import annotations as ann
 from judgecal import drift as drift_job
-from judgecal._args import CommandError, fraction, non_negative_float, non_negative_int, positive_int, say
+from judgecal._args import (CommandError, fraction, name_text, non_negative_float, non_negative_sqlite_int,
+                            positive_int, say)
 from judgecal._batch_cli import acknowledge_stop, batch_exit_code, exit_if_abandoned, job_errors, stop_grace_s
 from judgecal._cmd_judge import _backend, add_endpoint_flags
 
@@ -91,8 +92,18 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def cmd_drift(args: argparse.Namespace) -> int:
+    # The judging flags are parsed with the default None, so a flag given is told from one left out (even one given
+    # its default value); `--history` judges nothing and checks no limit, so it refuses them, as `anchor list`
+    # refuses --size. Left out, each takes its real default here.
+    given = [flag for dest, (flag, _) in args.judging_flags.items() if getattr(args, dest) is not None]
     if args.history:
+        if given:
+            raise CommandError(f"{', '.join(given)}: not with --history, which prints the finished runs as stored "
+                               "(it judges nothing and checks no limit: run `drift` with them instead)")
         return _history(args)
+    for dest, (_, default) in args.judging_flags.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
     if args.repeats is not None and args.repeats < 1:
         raise CommandError("--repeats must be at least 1")
     backend = _backend(args)
@@ -108,20 +119,27 @@ def cmd_drift(args: argparse.Namespace) -> int:
             progress=not args.quiet and not args.json, grace_s=stop_grace_s(args), on_start=started,
             on_stop=acknowledge_stop("requests"))
     report = result.report
+    limits = args.max_flip_rate is not None or args.max_kappa_drop is not None
+    pool = None
+    if limits:  # the earlier finished runs of this anchor × judge × rubric: re-running until one passes does not pass
+        with ann.unit_of_work(args.db, readonly=True) as db:
+            pool = ann.drift_pool(db, report)
     checks = ann.drift_checks(report, max_flip_rate=args.max_flip_rate, max_kappa_drop=args.max_kappa_drop,
-                              on=args.on)
-    limits = bool(checks)
+                              on=args.on, pool=pool)
     if limits and not result.finished:
         checks.append(ann.DriftCheck("finished", math.nan, math.nan, math.nan, False,
                                      "the drift run is not finished: re-run to resume"))
     if args.json:
         say(json.dumps(_finite({"batch": result.summary.as_dict(), "resumed": result.resumed,
                                 "drift": report.as_dict(), "checks": [c.__dict__ for c in checks] if limits else None,
+                                "pooled": pool.as_dict() if pool is not None else None,
                                 "passed": all(c.ok for c in checks) if limits else None}), indent=2, allow_nan=False))
     else:
         say(result.summary.format())
         say("")
         say(report.format())
+        if pool is not None:
+            say(pool.format())
         for c in checks:
             say(c.format())
     exit_if_abandoned(result.summary.abandoned)
@@ -137,9 +155,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="freeze: draw --size counted pairs (random review sample, blind first labels) by --seed and "
                     "freeze them with their human labels and every judge verdict they have now. list: the anchors.")
     p.add_argument("action", choices=["freeze", "list"])
-    p.add_argument("--name", help="anchor name (default anchor-N); anchors are never changed")
+    p.add_argument("--name", type=name_text, help="anchor name (default anchor-N); anchors are never changed")
     p.add_argument("--size", type=positive_int, metavar="N", help="pairs to draw (default: every counted pair)")
-    p.add_argument("--seed", type=non_negative_int, metavar="S",
+    p.add_argument("--seed", type=non_negative_sqlite_int, metavar="S",
                    help="draw seed (default: drawn at random and recorded)")
     p.add_argument("--json", action="store_true", help="JSON output")
     p.set_defaults(func=cmd_anchor)
@@ -149,7 +167,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Re-judge the anchor's pairs (a new drift run: the verdicts cache is not used; a killed run is "
                     "resumed) and compare with the verdicts frozen with it. Exit 0 ok, 1 a limit failed, 2 bad "
                     "input, 3 nothing answered, 130 interrupted.")
-    p.add_argument("--anchor", metavar="NAME", help="anchor to re-judge (default: the latest frozen)")
+    p.add_argument("--anchor", type=name_text, metavar="NAME", help="anchor to re-judge (default: the latest frozen)")
+    first = len(p._actions)  # the judging flags start here (refused with --history)
     p.add_argument("--rubric", metavar="NAME_OR_FILE",
                    help="rubric to re-judge with (default: the baseline's rubric version)")
     p.add_argument("--baseline-model", metavar="MODEL",
@@ -157,12 +176,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline-rubric", metavar="NAME_OR_SHA", help="frozen rubric version to compare with")
     p.add_argument("--repeats", type=positive_int, metavar="K", help="verdicts per pair (default: the baseline's)")
     p.add_argument("--max-flip-rate", type=fraction, metavar="X",
-                   help="fail (exit 1) unless the flip rate's upper 95%% bound is at most X")
+                   help="fail (exit 1) unless the flip rate's upper 95%% bound is at most X, for this run and for "
+                        "the flips pooled over it and the earlier finished runs of this anchor, judge model and "
+                        "rubric version")
     p.add_argument("--max-kappa-drop", type=non_negative_float, metavar="Y",
                    help="fail (exit 1) unless the kappa drop's upper 95%% bound is at most Y")
     p.add_argument("--on", choices=["bound", "point"], default="bound",
                    help="decide limits on the conservative bound (default) or the point estimate")
-    p.add_argument("--history", action="store_true", help="print the finished drift runs instead of judging")
-    p.add_argument("--json", action="store_true", help="JSON output")
     add_endpoint_flags(p, model_help="judge model to re-judge with (default: $JUDGECAL_MODEL)")
-    p.set_defaults(func=cmd_drift)
+    judging = {a.dest: (a.option_strings[0], a.default) for a in p._actions[first:]}
+    p.add_argument("--history", action="store_true",
+                   help="print the finished drift runs instead of judging (only --anchor and --json go with it)")
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=cmd_drift, judging_flags=judging, **{dest: None for dest in judging})

@@ -61,8 +61,9 @@ _OWNERS = {
         "verdict_position_bias",
     ),
     "._drift": (
-        "Baseline", "DriftCheck", "DriftHistoryRow", "DriftReport", "FlippedPair", "UNANSWERED",
-        "anchor_baselines", "anchor_rank", "drift_checks", "drift_history", "drift_report", "freeze_anchor",
+        "Baseline", "DriftCheck", "DriftHistoryRow", "DriftPool", "DriftReport", "FlippedPair", "PooledRun",
+        "UNANSWERED", "anchor_baselines", "anchor_rank", "drift_checks", "drift_history", "drift_pool",
+        "drift_report", "freeze_anchor",
     ),
 }
 

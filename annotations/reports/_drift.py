@@ -19,6 +19,9 @@ Rules (docs/decisions.md "Drift (issue 15.6)"):
 - Limits decide on the conservative bound: the flip rate passes only when its exact (Clopper–Pearson) upper bound is
   within `max_flip_rate`, the kappa drop only when the upper bound of the drop's paired bootstrap interval is within
   `max_kappa_drop`; `on="point"` compares the point estimates instead. An undefined number fails its limit.
+- A run can be repeated until one passes, so the flip-rate limit must also pass on the flips pooled over the run and
+  every earlier finished run of the same anchor × judge model × rubric version (`drift_pool`, `max_flip_rate_pooled`).
+  A new judge model or rubric version is a new key with its own pool.
 """
 
 from __future__ import annotations
@@ -52,7 +55,12 @@ def freeze_anchor(db: sqlite_utils.Database, name: str | None = None, *, size: i
                   seed: int | None = None) -> AnchorRow:
     """Freeze a new anchor: `size` counted pairs drawn by `seed` (all counted pairs when `size` is None; a random
     seed when `seed` is None), with their human labels and every judge verdict row they have now.
-    ValueError (nothing written) when there are no counted pairs, `size` exceeds them, or the name is taken."""
+    ValueError (nothing written) when there are no counted pairs, `size` exceeds them, the name is taken, blank or
+    padded with whitespace, or the seed is not an integer SQLite can store."""
+    if name is not None and (not name.strip() or name != name.strip()):
+        raise ValueError(f"--name {name!r}: an anchor name must not be blank or begin or end with whitespace")
+    if seed is not None and not 0 <= seed <= 2 ** 63 - 1:
+        raise ValueError(f"--seed {seed}: an anchor's seed is an integer from 0 to {2 ** 63 - 1} (SQLite's)")
     # `judge --pairwise` pair records are judged in both orders by their own batch (repeat 2r shown A first, 2r+1 B
     # first); a plain re-judge would ask one order only, so they are not anchor material.
     pairwise = {r for (r,) in db.execute("SELECT id FROM run_records WHERE run_id LIKE ?", [PAIR_RUN_PREFIX + "%"])}
@@ -176,7 +184,10 @@ class DriftReport:
         def kp(p: Any) -> str:
             if not math.isfinite(p.kappa):
                 return f"undefined ({p.reason})"
-            return f"{p.kappa:.3f} [{p.low:.2f}, {p.high:.2f}]"
+            if math.isfinite(p.low) and math.isfinite(p.high):
+                return f"{p.kappa:.3f} [{p.low:.2f}, {p.high:.2f}]"
+            bound = [format(x, ".2f") if math.isfinite(x) else "-" for x in (p.low, p.high)]  # as `drift --history`
+            return f"{p.kappa:.3f} [{bound[0]}, {bound[1]}]" + (f" ({p.reason})" if p.reason else "")
 
         lines = [
             f"drift of anchor {self.anchor} ({self.anchor_pairs} pairs), run {self.drift_run}"
@@ -267,8 +278,73 @@ def drift_report(db: sqlite_utils.Database, drift_run_id: str) -> DriftReport:
 
 
 @dataclass(frozen=True)
+class PooledRun:
+    drift_run: str
+    finished_at: str | None  # None: the run being checked, not finished
+    flips: int
+    compared: int
+
+
+@dataclass(frozen=True)
+class DriftPool:
+    """A drift run with the earlier finished runs of the same anchor × judge model × rubric version: a limit decided
+    on one run alone passed as soon as a re-run happened to pass, and said nothing of the runs that failed before it
+    (found by a review, wave 17). A new judge model or rubric version is a new key, with a pool of its own."""
+
+    anchor: str
+    judge_model: str
+    rubric: str  # name vN
+    runs: tuple[PooledRun, ...]  # the earlier finished runs oldest first, the run being checked last
+
+    @property
+    def flips(self) -> Proportion:
+        """The flips and compared pairs of every pooled run added up, with the single run's interval (exact)."""
+        return clopper_pearson(sum(r.flips for r in self.runs), sum(r.compared for r in self.runs))
+
+    def as_dict(self) -> dict[str, Any]:
+        f = self.flips
+        return {"runs": len(self.runs), "anchor": self.anchor, "judge_model": self.judge_model, "rubric": self.rubric,
+                "flip_rate": {"k": f.k, "n": f.n, "rate": f.rate, "ci_low": f.low, "ci_high": f.high,
+                              "method": "exact (Clopper-Pearson) 95%"},
+                "earlier": [{"drift_run": r.drift_run, "finished_at": r.finished_at, "flips": r.flips,
+                             "compared": r.compared} for r in self.runs[:-1]]}
+
+    def format(self) -> str:
+        key = f"anchor {self.anchor} × {self.judge_model} × rubric {self.rubric}"
+        if len(self.runs) == 1:
+            return f"pooled over 1 run: no earlier finished drift run of {key}"
+        lines = [f"pooled over {len(self.runs)} runs of {key} (this one and {len(self.runs) - 1} earlier): "
+                 f"flip rate {self.flips.format()}"]
+        earlier = self.runs[:-1]
+        for r in earlier[-20:]:
+            lines.append(f"  earlier run {r.drift_run} finished {r.finished_at}: {r.flips}/{r.compared} flipped")
+        if len(earlier) > 20:
+            lines.append(f"  ... and {len(earlier) - 20} older (--json lists all)")
+        return "\n".join(lines)
+
+
+def drift_pool(db: sqlite_utils.Database, report: DriftReport) -> DriftPool:
+    """The report's run with every other finished drift run of its anchor × judge model × rubric version, read from
+    the reports stored when they finished (as the history: nothing is recomputed)."""
+    anchor = get_anchor(db, report.anchor)
+    if anchor is None:
+        raise ValueError(f"no anchor named {report.anchor!r}")
+    earlier = []
+    for run in list_drift_runs(db, anchor_id=anchor.id):
+        if (run.judge_model, run.rubric_sha256) != (report.judge_model, report.rubric_sha256):
+            continue
+        if run.id == report.drift_run:
+            continue
+        fr = (run.result or {}).get("flip_rate") or {}
+        earlier.append(PooledRun(run.id, run.finished_at, fr.get("k", 0), fr.get("n", 0)))
+    own = get_drift_run(db, report.drift_run)
+    this = PooledRun(report.drift_run, own.finished_at if own else None, report.flips.k, report.flips.n)
+    return DriftPool(report.anchor, report.judge_model, report.rubric, (*earlier, this))
+
+
+@dataclass(frozen=True)
 class DriftCheck:
-    name: str  # max_flip_rate | max_kappa_drop
+    name: str  # max_flip_rate | max_flip_rate_pooled | max_kappa_drop | finished
     limit: float
     value: float  # the point estimate
     bound: float  # the conservative bound (upper bound of the flip rate / of the kappa drop)
@@ -279,24 +355,33 @@ class DriftCheck:
         return f"{'ok  ' if self.ok else 'FAIL'} {self.name} {self.limit:g}: {self.reason}"
 
 
+def _flip_check(name: str, limit: float, f: Proportion, on: str, what: str) -> DriftCheck:
+    if not f.n:
+        return DriftCheck(name, limit, math.nan, math.nan, False, f"no anchor pair could be compared{what}")
+    bound = f.high if on == "bound" else f.rate
+    ok = bound <= limit
+    return DriftCheck(name, limit, f.rate, f.high, ok,
+                      f"flip rate{what} {f.format()}, {'upper bound' if on == 'bound' else 'point'} "
+                      f"{bound:.1%} {'<=' if ok else '>'} {limit:.1%}")
+
+
 def drift_checks(report: DriftReport, *, max_flip_rate: float | None = None, max_kappa_drop: float | None = None,
-                 on: str = "bound") -> list[DriftCheck]:
+                 on: str = "bound", pool: DriftPool | None = None) -> list[DriftCheck]:
     """The limits a CI job sets on a drift run, each decided on the conservative bound (`on="bound"`, default) or
-    the point estimate (`on="point"`). An undefined value fails (nothing shows the judge did not drift)."""
+    the point estimate (`on="point"`). An undefined value fails (nothing shows the judge did not drift).
+
+    With `pool` (`drift_pool`) holding earlier finished runs, the flip rate must also pass on the pooled flips
+    (`max_flip_rate_pooled`), so re-running until one run passes does not pass. The run's own check stays: the
+    pooled runs re-judge the same anchor pairs, so their interval is narrower than the anchor supports, and a judge
+    that flips the same pairs every time must not pass by being re-run."""
     if on not in ("bound", "point"):
         raise ValueError("on must be 'bound' or 'point'")
     checks = []
     if max_flip_rate is not None:
-        f = report.flips
-        if not f.n:
-            checks.append(DriftCheck("max_flip_rate", max_flip_rate, math.nan, math.nan, False,
-                                     "no anchor pair could be compared"))
-        else:
-            bound = f.high if on == "bound" else f.rate
-            ok = bound <= max_flip_rate
-            checks.append(DriftCheck("max_flip_rate", max_flip_rate, f.rate, f.high, ok,
-                                     f"flip rate {f.format()}, {'upper bound' if on == 'bound' else 'point'} "
-                                     f"{bound:.1%} {'<=' if ok else '>'} {max_flip_rate:.1%}"))
+        checks.append(_flip_check("max_flip_rate", max_flip_rate, report.flips, on, ""))
+        if pool is not None and len(pool.runs) > 1:
+            checks.append(_flip_check("max_flip_rate_pooled", max_flip_rate, pool.flips, on,
+                                      f" pooled over {len(pool.runs)} runs"))
     if max_kappa_drop is not None:
         drop, _low, high = report.kappa_drop
         if not (math.isfinite(drop) and math.isfinite(high)):
@@ -367,6 +452,6 @@ def drift_history(db: sqlite_utils.Database, anchor: str | None = None) -> list[
 
 
 __all__ = [
-    "Baseline", "DriftCheck", "DriftHistoryRow", "DriftReport", "FlippedPair", "UNANSWERED", "anchor_baselines",
-    "anchor_rank", "drift_checks", "drift_history", "drift_report", "freeze_anchor",
+    "Baseline", "DriftCheck", "DriftHistoryRow", "DriftPool", "DriftReport", "FlippedPair", "PooledRun", "UNANSWERED",
+    "anchor_baselines", "anchor_rank", "drift_checks", "drift_history", "drift_pool", "drift_report", "freeze_anchor",
 ]
