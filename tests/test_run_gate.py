@@ -144,4 +144,25 @@ def test_mechanical_checks_gate(tmp_path):
         bad = run_pass_gate(db, "R", min_check_pass_rate=0.8, min_pass_rate=0.8)
     assert ok.passed and ok.checks[0].reason.startswith("3 of 4 mechanical checks passed")
     # without semantic constraints the pass rate is the mechanical one, exactly
-    assert not bad.passed and [c.value for c in bad.checks] == [0.75, 0.75]
+    assert not bad.passed and [c.value for c in bad.checks] == [0.75, 0.75, 1.0]  # (1.0: every item answered)
+
+
+def test_a_run_over_part_of_the_eval_set_or_uneven_records_fails(db_path):
+    """The run gate's rates are the eval set's only when the run answered every item, each as many times (a review
+    of `compare`, wave 17, found runs made with `--limit` or resumed on some items gated on the items they hold)."""
+    with ann.unit_of_work(db_path) as db:
+        add_verdicts(db, R1, NEW)
+        whole = run_pass_gate(db, "pr-1", min_pass_rate=0.0, on="point")
+        assert whole.passed and whole.checks[-1].check == "items" and whole.checks[-1].reason == (
+            "10 of the eval set's 10 items answered, 1 record each")
+        add_run(db, "pr-half", ns=range(201, 206))  # items 1-5 only (`judgecal run --limit 5`)
+        add_verdicts(db, R1, {n: "PPP" for n in range(201, 206)})
+        half = run_pass_gate(db, "pr-half", min_pass_rate=0.0, on="point")
+        assert not half.passed and [c.check for c in half.failures] == ["items"]
+        assert half.failures[0].value == 0.5 and "answered 5 of the eval set's 10 items (first missing: item-6)" in (
+            half.failures[0].reason)
+        add_run(db, "pr-uneven", ns=[*range(301, 311), 311, 312])  # items 1 and 2 twice (a resume of some items)
+        add_verdicts(db, R1, {n: "PPP" for n in range(301, 313)})
+        uneven = run_pass_gate(db, "pr-uneven", max_error_rate=1.0)
+        assert not uneven.passed and "holds 1 to 2 records per item" in uneven.failures[0].reason
+    assert main(["--db", str(db_path), "gate", "--run", "pr-half", "--min-pass-rate", "0.0", "--on", "point"]) == 1

@@ -22,6 +22,7 @@ Nothing judged at all fails too.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Sequence
 
@@ -52,7 +53,8 @@ INFO_CHECKS = ("human_human", "seed")  # checks that only inform: always ok, pri
 @dataclass(frozen=True)
 class GateCheck:
     stratum: str
-    check: str  # coverage | kappa | pass_rate | judged | human_human, seed (information only: always ok)
+    check: str  # coverage | kappa | pass_rate | judged | human_human, seed (information only: always ok); the run
+    # gate's: items | errors | checks | pass_rate
     value: float | None
     threshold: float | None
     ok: bool
@@ -389,6 +391,31 @@ def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str
                            label, verified_on, sem, len(verdicts), len(verification), mechanical, scope), ""
 
 
+def _items_check(db: sqlite_utils.Database, where: str, run_id: str, records: list[Any]) -> GateCheck:
+    """Every rate the run gate reads is the eval set's only when the run answered every item of it, each as many
+    times: a run made with `--limit`, stopped early, or resumed on some items only was gated on the items it holds
+    (the same hole as `compare`'s, found by a review, wave 17). The eval set is the project's items now: one that
+    grew since the run fails here until the run is resumed (`judgecal run --run-id` answers the new items)."""
+    per_item = Counter(r.item_id for r in records)
+    eval_ids = [row[0] for row in db.execute("SELECT id FROM eval_items ORDER BY seq")]
+    missing = [i for i in eval_ids if i not in per_item]
+    answered = len(eval_ids) - len(missing)
+    share = answered / len(eval_ids) if eval_ids else 1.0
+    fewest, most = min(per_item.values()), max(per_item.values())
+    if missing:
+        return GateCheck(where, "items", share, 1.0, False,
+                         f"the run answered {answered} of the eval set's {len(eval_ids)} items (first missing: "
+                         f"{missing[0]}): its rates are not the eval set's; run the rest (`judgecal run --run-id "
+                         f"{run_id}` resumes the run)")
+    if fewest != most:
+        return GateCheck(where, "items", share, 1.0, False,
+                         f"the run holds {fewest} to {most} records per item: an item with more records weighs more "
+                         "in its pooled rates; finish the run so every item has as many records")
+    return GateCheck(where, "items", share, 1.0, True,
+                     f"{answered} of the eval set's {len(eval_ids)} items answered, {most} record"
+                     f"{'s' if most != 1 else ''} each")
+
+
 def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: float | None = None,
                   min_check_pass_rate: float | None = None, max_error_rate: float | None = None,
                   rubric: str | None = None, model: str | None = None, on: str = "lower") -> GateResult:
@@ -439,6 +466,7 @@ def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: floa
                                     f"pass rate {rate.estimate:.3f} [{rate.low:.3f}, {rate.high:.3f}] ({rate.method}; "
                                     f"mechanical {rate.mechanical.passed}/{rate.mechanical.total}{source}): "
                                     f"{_on_word(on)} {value:.3f} {'≥' if ok else '<'} {min_pass_rate}"))
+    checks.append(_items_check(db, where, run_id, records))  # after the limits' checks, whichever were asked
     return GateResult(tuple(checks))
 
 
