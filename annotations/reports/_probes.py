@@ -365,6 +365,11 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
             continue
         targets.append(ProbeTarget(record, item, c, *swapped))
     if not targets:
+        if constraint is not None and db.execute("SELECT 1 FROM constraints WHERE id = ? LIMIT 1",
+                                                 [constraint]).fetchone() is None:
+            # (a scan of the constraints, on this path only) "label the random sample first" sent a typo to review
+            raise ValueError(f"constraint {constraint!r} does not exist: no eval item of this project has a "
+                             "constraint with that id")
         need = {"position": "counted pairwise pairs (labels output_1/output_2: `import llmbar`, `judge --pairwise`)",
                 "verbosity": "counted pass/fail pairs", "injection": "counted pass/fail pairs humans labelled fail",
                 "consistency": "counted pairs"}[kind]
