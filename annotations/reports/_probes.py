@@ -31,7 +31,8 @@ from judgecal.annotations.reports._calibration import match_rubrics
 from judgecal.annotations.reports._gate import PROBE_LIMITS, GateCheck
 from judgecal.annotations.reports._pairwise import PAIR_SWAP, Proportion, clopper_pearson
 from judgecal.annotations.review import counted_pairs, run_output
-from judgecal.annotations.store import ProbeVerdict, kept_blind_first, pair_indexes, probe_verdicts, semantic_pairs
+from judgecal.annotations.store import (LLMBAR_BATCH_PREFIX, ProbeVerdict, kept_blind_first, pair_indexes,
+                                        probe_verdicts, semantic_pairs)
 from judgecal.evalsets import Constraint, EvalItem, RunRecord
 
 PROBES = ("position", "verbosity", "injection", "consistency")
@@ -288,7 +289,9 @@ def verdict_position_bias(db: sqlite_utils.Database, *, rubric: str | None = Non
             # Only verdicts known to hold both orders: LLMBar's (its original / swapped judge fields) and `judge
             # --pairwise` pair records'. A plain `judge --repeats 2` asks the original order twice; read as both
             # orders, a judge always picking the first-shown output looks perfectly order-consistent.
-            " AND (v.batch_id LIKE 'import:llmbar:%'"
+            # (GLOB: LIKE ignores case, and `import verdicts` could spell the prefix in capitals; it never writes
+            # the prefix itself, `import_batch_id`: a review, wave 17)
+            f" AND (v.batch_id GLOB '{LLMBAR_BATCH_PREFIX}*'"
             "      OR EXISTS (SELECT 1 FROM pairwise_outputs po WHERE po.run_record_id = v.run_record_id))"
             " ORDER BY 1, 2, 5"):
         if (shas is not None and sha not in shas) or (model is not None and judge != model):

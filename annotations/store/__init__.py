@@ -55,7 +55,8 @@ _OWNERS = {
         "update_remote_batch",
     ),
     "._verdicts": (
-        "SqliteVerdictSink", "VerdictImportRow", "done_verdict_keys", "flip_rates", "import_verdicts",
+        "LLMBAR_BATCH_PREFIX", "SqliteVerdictSink", "VerdictImportRow", "done_verdict_keys", "flip_rates",
+        "import_batch_id", "import_verdicts",
         "judge_consistency", "unknown_rubric_sha256", "verdict_export_rows",
     ),
     "._anchors": (
