@@ -834,6 +834,37 @@ class ProbeRun(NamedTuple):
     result: Any  # annotations ProbeResult of this rubric version × judge model (None: nothing answered yet)
 
 
+def _refuse_other_probe_settings(db, rubric: Rubric, version: int, model: str, kind: str,
+                                 sampling: dict[str, Any]) -> None:
+    """JobError when this probe would ask this judge model under this rubric version with other sampling settings
+    than (1) the judge batches that bind it (`_binding_batches`: a probe stands in for those verdicts at the gate, so
+    a probe at temperature 0 passed `--max-injection-flip` for a judge asked at 1.0, a review in wave 17; position
+    probes pairwise pairs of both kinds, so both kinds of judge batch bind it), or (2) the stored answers of this
+    judge model's probes under this version (the probe cache is keyed without settings: a probe at 1.0 after one at
+    0 asked nothing and kept the answers at 0). Probe batches written before wave 17 recorded the judge's
+    temperature but not its seed: only the temperature is compared with them."""
+    what = f"{model} under {rubric.name} v{version}"
+    binding = _binding_batches(db, rubric.sha256, model) + (
+        _binding_batches(db, rubric.sha256, model, pairwise=True) if kind == "position" else [])
+    other = _other_settings(binding, sampling)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the verdicts of {what} were asked with {had} ({batch_id}); this probe asks {asked}. A probe stands in "
+            "for those verdicts at the gate, so it must ask the judge as they were asked: probe with the stored "
+            "settings (--temperature, --judge-seed or --no-seed)")
+    probed = [(batch_id or "a probe batch", json.dumps(av.probe_sampling(settings)))
+              for rows in av.probe_batch_settings(db, rubric.sha256, model).values()
+              for batch_id, settings in rows]
+    other = _other_settings(probed, sampling)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the stored probe answers of {what} were asked with {had} ({batch_id}); this probe asks {asked}. The "
+            "probe's stored answers are not asked again, so it would report them as answers at these settings: "
+            "probe with the stored settings, or under another model name the endpoint serves")
+
+
 def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rubric = "strict",
               sample: int | None = None, seed: int = 0, constraint: str | None = None,
               paraphrases: Sequence[str | Rubric] = (), concurrency: int = DEFAULT_CONCURRENCY,
@@ -876,6 +907,8 @@ def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rub
         except ValueError as exc:
             raise JobError(str(exc)) from None
         stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
+        sampling = {k: backend.settings().get(k) for k in SAMPLING_SETTINGS}
+        _refuse_other_probe_settings(db, chosen, stored.version, backend.model, kind, sampling)
         price = av.get_price(db, backend.model)
     variants = probe_variants(kind, alternatives)
     try:
@@ -885,9 +918,9 @@ def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rub
     settings = backend.settings() | {
         "probe": kind, "variants": list(variants), "rubric": chosen.name, "rubric_version": stored.version,
         "rubric_sha256": chosen.sha256, "concurrency": concurrency, "constraint": constraint, "sample": sample,
-        "seed": seed, "pairs": len(targets),
+        "seed": seed, "pairs": len(targets), av.PROBE_SAMPLING: sampling,
         **({"paraphrases": [a.sha256 for a in alternatives]} if alternatives else {}),
-    }
+    }  # "seed" is the --sample draw's: the judge's seed is under "sampling"
     with batch(db_path, settings, kind="probe") as b:
         if on_start is not None:
             on_start(b.id, len(targets), chosen, stored.version)

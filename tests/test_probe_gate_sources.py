@@ -28,6 +28,108 @@ def probe_rows(db) -> int:
         return d.execute("SELECT count(*) FROM probe_verdicts").fetchone()[0]
 
 
+def test_a_probe_at_other_settings_than_the_judged_verdicts_is_refused(tmp_path, capsys):
+    """The attack: the judge is asked at temperature 1.0 (where it obeys injected instructions); `probe injection
+    --temperature 0` measured another judge, 0 of 15 flipped, and the gate passed `--max-injection-flip` for the
+    judge at 1.0. `judge` itself refuses a second temperature for one judge model × rubric version; `probe` did not."""
+    db = pass_fail_project(tmp_path)
+    with StubServer(verdicts(clean)) as s:
+        assert judge(db, s.url, "--temperature", "1.0") == 0
+        sent = s.count
+        capsys.readouterr()
+        assert probe(db, s.url, "injection", "--temperature", "0") == 2
+        err = capsys.readouterr().err
+        assert "temperature 1.0" in err and "temperature 0.0" in err and "this probe asks" in err
+        assert probe(db, s.url, "injection", "--temperature", "1.0", "--judge-seed", "7") == 2
+        assert "seed 0" in capsys.readouterr().err
+        assert s.count == sent and probe_rows(db) == 0
+        assert probe(db, s.url, "injection", "--temperature", "1.0") == 0
+    _, checks = gate_probe_checks(db, capsys, "--max-injection-flip", "0.25")
+    (check,) = checks
+    assert "from `judgecal probe injection`, asked with temperature 1.0, seed 0" in check["reason"]
+
+
+def test_a_probe_resumed_at_other_settings_than_its_stored_answers_is_refused(tmp_path, capsys):
+    """The probe cache is keyed without settings: a second probe at temperature 1.0 after one at 0 asked nothing
+    ("already stored") and reported the answers at 0 as its own. Refused now, for any probe kind of the same judge
+    model × rubric version; a probe batch written before the judge's seed was recorded binds its temperature only."""
+    db = pass_fail_project(tmp_path)
+    with StubServer(verdicts(obeys_injection)) as s:
+        assert probe(db, s.url, "verbosity") == 0
+        sent, rows = s.count, probe_rows(db)
+        capsys.readouterr()
+        for extra in (["--temperature", "1.0"], ["--judge-seed", "3"], ["--no-seed"]):
+            assert probe(db, s.url, "verbosity", *extra) == 2
+            assert "stored probe answers of j under strict v1 were asked with" in capsys.readouterr().err
+        assert probe(db, s.url, "injection", "--temperature", "1.0") == 2  # another kind: the same judge
+        assert s.count == sent and probe_rows(db) == rows
+        assert probe(db, s.url, "verbosity") == 0 and s.count == sent  # the same settings: all cached
+        with ann.unit_of_work(db) as d:  # as a batch written before wave 17: its "seed" is the --sample draw's
+            with ann.write(d):
+                d.execute("UPDATE batches SET settings = json_remove(json_set(settings, '$.seed', 5), '$.sampling')"
+                          " WHERE kind = 'probe'")
+        assert probe(db, s.url, "verbosity", "--temperature", "1.0") == 2
+        assert probe(db, s.url, "verbosity", "--judge-seed", "3") == 0  # the old batches' judge seed is not known
+    _, (check,) = gate_probe_checks(db, capsys, "--max-verbosity-flip", "0.5")
+    assert "(from `judgecal probe verbosity`, asked with temperature 0.0):" in check["reason"]  # no seed known
+
+
+def test_judge_pairwise_batches_bind_a_position_probe(tmp_path, capsys):
+    from test_pairwise import judge as judge_pairwise, project as two_runs
+
+    db = two_runs(tmp_path)
+    with StubServer(prefers("GOOD")) as s:
+        assert judge_pairwise(db, s.url, "--temperature", "1.0") == 0
+        _sample_and_label(db, tmp_path)
+        sent = s.count
+        capsys.readouterr()
+        assert probe(db, s.url, "position") == 2
+        err = capsys.readouterr().err
+        assert "temperature 1.0" in err and "temperature 0.0" in err and s.count == sent
+        assert probe(db, s.url, "position", "--temperature", "1.0") == 0
+
+
+def _sample_and_label(db, tmp_path) -> None:
+    assert main(["--db", str(db), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
+    with ann.unit_of_work(db) as d:
+        pair_ids = [r[0] for r in d.execute("SELECT run_record_id FROM pairwise_outputs ORDER BY 1")]
+    labels = [{"run_record_id": rid, "constraint_id": "preferred", "reviewer": "ann", "label": "output_1",
+               "blind": True} for rid in pair_ids]
+    assert main(["--db", str(db), "import", "labels", str(_jsonl(tmp_path / "pl.jsonl", labels))]) == 0
+
+
+def test_the_position_gate_holds_on_the_probe_and_the_stored_pairwise_verdicts_both(tmp_path, capsys):
+    """The attack: `judge --pairwise` stored verdicts of a judge that picks the output shown first; a position probe
+    that answered fairly (another day, or other settings) then replaced them at the gate, which passed
+    `--max-position-bias`. Both sources are read now: either failing fails the check, and the reason shows both."""
+    from test_pairwise import judge as judge_pairwise, project as two_runs
+
+    db = two_runs(tmp_path)
+    answer = {"biased": True}
+
+    fair = prefers("GOOD")
+
+    def respond(req):
+        return (by_position("output_1") if answer["biased"] else fair)(req)
+
+    with StubServer(respond) as s:
+        assert judge_pairwise(db, s.url) == 0
+        _sample_and_label(db, tmp_path)
+        answer["biased"] = False
+        assert probe(db, s.url, "position") == 0
+    code, checks = gate_probe_checks(db, capsys, "--max-position-bias", "0.8")
+    (check,) = checks
+    assert not check["ok"] and code == 1
+    reason = check["reason"]
+    assert reason.startswith("both must hold: ")
+    probe_part, stored_part = reason.split("; and ")
+    assert "from `judgecal probe position`, asked with temperature 0.0, seed 0" in probe_part
+    assert "50.0%" in probe_part and "within [0.200, 0.800]" in probe_part and "not within" not in probe_part
+    assert "from stored pairwise verdicts, asked with temperature 0.0, seed 0" in stored_part
+    assert "100.0%" in stored_part and "not within [0.200, 0.800]" in stored_part
+    assert check["value"] == pytest.approx(1.0)
+
+
 @pytest.mark.parametrize("name", ["llmbar:v.jsonl", "LLMBar:v.jsonl"])
 def test_a_verdict_file_named_like_an_llmbar_import_is_not_read_as_both_orders(tmp_path, capsys, monkeypatch, name):
     """The attack: a plain `judge --repeats 2` (the original order twice) of a judge that always picks the output
@@ -55,7 +157,7 @@ def test_a_verdict_file_named_like_an_llmbar_import_is_not_read_as_both_orders(t
     assert not check["ok"] and "no position probe was run" in check["reason"]
 
 
-def test_llmbar_imports_are_still_read_as_both_orders(tmp_path, capsys):
+def test_llmbar_imports_are_still_read_as_both_orders_and_name_their_source(tmp_path, capsys):
     rows = [{"item_id": f"x/{k}", "dataset": "X", "instruction": f"Say hi {k}", "output_1": f"hi {k}",
              "output_2": f"yo {k}", "human_label": 1, "judge_s_order_original": 1, "judge_s_order_swapped": 1}
             for k in range(6)]
@@ -64,8 +166,9 @@ def test_llmbar_imports_are_still_read_as_both_orders(tmp_path, capsys):
     with ann.unit_of_work(db) as d:
         (v,) = verdict_position_bias(d)
     assert (v.bias.compared, v.bias.first_both.n) == (6, 0)
-    with ann.unit_of_work(db) as d:
-        assert [r[0] for r in d.execute("SELECT DISTINCT batch_id FROM verdicts")] == ["import:llmbar:llmbar.jsonl"]
+    assert v.settings == ("the settings LLMBar ran (not recorded)",)
+    _, (check,) = gate_probe_checks(db, capsys, "--max-position-bias", "0.99")
+    assert "from stored pairwise verdicts, asked with the settings LLMBar ran (not recorded)" in check["reason"]
 
 
 def test_an_unknown_probe_constraint_is_named(tmp_path, capsys):

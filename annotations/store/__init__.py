@@ -65,7 +65,8 @@ _OWNERS = {
         "get_anchor", "get_drift_run", "insert_anchor", "list_anchors", "list_drift_runs", "open_drift_run",
     ),
     "._probes": (
-        "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
+        "PROBE_SAMPLING", "ProbeVerdict", "SqliteProbeSink", "probe_batch_settings", "probe_sampling",
+        "probe_verdicts",
     ),
     "._memo": (
         "kept_for_tables", "merged", "storing_kept",
