@@ -834,6 +834,12 @@ class ProbeRun(NamedTuple):
     result: Any  # annotations ProbeResult of this rubric version × judge model (None: nothing answered yet)
 
 
+def _wording(text: str) -> str:
+    """A rubric text with runs of whitespace collapsed, stripped and case-folded: two texts equal here say the same
+    words, so one is no paraphrase of the other."""
+    return " ".join(text.split()).casefold()
+
+
 def _refuse_other_probe_settings(db, rubric: Rubric, version: int, model: str, kind: str,
                                  sampling: dict[str, Any]) -> None:
     """JobError when this probe would ask this judge model under this rubric version with other sampling settings
@@ -896,6 +902,11 @@ def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rub
             alt = p if isinstance(p, Rubric) else resolve_rubric(db, p)
             if alt.sha256 == chosen.sha256:
                 raise JobError(f"paraphrase {alt.name!r} is the probed rubric itself, not a paraphrase")
+            if _wording(alt.template) == _wording(chosen.template):
+                # the rubric plus two newlines passed as a "paraphrase" and showed a wording-sensitive judge as
+                # consistent (a review, wave 17); nearer copies are not judged here: the gate names each one's hash
+                raise JobError(f"paraphrase {p if isinstance(p, str) else alt.name!r} has the probed rubric's text "
+                               f"(the same words once whitespace and case are ignored): a paraphrase rewords it")
             alternatives.append(alt)
         if kind == "consistency" and not alternatives:
             alternatives = paraphrases_of(chosen)

@@ -130,6 +130,38 @@ def test_the_position_gate_holds_on_the_probe_and_the_stored_pairwise_verdicts_b
     assert check["value"] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("edit", [
+    lambda t: t + "\n\n",
+    lambda t: "\n".join(t.split(" ")),
+    lambda t: t.replace("You are", "YOU ARE", 1),
+], ids=["two-newlines", "spaces-as-newlines", "capitals"])
+def test_a_paraphrase_with_the_rubrics_own_words_is_refused(tmp_path, capsys, edit):
+    """The attack: the rubric plus two newlines given as `--paraphrase` (another sha256, so it was taken) makes a
+    judge that reads the wording look consistent. A text equal to the rubric's once whitespace runs are collapsed,
+    the ends stripped and case ignored is refused, naming the file; nearer copies than that are not judged."""
+    db = pass_fail_project(tmp_path)
+    strict = shipped_rubric("strict").template
+    assert "You are" in strict
+    copy = tmp_path / "strict_para.txt"
+    copy.write_text(edit(strict))
+    with StubServer(verdicts(clean)) as s:
+        capsys.readouterr()
+        assert probe(db, s.url, "consistency", "--paraphrase", str(copy)) == 2
+        assert s.count == 0
+    err = capsys.readouterr().err
+    assert str(copy) in err and "has the probed rubric's text" in err
+    assert probe_rows(db) == 0
+
+
+def test_the_consistency_check_names_each_paraphrase(tmp_path, capsys):
+    db = pass_fail_project(tmp_path)
+    with StubServer(verdicts(clean)) as s:
+        assert probe(db, s.url, "consistency") == 0
+    _, (check,) = gate_probe_checks(db, capsys, "--max-inconsistency", "0.5")
+    shas = [p.sha256[:12] for p in paraphrases_of(shipped_rubric("strict"))]
+    assert len(shas) == 2 and f"paraphrases {', '.join(shas)}" in check["reason"]
+
+
 @pytest.mark.parametrize("name", ["llmbar:v.jsonl", "LLMBar:v.jsonl"])
 def test_a_verdict_file_named_like_an_llmbar_import_is_not_read_as_both_orders(tmp_path, capsys, monkeypatch, name):
     """The attack: a plain `judge --repeats 2` (the original order twice) of a judge that always picks the output

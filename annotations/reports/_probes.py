@@ -451,6 +451,8 @@ def _measured(kind: str, result: ProbeResult | None,
     out = []
     if result is not None:
         shown = result.position.format() if result.position else f"{result.measures} {result.rate.format()}"
+        if kind == "consistency":  # which wordings the rate is over (a paraphrase is named by its sha256)
+            shown += "; paraphrases " + ", ".join(v.partition(":")[2][:12] or v for v in result.by_variant)
         out.append((shown, f"`judgecal probe {kind}`, {asked_with(result.settings)}", result.bounds,
                     result.incomplete))
     if kind == "position" and stored is not None:
