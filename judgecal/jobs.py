@@ -211,6 +211,15 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
             f"asks {asked}. One judge model and rubric version is one judge in every report, and its stored verdicts "
             "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
             "the endpoint serves (e.g. a vLLM --served-model-name alias)")
+    # A probe stands in for this judge at the gate: probed at temperature 0 and then judged at 1.0, the gate read
+    # the probe for the judge at 1.0 (the other order of a review's finding, wave 17; `_refuse_other_probe_settings`)
+    other = _other_settings(_probe_settings(db, rubric.sha256, model), wanted)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the probes of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
+            f"asks {asked}. A probe stands in for the judge at the gate, so the judge is asked as its probes were: "
+            "judge with the probes' settings, or under another model name the endpoint serves")
 
 
 def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False) -> list[tuple[str, str]]:
@@ -231,10 +240,11 @@ def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False)
 
 def stored_sampling_settings(db, rubric_sha256: str, model: str) -> dict[str, Any]:
     """The sampling settings (`SAMPLING_SETTINGS`) this judge model's verdicts under this rubric version were asked
-    with, from the first batch that binds them; {} when none does (a first run takes any). What a caller that only
-    wants more verdicts of the same judge passes to its backend (the Rubrics page's re-judge: it asked at the
-    defaults, and was refused on a version judged otherwise, a review in wave 14)."""
-    for _batch_id, text in _binding_batches(db, rubric_sha256, model):
+    with, from the first batch that binds them, else from its probes (they bind it too, wave 17); {} when none does
+    (a first run takes any). What a caller that only wants more verdicts of the same judge passes to its backend (the
+    Rubrics page's re-judge: it asked at the defaults, and was refused on a version judged otherwise, a review in
+    wave 14)."""
+    for _batch_id, text in _binding_batches(db, rubric_sha256, model) + _probe_settings(db, rubric_sha256, model):
         try:
             stored = json.loads(text)
         except ValueError:
@@ -834,6 +844,13 @@ class ProbeRun(NamedTuple):
     result: Any  # annotations ProbeResult of this rubric version × judge model (None: nothing answered yet)
 
 
+def _probe_settings(db, rubric_sha256: str, model: str) -> list[tuple[str, str]]:
+    """(batch id, the judge's sampling settings as JSON) of the probe batches whose answers of this judge model under
+    this rubric version are stored (any probe kind)."""
+    return [(batch_id or "a probe batch", json.dumps(av.probe_sampling(settings)))
+            for rows in av.probe_batch_settings(db, rubric_sha256, model).values() for batch_id, settings in rows]
+
+
 def _wording(text: str) -> str:
     """A rubric text with runs of whitespace collapsed, stripped and case-folded: two texts equal here say the same
     words, so one is no paraphrase of the other."""
@@ -859,10 +876,7 @@ def _refuse_other_probe_settings(db, rubric: Rubric, version: int, model: str, k
             f"the verdicts of {what} were asked with {had} ({batch_id}); this probe asks {asked}. A probe stands in "
             "for those verdicts at the gate, so it must ask the judge as they were asked: probe with the stored "
             "settings (--temperature, --judge-seed or --no-seed)")
-    probed = [(batch_id or "a probe batch", json.dumps(av.probe_sampling(settings)))
-              for rows in av.probe_batch_settings(db, rubric.sha256, model).values()
-              for batch_id, settings in rows]
-    other = _other_settings(probed, sampling)
+    other = _other_settings(_probe_settings(db, rubric.sha256, model), sampling)
     if other is not None:
         batch_id, had, asked = other
         raise JobError(

@@ -211,3 +211,23 @@ def test_an_unknown_probe_constraint_is_named(tmp_path, capsys):
         assert s.count == 0
     err = capsys.readouterr().err
     assert "constraint 'corect' does not exist" in err and "label the random sample" not in err
+
+
+def test_a_judge_at_other_settings_than_its_stored_probes_is_refused(tmp_path, capsys):
+    """The same hole the other way round: probed at temperature 0 first, then judged at 1.0, the gate read the probe
+    for the judge at 1.0. `judge` compares its settings with the stored probe answers' too."""
+    from judgecal import jobs
+
+    db = pass_fail_project(tmp_path)
+    with StubServer(verdicts(clean)) as s:
+        assert probe(db, s.url, "injection") == 0
+        sent = s.count
+        capsys.readouterr()
+        assert judge(db, s.url, "--temperature", "1.0") == 2
+        err = capsys.readouterr().err
+        assert "the probes of j under strict v1 were asked with temperature 0.0, seed 0" in err
+        assert "temperature 1.0" in err and s.count == sent
+        with ann.unit_of_work(db) as d:  # the Rubrics page's re-judge asks as the probes were asked
+            sha = d.execute("SELECT sha256 FROM rubrics WHERE name = 'strict'").fetchone()[0]
+            assert jobs.stored_sampling_settings(d, sha, "j") == {"temperature": 0.0, "seed": 0}
+        assert judge(db, s.url) == 0
