@@ -211,6 +211,15 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
             f"asks {asked}. One judge model and rubric version is one judge in every report, and its stored verdicts "
             "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
             "the endpoint serves (e.g. a vLLM --served-model-name alias)")
+    # A probe stands in for this judge at the gate: probed at temperature 0 and then judged at 1.0, the gate read
+    # the probe for the judge at 1.0 (the other order of a review's finding, wave 17; `_refuse_other_probe_settings`)
+    other = _other_settings(_probe_settings(db, rubric.sha256, model), wanted)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the probes of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
+            f"asks {asked}. A probe stands in for the judge at the gate, so the judge is asked as its probes were: "
+            "judge with the probes' settings, or under another model name the endpoint serves")
 
 
 def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False) -> list[tuple[str, str]]:
@@ -231,10 +240,11 @@ def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False)
 
 def stored_sampling_settings(db, rubric_sha256: str, model: str) -> dict[str, Any]:
     """The sampling settings (`SAMPLING_SETTINGS`) this judge model's verdicts under this rubric version were asked
-    with, from the first batch that binds them; {} when none does (a first run takes any). What a caller that only
-    wants more verdicts of the same judge passes to its backend (the Rubrics page's re-judge: it asked at the
-    defaults, and was refused on a version judged otherwise, a review in wave 14)."""
-    for _batch_id, text in _binding_batches(db, rubric_sha256, model):
+    with, from the first batch that binds them, else from its probes (they bind it too, wave 17); {} when none does
+    (a first run takes any). What a caller that only wants more verdicts of the same judge passes to its backend (the
+    Rubrics page's re-judge: it asked at the defaults, and was refused on a version judged otherwise, a review in
+    wave 14)."""
+    for _batch_id, text in _binding_batches(db, rubric_sha256, model) + _probe_settings(db, rubric_sha256, model):
         try:
             stored = json.loads(text)
         except ValueError:
@@ -834,6 +844,47 @@ class ProbeRun(NamedTuple):
     result: Any  # annotations ProbeResult of this rubric version × judge model (None: nothing answered yet)
 
 
+def _probe_settings(db, rubric_sha256: str, model: str) -> list[tuple[str, str]]:
+    """(batch id, the judge's sampling settings as JSON) of the probe batches whose answers of this judge model under
+    this rubric version are stored (any probe kind)."""
+    return [(batch_id or "a probe batch", json.dumps(av.probe_sampling(settings)))
+            for rows in av.probe_batch_settings(db, rubric_sha256, model).values() for batch_id, settings in rows]
+
+
+def _wording(text: str) -> str:
+    """A rubric text with runs of whitespace collapsed, stripped and case-folded: two texts equal here say the same
+    words, so one is no paraphrase of the other."""
+    return " ".join(text.split()).casefold()
+
+
+def _refuse_other_probe_settings(db, rubric: Rubric, version: int, model: str, kind: str,
+                                 sampling: dict[str, Any]) -> None:
+    """JobError when this probe would ask this judge model under this rubric version with other sampling settings
+    than (1) the judge batches that bind it (`_binding_batches`: a probe stands in for those verdicts at the gate, so
+    a probe at temperature 0 passed `--max-injection-flip` for a judge asked at 1.0, a review in wave 17; position
+    probes pairwise pairs of both kinds, so both kinds of judge batch bind it), or (2) the stored answers of this
+    judge model's probes under this version (the probe cache is keyed without settings: a probe at 1.0 after one at
+    0 asked nothing and kept the answers at 0). Probe batches written before wave 17 recorded the judge's
+    temperature but not its seed: only the temperature is compared with them."""
+    what = f"{model} under {rubric.name} v{version}"
+    binding = _binding_batches(db, rubric.sha256, model) + (
+        _binding_batches(db, rubric.sha256, model, pairwise=True) if kind == "position" else [])
+    other = _other_settings(binding, sampling)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the verdicts of {what} were asked with {had} ({batch_id}); this probe asks {asked}. A probe stands in "
+            "for those verdicts at the gate, so it must ask the judge as they were asked: probe with the stored "
+            "settings (--temperature, --judge-seed or --no-seed)")
+    other = _other_settings(_probe_settings(db, rubric.sha256, model), sampling)
+    if other is not None:
+        batch_id, had, asked = other
+        raise JobError(
+            f"the stored probe answers of {what} were asked with {had} ({batch_id}); this probe asks {asked}. The "
+            "probe's stored answers are not asked again, so it would report them as answers at these settings: "
+            "probe with the stored settings, or under another model name the endpoint serves")
+
+
 def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rubric = "strict",
               sample: int | None = None, seed: int = 0, constraint: str | None = None,
               paraphrases: Sequence[str | Rubric] = (), concurrency: int = DEFAULT_CONCURRENCY,
@@ -865,6 +916,11 @@ def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rub
             alt = p if isinstance(p, Rubric) else resolve_rubric(db, p)
             if alt.sha256 == chosen.sha256:
                 raise JobError(f"paraphrase {alt.name!r} is the probed rubric itself, not a paraphrase")
+            if _wording(alt.template) == _wording(chosen.template):
+                # the rubric plus two newlines passed as a "paraphrase" and showed a wording-sensitive judge as
+                # consistent (a review, wave 17); nearer copies are not judged here: the gate names each one's hash
+                raise JobError(f"paraphrase {p if isinstance(p, str) else alt.name!r} has the probed rubric's text "
+                               f"(the same words once whitespace and case are ignored): a paraphrase rewords it")
             alternatives.append(alt)
         if kind == "consistency" and not alternatives:
             alternatives = paraphrases_of(chosen)
@@ -876,6 +932,8 @@ def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rub
         except ValueError as exc:
             raise JobError(str(exc)) from None
         stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
+        sampling = {k: backend.settings().get(k) for k in SAMPLING_SETTINGS}
+        _refuse_other_probe_settings(db, chosen, stored.version, backend.model, kind, sampling)
         price = av.get_price(db, backend.model)
     variants = probe_variants(kind, alternatives)
     try:
@@ -885,9 +943,9 @@ def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rub
     settings = backend.settings() | {
         "probe": kind, "variants": list(variants), "rubric": chosen.name, "rubric_version": stored.version,
         "rubric_sha256": chosen.sha256, "concurrency": concurrency, "constraint": constraint, "sample": sample,
-        "seed": seed, "pairs": len(targets),
+        "seed": seed, "pairs": len(targets), av.PROBE_SAMPLING: sampling,
         **({"paraphrases": [a.sha256 for a in alternatives]} if alternatives else {}),
-    }
+    }  # "seed" is the --sample draw's: the judge's seed is under "sampling"
     with batch(db_path, settings, kind="probe") as b:
         if on_start is not None:
             on_start(b.id, len(targets), chosen, stored.version)

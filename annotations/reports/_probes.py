@@ -19,10 +19,11 @@ counts it as flipped (a judge cannot pass a probe by failing on the perturbed pr
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, NamedTuple, Sequence
 
 import sqlite_utils
@@ -31,7 +32,8 @@ from judgecal.annotations.reports._calibration import match_rubrics
 from judgecal.annotations.reports._gate import PROBE_LIMITS, GateCheck
 from judgecal.annotations.reports._pairwise import PAIR_SWAP, Proportion, clopper_pearson
 from judgecal.annotations.review import counted_pairs, run_output
-from judgecal.annotations.store import ProbeVerdict, kept_blind_first, pair_indexes, probe_verdicts, semantic_pairs
+from judgecal.annotations.store import (LLMBAR_BATCH_PREFIX, ProbeVerdict, kept_blind_first, pair_indexes,
+                                        probe_batch_settings, probe_sampling, probe_verdicts, semantic_pairs)
 from judgecal.evalsets import Constraint, EvalItem, RunRecord
 
 PROBES = ("position", "verbosity", "injection", "consistency")
@@ -146,6 +148,7 @@ class ProbeResult:
     excluded: int  # complete pairs outside the denominator (baseline already pass)
     by_variant: dict[str, Proportion] = field(default_factory=dict)
     position: PositionBias | None = None
+    settings: tuple[str, ...] = ()  # the judge's sampling settings its answers were asked with, one per distinct
 
     @property
     def bounds(self) -> tuple[float, float] | None:
@@ -181,7 +184,17 @@ class ProbeResult:
                 "errors": self.errors, "excluded": self.excluded,
                 "by_variant": {k: _prop(v) for k, v in self.by_variant.items()},
                 "position": self.position.as_dict() if self.position is not None else None,
+                "settings": list(self.settings),
                 "gate_ci_low": b[0] if b else None, "gate_ci_high": b[1] if b else None}
+
+
+def asked_with(settings: Sequence[str]) -> str:
+    """"asked with temperature 0.0, seed 0" (several distinct settings joined by "; ")."""
+    return "asked with " + ("; ".join(settings) if settings else "settings not recorded")
+
+
+def _sampling_text(sampling: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {sampling[k]}" for k in ("temperature", "seed") if k in sampling) or "settings not recorded"
 
 
 def _prop(p: Proportion) -> dict[str, Any]:
@@ -242,8 +255,10 @@ def probe_results(db: sqlite_utils.Database, *, rubric: str | None = None,
     for r in probe_verdicts(db):
         if (shas is None or r.rubric_sha256 in shas) and (model is None or r.judge_model == model):
             groups[(r.probe, r.rubric_sha256, r.judge_model)].append(r)
+    asked = {key: tuple(dict.fromkeys(_sampling_text(probe_sampling(text)) for _, text in rows))
+             for key, rows in probe_batch_settings(db, model=model).items()} if groups else {}
     order = {p: i for i, p in enumerate(PROBES)}
-    return [_result(p, sha, names.get(sha, sha[:12]), m, rows)
+    return [replace(_result(p, sha, names.get(sha, sha[:12]), m, rows), settings=asked.get((p, sha, m), ()))
             for (p, sha, m), rows in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1:]))]
 
 
@@ -256,13 +271,14 @@ class VerdictPosition:
     rubric: str
     judge_model: str
     bias: PositionBias
+    settings: tuple[str, ...] = ()  # the judge's sampling settings of the verdicts' batches, one per distinct
 
     def format(self) -> str:
         return f"position    {self.judge_model} · {self.rubric} (stored verdicts): {self.bias.format()}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"rubric_sha256": self.rubric_sha256, "rubric": self.rubric, "judge_model": self.judge_model,
-                **self.bias.as_dict()}
+                **self.bias.as_dict(), "settings": list(self.settings)}
 
 
 _PAIRWISE_LABELS = """(c.labels = '["output_1", "output_2"]' OR c.labels = '["output_1","output_2"]')"""
@@ -280,26 +296,51 @@ def verdict_position_bias(db: sqlite_utils.Database, *, rubric: str | None = Non
         return []  # no pairwise constraint: the join below would read every verdict to find none (issue 16.2)
     names = _rubric_names(db)
     groups: dict[tuple[str, str], dict[tuple[str, str, int], dict[int, str | None]]] = defaultdict(dict)
-    for rid, cid, sha, judge, repeat, label in db.execute(
-            "SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.repeat, v.label"
+    batches: dict[tuple[str, str], set[str | None]] = defaultdict(set)
+    for rid, cid, sha, judge, repeat, label, batch_id in db.execute(
+            "SELECT v.run_record_id, v.constraint_id, v.rubric_sha256, v.judge_model, v.repeat, v.label, v.batch_id"
             " FROM verdicts v JOIN run_records r ON r.id = v.run_record_id"
             " JOIN constraints c ON c.item_id = r.item_id AND c.id = v.constraint_id"
             f" WHERE c.check_json IS NULL AND {_PAIRWISE_LABELS}"
             # Only verdicts known to hold both orders: LLMBar's (its original / swapped judge fields) and `judge
             # --pairwise` pair records'. A plain `judge --repeats 2` asks the original order twice; read as both
             # orders, a judge always picking the first-shown output looks perfectly order-consistent.
-            " AND (v.batch_id LIKE 'import:llmbar:%'"
+            # (GLOB: LIKE ignores case, and `import verdicts` could spell the prefix in capitals; it never writes
+            # the prefix itself, `import_batch_id`: a review, wave 17)
+            f" AND (v.batch_id GLOB '{LLMBAR_BATCH_PREFIX}*'"
             "      OR EXISTS (SELECT 1 FROM pairwise_outputs po WHERE po.run_record_id = v.run_record_id))"
             " ORDER BY 1, 2, 5"):
         if (shas is not None and sha not in shas) or (model is not None and judge != model):
             continue
         groups[(sha, judge)].setdefault((rid, cid, repeat // 2), {})[repeat % 2] = label
+        batches[(sha, judge)].add(batch_id)
     out = []
     for (sha, judge), pairs in sorted(groups.items()):
         bias = position_bias((f"{rid}/{cid}" + (f"#{r}" if r else ""), o.get(0), o.get(1))
                              for (rid, cid, r), o in pairs.items())
-        out.append(VerdictPosition(sha, names.get(sha, sha[:12]), judge, bias))
+        out.append(VerdictPosition(sha, names.get(sha, sha[:12]), judge, bias,
+                                   _verdict_settings(db, batches[(sha, judge)])))
     return out
+
+
+def _verdict_settings(db: sqlite_utils.Database, batch_ids: set[str | None]) -> tuple[str, ...]:
+    """The sampling settings of the judge batches that stored verdicts (one text per distinct setting): LLMBar's
+    recorded verdicts and imported ones carry none."""
+    found = dict(db.execute("SELECT id, settings FROM batches WHERE id IN (SELECT value FROM json_each(?))",
+                            [json.dumps(sorted(b for b in batch_ids if b is not None))]).fetchall())
+    out = []
+    for b in sorted(batch_ids, key=lambda b: (b is None, b or "")):
+        if b is not None and b.startswith(LLMBAR_BATCH_PREFIX):
+            out.append("the settings LLMBar ran (not recorded)")
+        elif b in found:
+            try:
+                stored = json.loads(found[b])
+            except ValueError:
+                stored = {}
+            out.append(_sampling_text(stored if isinstance(stored, dict) else {}))
+        else:
+            out.append("settings not recorded (imported from a file)")
+    return tuple(dict.fromkeys(out))
 
 
 def format_probes(results: Sequence[ProbeResult], positions: Sequence[VerdictPosition]) -> str:
@@ -365,6 +406,11 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
             continue
         targets.append(ProbeTarget(record, item, c, *swapped))
     if not targets:
+        if constraint is not None and db.execute("SELECT 1 FROM constraints WHERE id = ? LIMIT 1",
+                                                 [constraint]).fetchone() is None:
+            # (a scan of the constraints, on this path only) "label the random sample first" sent a typo to review
+            raise ValueError(f"constraint {constraint!r} does not exist: no eval item of this project has a "
+                             "constraint with that id")
         need = {"position": "counted pairwise pairs (labels output_1/output_2: `import llmbar`, `judge --pairwise`)",
                 "verbosity": "counted pass/fail pairs", "injection": "counted pass/fail pairs humans labelled fail",
                 "consistency": "counted pairs"}[kind]
@@ -397,13 +443,32 @@ def _gated_versions(db: sqlite_utils.Database, rubric: str | None, model: str | 
     return [(judge, sha, f"{name} v{version}") for (judge, name), (_, version, sha) in sorted(best.items())]
 
 
+def _measured(kind: str, result: ProbeResult | None,
+              stored: VerdictPosition | None) -> list[tuple[str, str, tuple[float, float] | None, int]]:
+    """(what was measured, where from and the settings it was asked with, the interval the gate reads, incomplete
+    pairs) of each source the gate reads for one probe kind × rubric version × judge model: the probe, and for
+    position the stored pairwise verdicts as well."""
+    out = []
+    if result is not None:
+        shown = result.position.format() if result.position else f"{result.measures} {result.rate.format()}"
+        if kind == "consistency":  # which wordings the rate is over (a paraphrase is named by its sha256)
+            shown += "; paraphrases " + ", ".join(v.partition(":")[2][:12] or v for v in result.by_variant)
+        out.append((shown, f"`judgecal probe {kind}`, {asked_with(result.settings)}", result.bounds,
+                    result.incomplete))
+    if kind == "position" and stored is not None:
+        out.append((stored.bias.format(), f"stored pairwise verdicts, {asked_with(stored.settings)}",
+                    stored.bias.worst_bounds, stored.bias.incomplete))
+    return out
+
+
 def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None], *, rubric: str | None = None,
                       model: str | None = None) -> list[GateCheck]:
     """One check per given limit (keys of PROBE_LIMITS) and gated rubric version × judge model. The rate's 95%
     interval bound that makes the check conservative must meet the limit: the upper bound for the flip rates; for
     position bias the whole interval must lie within [1 − limit, limit] (a judge biased to the second position is
-    biased too). Position bias is read from the position probe, else from the version's stored pairwise verdicts.
-    A limit with nothing measured fails and says why."""
+    biased too). Position bias is read from the position probe and from the version's stored pairwise verdicts: with
+    both, both must hold. Each reason names the settings the judge was asked with. A limit with nothing measured
+    fails and says why."""
     wanted = {flag: value for flag, value in limits.items() if value is not None}
     unknown = set(wanted) - set(PROBE_LIMITS)
     if unknown:
@@ -424,37 +489,39 @@ def probe_gate_checks(db: sqlite_utils.Database, limits: dict[str, float | None]
         kind = PROBE_LIMITS[flag]
         for judge, sha, label in versions:
             name = f"{judge} · {label} · {kind}"
-            result = results.get((kind, sha, judge))
-            bounds, shown, source, incomplete = None, None, f"`judgecal probe {kind}`", 0
-            if result is not None:
-                bounds, incomplete = result.bounds, result.incomplete
-                shown = result.position.format() if result.position else f"{result.measures} {result.rate.format()}"
-            elif kind == "position" and (sha, judge) in positions:
-                pos = positions[(sha, judge)].bias
-                bounds, shown, source = pos.worst_bounds, pos.format(), "stored pairwise verdicts"
-                incomplete = pos.incomplete
-            if result is None and shown is None:
+            sources = _measured(kind, results.get((kind, sha, judge)), positions.get((sha, judge)))
+            if not sources:
                 checks.append(GateCheck(name, "probe", None, limit, False,
                                         f"--{flag.replace('_', '-')} {limit:g} given but no {kind} probe was run "
                                         f"for this rubric version and judge model: run `judgecal probe {kind}`"))
                 continue
-            if bounds is None:
-                checks.append(GateCheck(name, "probe", None, limit, False,
-                                        f"{shown}: nothing measured (n = 0), so the limit cannot be shown to hold"))
-                continue
-            low, high = bounds
-            if kind == "position":
-                value = max(high, 1 - low)
-                ok = value <= limit
-                worst = " (incomplete pairs counted as order-inconsistent, the worse way)" if incomplete else ""
-                why = (f"{shown} (from {source}): 95% interval [{low:.3f}, {high:.3f}]{worst} "
-                       f"{'within' if ok else 'not within'} [{1 - limit:.3f}, {limit:.3f}]")
-            else:
-                value = high
-                ok = value <= limit
-                why = (f"{shown}: upper 95% bound {high:.3f} (incomplete pairs counted as flipped) "
-                       f"{'≤' if ok else '>'} {limit:g}")
-            checks.append(GateCheck(name, "probe", None if math.isnan(value) else value, limit, ok, why))
+            # Every source must hold: a position probe read alone replaced the stored pairwise verdicts, and one
+            # asked at temperature 0 passed a judge that picked the first-shown output at 1.0 (a review, wave 17)
+            values, oks, whys = [], [], []
+            for shown, source, bounds, incomplete in sources:
+                if bounds is None:
+                    oks.append(False)
+                    whys.append(f"{shown} (from {source}): nothing measured (n = 0), so the limit cannot be shown "
+                                "to hold")
+                    continue
+                low, high = bounds
+                if kind == "position":
+                    value = max(high, 1 - low)
+                    ok = value <= limit
+                    worst = " (incomplete pairs counted as order-inconsistent, the worse way)" if incomplete else ""
+                    whys.append(f"{shown} (from {source}): 95% interval [{low:.3f}, {high:.3f}]{worst} "
+                                f"{'within' if ok else 'not within'} [{1 - limit:.3f}, {limit:.3f}]")
+                else:
+                    value = high
+                    ok = value <= limit
+                    whys.append(f"{shown} (from {source}): upper 95% bound {high:.3f} (incomplete pairs counted as "
+                                f"flipped) {'≤' if ok else '>'} {limit:g}")
+                values.append(value)
+                oks.append(ok)
+            value = max(values) if values else None
+            why = "; ".join(whys) if len(whys) == 1 else "both must hold: " + "; and ".join(whys)
+            checks.append(GateCheck(name, "probe", None if value is None or math.isnan(value) else value, limit,
+                                    all(oks), why))
     return checks
 
 

@@ -27,7 +27,7 @@ import sqlite_utils
 from judgecal.evalsets import BATCH_ROWS, EvalItem, InputError, Parsed, Problem, ProblemLog, RunRecord, SeenKeys
 from judgecal.evalsets import jsonl_lines, load_json
 from judgecal.evalsets._io import _open_text  # house: private
-from judgecal.annotations.store import import_items, import_runs
+from judgecal.annotations.store import LLMBAR_BATCH_PREFIX, import_items, import_runs
 from judgecal.annotations.review._sampling import stratum_key
 from judgecal.annotations.store import now_iso, write
 
@@ -266,7 +266,7 @@ def _import_rows(db: sqlite_utils.Database, path: Path, rows: list[LLMBarRow], m
                 " reason, error, error_detail, batch_id, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 [rid, CONSTRAINT_ID, sha, JUDGE_MODEL, repeat, label_v,
                  f"recorded by LLMBar ({s}, outputs in {order} order)" if label_v else None, error,
-                 "LLMBar could not parse the judge's answer" if error else None, f"import:llmbar:{path.name}",
+                 "LLMBar could not parse the judge's answer" if error else None, f"{LLMBAR_BATCH_PREFIX}{path.name}",
                  stamp])
             n_verdicts += 1
             n_errors += error is not None

@@ -55,7 +55,8 @@ _OWNERS = {
         "update_remote_batch",
     ),
     "._verdicts": (
-        "SqliteVerdictSink", "VerdictImportRow", "done_verdict_keys", "flip_rates", "import_verdicts",
+        "LLMBAR_BATCH_PREFIX", "SqliteVerdictSink", "VerdictImportRow", "done_verdict_keys", "flip_rates",
+        "import_batch_id", "import_verdicts",
         "judge_consistency", "unknown_rubric_sha256", "verdict_export_rows",
     ),
     "._anchors": (
@@ -64,7 +65,8 @@ _OWNERS = {
         "get_anchor", "get_drift_run", "insert_anchor", "list_anchors", "list_drift_runs", "open_drift_run",
     ),
     "._probes": (
-        "ProbeVerdict", "SqliteProbeSink", "probe_verdicts",
+        "PROBE_SAMPLING", "ProbeVerdict", "SqliteProbeSink", "probe_batch_settings", "probe_sampling",
+        "probe_verdicts",
     ),
     "._memo": (
         "kept_for_tables", "merged", "storing_kept",

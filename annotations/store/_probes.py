@@ -124,4 +124,48 @@ def probe_verdicts(db: sqlite_utils.Database, probe: str | None = None) -> list[
     return [ProbeVerdict(*row) for row in db.execute(sql, [probe] if probe else [])]
 
 
-__all__ = ["ProbeVerdict", "SqliteProbeSink", "probe_verdicts"]
+# The sampling settings a probe batch records of its judge (`jobs.run_probe`): under "sampling", since the batch's
+# top-level "seed" is the seed of the `--sample` draw. Batches written before wave 17 have no "sampling": their
+# top-level "temperature" is the judge's, their judge seed was not recorded.
+PROBE_SAMPLING = "sampling"
+
+
+def probe_sampling(settings: str | None) -> dict[str, Any]:
+    """The judge's sampling settings a probe batch's settings JSON records ({} when it records none or does not read
+    as JSON): its "sampling" object, else (a batch written before wave 17) its top-level temperature."""
+    try:
+        stored = json.loads(settings) if settings else None
+    except ValueError:
+        return {}
+    if not isinstance(stored, dict):
+        return {}
+    if isinstance(stored.get(PROBE_SAMPLING), dict):
+        return dict(stored[PROBE_SAMPLING])
+    return {"temperature": stored["temperature"]} if "temperature" in stored else {}
+
+
+def probe_batch_settings(db: sqlite_utils.Database, rubric_sha256: str | None = None,
+                         model: str | None = None) -> dict[tuple[str, str, str], list[tuple[str | None, str | None]]]:
+    """(probe, rubric sha256, judge model) -> [(batch id, its settings JSON or None)] of the batches that asked its
+    stored answers (error rows, which a later probe asks again, left out), oldest first; filtered to one rubric
+    version and judge model when given. A probe answer keeps the batch that asked it (a resumed probe replaces error
+    rows only), so these are the settings the stored answers were asked with."""
+    where = ["p.error IS NULL"]
+    args: list[Any] = []
+    if rubric_sha256 is not None:
+        where.append("p.rubric_sha256 = ?")
+        args.append(rubric_sha256)
+    if model is not None:
+        where.append("p.judge_model = ?")
+        args.append(model)
+    out: dict[tuple[str, str, str], list[tuple[str | None, str | None]]] = {}
+    for probe, sha, judge, batch_id, settings in db.execute(
+            "SELECT g.probe, g.rubric_sha256, g.judge_model, g.batch_id, b.settings FROM (SELECT DISTINCT p.probe,"
+            " p.rubric_sha256, p.judge_model, p.batch_id FROM probe_verdicts p WHERE " + " AND ".join(where) + ") g"
+            " LEFT JOIN batches b ON b.id = g.batch_id ORDER BY 1, 2, 3, b.started_at, 4", args):
+        out.setdefault((probe, sha, judge), []).append((batch_id, settings))
+    return out
+
+
+__all__ = ["PROBE_SAMPLING", "ProbeVerdict", "SqliteProbeSink", "probe_batch_settings", "probe_sampling",
+           "probe_verdicts"]

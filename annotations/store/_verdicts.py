@@ -51,6 +51,19 @@ _UPSERT_TAIL = """
 # Rows per multi-row upsert: 60 x 15 parameters stays under 999, the host-parameter limit of SQLite before 3.32.
 _UPSERT_ROWS = 60
 
+# The batch id of the verdicts `import llmbar` stores (+ the file's name): rows LLMBar recorded in both orders
+# (repeat 0 original, 1 swapped), which the position figures read as such. `import verdicts` files its rows under
+# "import:" + the path as typed, so a file named "llmbar:v.jsonl" took this prefix and passed a plain `judge
+# --repeats 2` (the original order twice) as both orders (a review, wave 17): `import_batch_id` never gives it.
+LLMBAR_BATCH_PREFIX = "import:llmbar:"
+
+
+def import_batch_id(file: str) -> str:
+    """The batch id of the verdicts `import verdicts` reads from `file` (the path as typed): "import:" + the path,
+    with "./" before a path that would spell `LLMBAR_BATCH_PREFIX` in any case (the same file, named otherwise)."""
+    name = f"import:{file}"
+    return f"import:./{file}" if name.casefold().startswith(LLMBAR_BATCH_PREFIX) else name
+
 
 def _upsert_many(conn: Any, rows: list[tuple[Any, ...]], *, tail: str = _UPSERT_TAIL) -> None:
     """The upsert of `rows` as multi-row statements, not `executemany`: the sqlite3 module lets go of the GIL around
@@ -334,7 +347,7 @@ def import_verdicts(db: sqlite_utils.Database,
                     if key[2] in to_create and (key[2] not in born or at < born[key[2]]):
                         born[key[2]] = at
                     fresh.append((*key, row.label, row.reason, row.error, row.error_detail, None, row.input_tokens,
-                                  row.output_tokens, row.latency_ms, f"import:{parsed.file}", at))
+                                  row.output_tokens, row.latency_ms, import_batch_id(parsed.file), at))
                 begun.update(row[:4] for row in fresh if row[:4] not in judged)
                 if problems.total:
                     continue  # the file is refused: read on only to report every problem
@@ -513,7 +526,7 @@ def flip_rates(rows: Iterable[ConsistencyRow]) -> list[ConstraintFlipRate]:
 
 
 __all__ = [
-    "verdict_lease_key",
+    "LLMBAR_BATCH_PREFIX", "import_batch_id", "verdict_lease_key",
     "ConsistencyRow", "ConstraintFlipRate", "EXPORT_FIELDS", "SqliteVerdictSink",
     "VerdictImportRow", "done_verdict_keys", "flip_rates",
     "import_verdicts", "judge_consistency",
