@@ -329,7 +329,10 @@ def run_check(check_id: str, args: dict[str, Any], *, text: str, trajectory: Any
 def check_record(check: Any, record: Any) -> CheckResult:
     """Run an item's `Check` on a run record: on its final text (the output, a conversation's final assistant turn),
     or with `turns: "every"` on each assistant turn, failing at the first turn that fails. The one place that decides
-    which text a check reads."""
+    which text a check reads. A record that gave no answer fails every check (`unanswered`)."""
+    why = unanswered(record)
+    if why is not None:
+        return CheckResult(False, why)
     if check.turns != "every" or record.messages is None:
         return run_check(check.id, check.args, text=record.final_text, trajectory=record.trajectory, loose=check.loose)
     texts = record.assistant_texts()
@@ -338,6 +341,22 @@ def check_record(check: Any, record: Any) -> CheckResult:
         if not result.passed:
             return result._replace(detail=f"assistant turn {n} of {len(texts)}: {result.detail}".rstrip(": "))
     return CheckResult(True, f"all {len(texts)} assistant turns pass")
+
+
+def unanswered(record: Any) -> str | None:
+    """Why a run record gives a check no answer to pass on, or None. A run that ended in an error before its answer
+    (no output: an agent's tool-argument parse failure, a loop, a timeout or `max_rounds` after some tool calls) kept
+    a partial trajectory, so it was not a failed run (`RunRecord.failed`), and every check passed on its empty text:
+    forbidden words absent, word limits met, the tool it called with unparsable arguments "called" (a review, wave
+    17). An answer that is empty or only whitespace passed the negative checks the same way; IFEval's strict mode
+    fails an empty response, and so does every check here. A truncated answer (error `truncated`, its output kept)
+    is checked as it is."""
+    error = getattr(record, "error", None)
+    if record.output is None and error is not None and error.split(":", 1)[0].strip() != "truncated":
+        return f"no answer: the run ended in an error ({error})"
+    if not record.final_text.strip():
+        return "no answer: the final text is empty"
+    return None
 
 
 def _as_result(value: CheckResult | bool) -> CheckResult:

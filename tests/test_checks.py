@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -374,3 +375,55 @@ def test_each_chinese_character_is_a_word(chars):
 def test_forbidden_word_found_between_non_word_characters(word, left, right):
     assert not run_check("keywords:forbidden", {"words": [word]}, text=f"{left}{word}{right}").passed
     assert run_check("keywords:forbidden", {"words": [word]}, text=f"a{word}b").passed
+
+
+# A record that gave no answer fails every check (`unanswered`; a review, wave 17): an agent run that ended in an
+# error after some tool calls kept a partial trajectory, so it was not a failed run, and every check passed on its
+# empty text — forbidden words absent, word limits met, the tool it called with unparsable arguments "called".
+NO_ANSWER_CHECKS = [
+    {"id": "keywords:forbidden", "args": {"words": ["price"]}},
+    {"id": "length:max_words", "args": {"n": 50}},
+    {"id": "text:regex", "args": {"pattern": "sorry", "must_match": False}},
+    {"id": "trajectory:must_call", "args": {"tool": "search"}},
+    {"id": "trajectory:final_after_observation", "args": {}},
+]
+
+
+@pytest.mark.parametrize("record", [
+    {"output": None, "error": "parse_failure: search arguments are not a JSON object",
+     "trajectory": [{"type": "action", "tool": "search", "args": {}}]},
+    {"output": None, "error": "loop: the same call 3 times",
+     "trajectory": [{"type": "action", "tool": "search", "args": {}}, {"type": "observation", "text": "r"}] * 3},
+    {"output": None, "error": "timeout: no answer within 30 s",
+     "trajectory": [{"type": "action", "tool": "search", "args": {}}, {"type": "observation", "text": "r"}]},
+    {"output": ""},
+    {"output": " \n\t "},
+    {"output": None, "trajectory": [{"type": "action", "tool": "search", "args": {}},
+                                    {"type": "observation", "text": "r"}, {"type": "final_answer", "text": "  "}]},
+], ids=["parse-failure", "loop", "timeout", "empty", "whitespace", "empty-final-answer"])
+def test_a_record_without_an_answer_fails_every_check(tmp_path, record):
+    from judgecal import annotations as ann
+    from judgecal.cli import main
+    item = {"id": "i1", "instruction": "Find it.", "constraints": [
+        {"id": f"c{k}", "text": "a check", "type": "format", "check": check} for k, check in enumerate(NO_ANSWER_CHECKS)]}
+    rec = {"id": "r1", "item_id": "i1", "model": "m", "run_id": "R", **record}
+    parsed = evalsets.RunRecord.model_validate(rec)
+    for c in evalsets.EvalItem.model_validate(item).constraints:
+        result = evalsets.check_record(c.check, parsed)
+        assert not result.passed and result.detail.startswith("no answer"), (c.check.id, result)
+    db = tmp_path / "p.db"
+    for kind, row in (("evalset", item), ("runs", rec)):
+        path = tmp_path / f"{kind}.jsonl"
+        path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        assert main(["--db", str(db), "import", kind, str(path)]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    with ann.unit_of_work(db) as conn:
+        assert conn.execute("SELECT count(*), sum(passed) FROM check_results").fetchone() == (5, 0)
+    assert main(["--db", str(db), "gate", "--run", "R", "--min-check-pass-rate", "0.01"]) == 1
+
+
+def test_a_truncated_answer_is_checked_as_it_is():
+    parsed = evalsets.RunRecord.model_validate({"id": "r1", "item_id": "i1", "model": "m", "output": "It costs",
+                                                "error": "truncated: finish_reason length"})
+    check = evalsets.Check(id="keywords:forbidden", args={"words": ["price"]})
+    assert evalsets.check_record(check, parsed).passed
