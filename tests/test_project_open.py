@@ -20,6 +20,7 @@ from typing import Callable, Iterator, NamedTuple
 import pytest
 
 from judgecal import annotations as ann
+from judgecal.evalsets import RunRecord, parse_rows
 from conftest import seed_project
 from judgecal.cli import main
 
@@ -259,6 +260,10 @@ def readonly_project() -> Iterator[Path]:
         db = seed_project(folder / "project.db")
         with ann.unit_of_work(db) as conn:
             ann.draw_sample(conn, rate=1.0)
+            # a second run, so `compare` reads two (a run compared with itself is refused)
+            again = [r.model_dump(mode="json", exclude_none=True) | {"id": f"{r.id}-again", "run_id": "r2"}
+                     for r in ann.iter_runs(conn)]
+            ann.import_runs(conn, parse_rows("\n".join(json.dumps(r) for r in again), RunRecord))
         conn = sqlite3.connect(db)  # a read-write connection: the last one to close removes -wal and -shm
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         conn.close()
@@ -281,7 +286,7 @@ def test_reading_commands_work_without_write_permission(readonly_project: Path) 
     warm = out / "warm.db"
     shutil.copy(db, warm)
     for cmd in (["report"], ["gate", "--min-kappa", "0"], ["export", "labels", "--out", str(out / "w.jsonl")],
-                ["compare", "r1", "r1"], ["price"]):
+                ["compare", "r1", "r2"], ["price"]):
         with contextlib.redirect_stdout(io.StringIO()):
             main(["--db", str(warm), *cmd])
 
@@ -291,7 +296,7 @@ def test_reading_commands_work_without_write_permission(readonly_project: Path) 
     r = _unprivileged(lambda: main(["--db", str(db), "export", "evalset", "--out", str(out / "items.jsonl")]))
     assert r.rc == 0, r.err
     assert len((out / "items.jsonl").read_text().splitlines()) == 1 + 4  # header + 4 items
-    for cmd in (["gate", "--min-kappa", "0"], ["compare", "r1", "r1"], ["price"]):
+    for cmd in (["gate", "--min-kappa", "0"], ["compare", "r1", "r2"], ["price"]):
         r = _unprivileged(lambda: main(["--db", str(db), *cmd]))
         assert r.rc in (0, 1) and "error" not in r.err, (cmd, r)
     assert _sha(db) == before
