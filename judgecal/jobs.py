@@ -203,23 +203,18 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
     killed one, without a summary, does). `pairwise`: the A-vs-B batches (`judge --pairwise`), whose pair records a
     plain batch never asks, and the other way round. Verdicts imported from a file carry no settings: not compared."""
     wanted = {k: settings.get(k) for k in SAMPLING_SETTINGS}
-    other = _other_settings(_binding_batches(db, rubric.sha256, model, pairwise), wanted)
-    if other is not None:
-        batch_id, had, asked = other
-        raise JobError(
-            f"the verdicts of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
-            f"asks {asked}. One judge model and rubric version is one judge in every report, and its stored verdicts "
-            "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
-            "the endpoint serves (e.g. a vLLM --served-model-name alias)")
+    binding = _binding_batches(db, rubric.sha256, model, pairwise)
+    _refuse_other_settings_of(binding, wanted, lambda batch_id, had, asked: (
+        f"the verdicts of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
+        f"asks {asked}. One judge model and rubric version is one judge in every report, and its stored verdicts "
+        "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
+        "the endpoint serves (e.g. a vLLM --served-model-name alias)"))
     # A probe stands in for this judge at the gate: probed at temperature 0 and then judged at 1.0, the gate read
     # the probe for the judge at 1.0 (the other order of a review's finding, wave 17; `_refuse_other_probe_settings`)
-    other = _other_settings(_probe_settings(db, rubric.sha256, model), wanted)
-    if other is not None:
-        batch_id, had, asked = other
-        raise JobError(
-            f"the probes of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
-            f"asks {asked}. A probe stands in for the judge at the gate, so the judge is asked as its probes were: "
-            "judge with the probes' settings, or under another model name the endpoint serves")
+    _refuse_other_settings_of(_probe_settings(db, rubric.sha256, model), wanted, lambda batch_id, had, asked: (
+        f"the probes of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
+        f"asks {asked}. A probe stands in for the judge at the gate, so the judge is asked as its probes were: "
+        "judge with the probes' settings, or under another model name the endpoint serves"))
 
 
 def _binding_batches(db, rubric_sha256: str, model: str, pairwise: bool = False) -> list[tuple[str, str]]:
@@ -268,6 +263,15 @@ def _other_settings(rows: Sequence[tuple[str, str]], wanted: dict[str, Any]) -> 
             return (batch_id, ", ".join(f"{k} {stored[k]}" for k in keys),
                     ", ".join(f"{k} {wanted[k]}" for k in keys))
     return None
+
+
+def _refuse_other_settings_of(rows: Sequence[tuple[str, str]], wanted: dict[str, Any],
+                              says: Callable[[str, str, str], str]) -> None:
+    """JobError(says(batch id, its values, the wanted ones)) when one of `rows` was asked with other settings than
+    `wanted` (`_other_settings`)."""
+    other = _other_settings(rows, wanted)
+    if other is not None:
+        raise JobError(says(*other))
 
 
 # + json [rubric sha256, judge model]: the sampling settings `write_batch_requests` wrote a request file with, which
@@ -869,20 +873,14 @@ def _refuse_other_probe_settings(db, rubric: Rubric, version: int, model: str, k
     what = f"{model} under {rubric.name} v{version}"
     binding = _binding_batches(db, rubric.sha256, model) + (
         _binding_batches(db, rubric.sha256, model, pairwise=True) if kind == "position" else [])
-    other = _other_settings(binding, sampling)
-    if other is not None:
-        batch_id, had, asked = other
-        raise JobError(
-            f"the verdicts of {what} were asked with {had} ({batch_id}); this probe asks {asked}. A probe stands in "
-            "for those verdicts at the gate, so it must ask the judge as they were asked: probe with the stored "
-            "settings (--temperature, --judge-seed or --no-seed)")
-    other = _other_settings(_probe_settings(db, rubric.sha256, model), sampling)
-    if other is not None:
-        batch_id, had, asked = other
-        raise JobError(
-            f"the stored probe answers of {what} were asked with {had} ({batch_id}); this probe asks {asked}. The "
-            "probe's stored answers are not asked again, so it would report them as answers at these settings: "
-            "probe with the stored settings, or under another model name the endpoint serves")
+    _refuse_other_settings_of(binding, sampling, lambda batch_id, had, asked: (
+        f"the verdicts of {what} were asked with {had} ({batch_id}); this probe asks {asked}. A probe stands in "
+        "for those verdicts at the gate, so it must ask the judge as they were asked: probe with the stored "
+        "settings (--temperature, --judge-seed or --no-seed)"))
+    _refuse_other_settings_of(_probe_settings(db, rubric.sha256, model), sampling, lambda batch_id, had, asked: (
+        f"the stored probe answers of {what} were asked with {had} ({batch_id}); this probe asks {asked}. The "
+        "probe's stored answers are not asked again, so it would report them as answers at these settings: "
+        "probe with the stored settings, or under another model name the endpoint serves"))
 
 
 def run_probe(db_path: str | Path, backend: Any, kind: str, *, rubric: str | Rubric = "strict",

@@ -170,15 +170,16 @@ def test_what_the_stored_rows_cannot_decide_falls_back_to_the_verdict_rows(proje
             assert labels.judge[tuple(pairs[1])] == "fail\x1f=pass"
 
 
+def _compare_json(path) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--db", str(path), "compare", *RUNS, "--json"]) == 0
+    return out.getvalue()
+
+
 def test_a_project_without_verdict_pairs_compares_alike(project, tmp_path):
     """A read-only project that predates migration 015 groups the verdict rows: the same comparison."""
-    def compare(path):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(["--db", str(path), "compare", *RUNS, "--json"]) == 0
-        return out.getvalue()
-
-    before = compare(project)
+    before = _compare_json(project)
     with ann.unit_of_work(project) as db, ann.write(db):
         assert _runs.has_verdict_pairs(db)
         db.execute("DROP TABLE verdict_pairs")
@@ -240,13 +241,7 @@ def test_stale_row_id_hints_give_the_same_votes(project, hint):
     """Migration 019's row ids are hints (a run record deleted and stored again gets another): the stored read joins
     by them and checks each joined record's id, so a hint that names no record, another record of the runs, or a
     record of another run reads the pair through its key: the same votes and the same comparison."""
-    def compare(path):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(["--db", str(path), "compare", *RUNS, "--json"]) == 0
-        return out.getvalue()
-
-    before = compare(project)
+    before = _compare_json(project)
     with ann.unit_of_work(project) as db:
         assert _runs.has_pair_rowids(db)
         want = _both(db)[1]
@@ -271,7 +266,7 @@ def test_stale_row_id_hints_give_the_same_votes(project, hint):
     with ann.unit_of_work(project) as db:
         stored, grouped = _both(db)
         assert stored is not None and stored == grouped == want
-    assert compare(project) == before
+    assert _compare_json(project) == before
 
 
 def test_a_project_without_row_id_hints_reads_the_stored_rows_by_key(project):

@@ -15,7 +15,8 @@ from judgecal.annotations.reports import verdict_position_bias
 from judgecal.cli import main
 from judgecal.judge import paraphrases_of, shipped_rubric
 from openai_stub import StubServer, by_position, prefers, verdicts
-from test_probes import _jsonl, clean, gate_probe_checks, obeys_injection, pass_fail_project, probe
+from test_probes import (_jsonl, clean, gate_probe_checks, obeys_injection, pass_fail_project, probe,
+                         sample_and_label_pairs)
 
 
 def judge(db, url: str, *extra: str) -> int:
@@ -80,22 +81,13 @@ def test_judge_pairwise_batches_bind_a_position_probe(tmp_path, capsys):
     db = two_runs(tmp_path)
     with StubServer(prefers("GOOD")) as s:
         assert judge_pairwise(db, s.url, "--temperature", "1.0") == 0
-        _sample_and_label(db, tmp_path)
+        sample_and_label_pairs(db, tmp_path)
         sent = s.count
         capsys.readouterr()
         assert probe(db, s.url, "position") == 2
         err = capsys.readouterr().err
         assert "temperature 1.0" in err and "temperature 0.0" in err and s.count == sent
         assert probe(db, s.url, "position", "--temperature", "1.0") == 0
-
-
-def _sample_and_label(db, tmp_path) -> None:
-    assert main(["--db", str(db), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
-    with ann.unit_of_work(db) as d:
-        pair_ids = [r[0] for r in d.execute("SELECT run_record_id FROM pairwise_outputs ORDER BY 1")]
-    labels = [{"run_record_id": rid, "constraint_id": "preferred", "reviewer": "ann", "label": "output_1",
-               "blind": True} for rid in pair_ids]
-    assert main(["--db", str(db), "import", "labels", str(_jsonl(tmp_path / "pl.jsonl", labels))]) == 0
 
 
 def test_the_position_gate_holds_on_the_probe_and_the_stored_pairwise_verdicts_both(tmp_path, capsys):
@@ -114,7 +106,7 @@ def test_the_position_gate_holds_on_the_probe_and_the_stored_pairwise_verdicts_b
 
     with StubServer(respond) as s:
         assert judge_pairwise(db, s.url) == 0
-        _sample_and_label(db, tmp_path)
+        sample_and_label_pairs(db, tmp_path)
         answer["biased"] = False
         assert probe(db, s.url, "position") == 0
     code, checks = gate_probe_checks(db, capsys, "--max-position-bias", "0.8")

@@ -369,22 +369,27 @@ def test_a_probe_killed_midway_resumes_with_nothing_lost_or_asked_twice(tmp_path
     assert set(second) == every - committed and max(Counter(second).values()) == 1
 
 
-def test_position_probe_swaps_judge_pairwise_records_from_their_recorded_orders(tmp_path, capsys):
-    from test_pairwise import judge as judge_pairwise, project as two_runs
-
-    db = two_runs(tmp_path)
-    with StubServer(prefers("GOOD")) as s:
-        assert judge_pairwise(db, s.url) == 0
+def sample_and_label_pairs(db, tmp_path) -> None:
+    """Draw every pair of `judge --pairwise`'s records into the sample and give each a blind label."""
     assert main(["--db", str(db), "sample", "--rate", "1.0", "--overlap", "0"]) == 0
     with ann.unit_of_work(db) as d:
         pair_ids = [r[0] for r in d.execute("SELECT run_record_id FROM pairwise_outputs ORDER BY 1")]
     labels = [{"run_record_id": rid, "constraint_id": "preferred", "reviewer": "ann", "label": "output_1",
                "blind": True} for rid in pair_ids]
     assert main(["--db", str(db), "import", "labels", str(_jsonl(tmp_path / "pl.jsonl", labels))]) == 0
+
+
+def test_position_probe_swaps_judge_pairwise_records_from_their_recorded_orders(tmp_path, capsys):
+    from test_pairwise import judge as judge_pairwise, project as two_runs
+
+    db = two_runs(tmp_path)
+    with StubServer(prefers("GOOD")) as s:
+        assert judge_pairwise(db, s.url) == 0
+    sample_and_label_pairs(db, tmp_path)
     with ann.unit_of_work(db) as d:
         targets = ann.probe_targets(d, "position")
         shown_ba = dict(d.execute("SELECT run_record_id, shown_ba FROM pairwise_outputs").fetchall())
-    assert [t.record.id for t in targets] == pair_ids and len(targets) == 10
+    assert [t.record.id for t in targets] == sorted(shown_ba) and len(targets) == 10
     assert all(t.swapped_output == shown_ba[t.record.id] for t in targets)
     assert all(t.swapped_output.index("weak answer") < t.swapped_output.index("GOOD answer") for t in targets)
     with StubServer(prefers("GOOD")) as s:
