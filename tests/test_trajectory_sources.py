@@ -175,3 +175,56 @@ def test_the_demo_conversation_runs_have_steps_and_no_trajectory_check(tmp_path)
     runs = [RunRecord.model_validate_json(line)
             for line in (data / "demo_conversation_runs.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [len(r.steps) for r in runs] == [5, 3, 3, 4, 3, 3] and all(r.trajectory is None for r in runs)
+
+
+def test_a_call_that_errored_is_not_a_call_made_nor_an_observation():
+    # after_final.py: a search whose result is {"error": ...} passed must_call, and the answer made up after it
+    # passed final_after_observation. A forbidden call that errored is still a forbidden call (it was attempted).
+    item = _item(("must_search", "trajectory:must_call", {"tool": "search"}),
+                 ("answered_after", "trajectory:final_after_observation", {}),
+                 ("no_search", "trajectory:forbidden_tool", {"tool": "search"}))
+
+    def results(**record):
+        rec = RunRecord.model_validate({"id": "r", "item_id": "conv", "model": "m", **record})
+        return {c.id: (r.passed, r.detail) for c in item.constraints for r in [check_record(c.check, rec)]}
+
+    failed = {"type": "action", "tool": "search", "args": {"q": "x"}, "result": {"error": "search backend 503"}}
+    final = {"type": "final_answer", "text": "Based on my search, the answer is 42."}
+    got = results(trajectory=[failed, final])
+    assert got["must_search"] == (False, "tool 'search' was called only with an error result (step(s) [0])")
+    assert got["answered_after"][0] is False and got["no_search"][0] is False
+    retried = results(trajectory=[failed, dict(failed, result={"hits": 3}), final])
+    assert retried["must_search"][0] and retried["answered_after"][0]
+    # The same error stored as a tool call, or as a transcript's tool message, reads the same.
+    got = results(output="42.", tool_calls=[{"name": "search", "args": {"q": "x"}, "error": "search backend 503"}])
+    assert not got["must_search"][0] and not got["answered_after"][0]
+    got = results(messages=[{"role": "user", "content": "q"},
+                            {"role": "assistant", "content": None, "tool_calls": [_call("s", "search", {"q": "x"})]},
+                            {"role": "tool", "tool_call_id": "s", "content": "{\"error\": \"search backend 503\"}"},
+                            {"role": "assistant", "content": "42."}])
+    assert not got["must_search"][0] and not got["answered_after"][0]
+    # A result that merely has an empty or false `error` field is a result.
+    assert results(trajectory=[dict(failed, result={"hits": 3, "error": None}), final])["must_search"][0]
+
+
+def test_a_call_the_runner_could_not_make_does_not_pass_must_call(tmp_path, capsys):
+    # No fixture for `search`: the runner records {"error": "no fixture ..."} and the model answers anyway.
+    def agent(req, rnd):
+        if req.body["messages"][-1]["role"] == "user":
+            return {"tool_calls": [{"name": "search", "arguments": {"q": "x"}}]}
+        return "The answer is 42."
+
+    item = dict(_item(("must_search", "trajectory:must_call", {"tool": "search"})).model_dump(
+        mode="json", exclude_none=True), turns=None, input={"user": "q"}, fixtures={"get_order": {"id": 1}})
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({k: v for k, v in item.items() if v is not None}) + "\n", encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "evalset", str(items)]) == 0
+    with StubServer(agent_script(agent)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--run-id", "R", "--quiet", "--base-url", s.url]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    with ann.unit_of_work(db) as d:
+        (rec,) = list(ann.iter_runs(d))
+        (row,) = list(d.query("SELECT passed, detail FROM check_results"))
+    assert rec.trajectory[0].result == {"error": "no fixture for tool 'search': the tool is not available"}
+    assert row["passed"] == 0 and "only with an error result" in row["detail"]
