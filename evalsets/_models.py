@@ -210,6 +210,47 @@ def check_transcript(messages: tuple[dict[str, Any], ...]) -> None:
         raise ValueError(f"messages: tool call(s) {', '.join(map(repr, open_calls))} are never answered")
 
 
+def _json_or_text(value: Any) -> Any:
+    """A tool call's arguments or a tool message's content as a value: its JSON when it is JSON text, else as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return value
+
+
+def transcript_steps(messages: tuple[dict[str, Any], ...]) -> tuple[Step, ...]:
+    """The steps a transcript shows, in the shape `judgecal run` stores them, so one behaviour stored either way reads
+    the same: an assistant message with tool calls is a thought (its text, when it has any) and one action step per
+    call (its arguments parsed from JSON; None when they are not a JSON object), each carrying as `result` the
+    content of the tool message that answers it by id (parsed when it is JSON); an assistant message without tool
+    calls is a final answer (each turn's reply, as the runner records every reply). System and user messages are no
+    steps. The transcript is valid (`check_transcript`), so every tool message answers an earlier call."""
+    steps: list[dict[str, Any]] = []
+    at: dict[str, int] = {}
+    for m in messages:
+        role = m.get("role")
+        if role == "tool":
+            i = at.get(m.get("tool_call_id"))  # type: ignore[arg-type]
+            if i is not None:
+                steps[i]["result"] = _json_or_text(m.get("content"))
+        elif role == "assistant":
+            calls = m.get("tool_calls") or ()
+            text = m.get("content")
+            if not calls:
+                steps.append({"type": "final_answer", "text": text if isinstance(text, str) else ""})
+                continue
+            if isinstance(text, str) and text:
+                steps.append({"type": "thought", "text": text})
+            for call in calls:
+                fn = call.get("function") or {}
+                args = _json_or_text(fn.get("arguments") or "{}")
+                at[call["id"]] = len(steps)
+                steps.append({"type": "action", "tool": fn["name"], "args": args if isinstance(args, dict) else None})
+    return tuple(Step(**s) for s in steps)
+
+
 class RunRecord(_Strict):
     """One model output for one eval item: plain text or an agent trajectory."""
 
@@ -253,12 +294,52 @@ class RunRecord(_Strict):
             raise ValueError("a run record needs 'output', 'trajectory' or 'error' (or 'messages' with an assistant reply)")
         return self
 
+    def transcript_mismatch(self) -> str | None:
+        """Why the record's `output` is not the text of its transcript's last assistant turn (the last assistant
+        message with text, the one `output` is filled from when a file leaves it out), or None. The checks read the
+        output while the judge and the review card quote the transcript, so a record whose output differs from it
+        would be checked on an answer nobody reads (a review, wave 17: output "Happy to help!" after a final turn
+        naming a competitor passed `keywords:forbidden`). Not a validator: records stored before the rule was made
+        still load; every import refuses such a record (`annotations.import_runs`). A record without an output (a
+        failed run) has nothing to differ."""
+        if self.messages is None or self.output is None:
+            return None
+        last = max((i for i, m in enumerate(self.messages)
+                    if m.get("role") == "assistant" and isinstance(m.get("content"), str)), default=None)
+        if last is None:
+            return "the transcript (messages) has no assistant turn with text, so the output is not in it"
+        final = self.messages[last]["content"]
+        if final == self.output:
+            return None
+        return (f"differs from the text of the transcript's last assistant turn (messages[{last}].content): "
+                f"{self.output[:60]!r} vs {final[:60]!r}; the checks read the output, the judge and the review "
+                f"card the transcript (leave the output out to take it from the transcript)")
+
     def assistant_texts(self) -> tuple[str, ...]:
         """Every assistant turn's text, in order (the output alone for a record without a transcript): what a check
         with `turns: "every"` looks at."""
         if self.messages is None:
             return (self.final_text,)
         return tuple(m["content"] for m in self.messages if m.get("role") == "assistant" and m.get("content"))
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps the trajectory checks (and the boundary report's forbidden calls) read: the trajectory; for a
+        record without one, the steps its transcript shows (`transcript_steps`), else its `tool_calls` as action
+        steps (an errored call's result `{"error": ...}`, as the runner stores it) followed by the output as the final
+        answer; else none. A conversation or a tool-call log imported without a trajectory passed every
+        `trajectory:forbidden_tool` check it broke (a review, wave 17). Derived when read, never stored."""
+        if self.trajectory is not None:
+            return self.trajectory
+        if self.messages is not None and (not self.tool_calls or any(m.get("tool_calls") for m in self.messages)):
+            return transcript_steps(self.messages)
+        if not self.tool_calls:
+            return ()
+        steps = [Step(type="action", tool=c.name, args=c.args,
+                      result=c.result if c.error is None else {"error": c.error}) for c in self.tool_calls]
+        if self.output is not None:
+            steps.append(Step(type="final_answer", text=self.output))
+        return tuple(steps)
 
     @property
     def failed(self) -> bool:

@@ -329,15 +329,16 @@ def run_check(check_id: str, args: dict[str, Any], *, text: str, trajectory: Any
 def check_record(check: Any, record: Any) -> CheckResult:
     """Run an item's `Check` on a run record: on its final text (the output, a conversation's final assistant turn),
     or with `turns: "every"` on each assistant turn, failing at the first turn that fails. The one place that decides
-    which text a check reads. A record that gave no answer fails every check (`unanswered`)."""
+    which text a check reads; a trajectory check reads `record.steps` (the trajectory, else the steps the transcript
+    or the tool calls show). A record that gave no answer fails every check (`unanswered`)."""
     why = unanswered(record)
     if why is not None:
         return CheckResult(False, why)
     if check.turns != "every" or record.messages is None:
-        return run_check(check.id, check.args, text=record.final_text, trajectory=record.trajectory, loose=check.loose)
+        return run_check(check.id, check.args, text=record.final_text, trajectory=record.steps, loose=check.loose)
     texts = record.assistant_texts()
     for n, text in enumerate(texts, start=1):
-        result = run_check(check.id, check.args, text=text, trajectory=record.trajectory, loose=check.loose)
+        result = run_check(check.id, check.args, text=text, trajectory=record.steps, loose=check.loose)
         if not result.passed:
             return result._replace(detail=f"assistant turn {n} of {len(texts)}: {result.detail}".rstrip(": "))
     return CheckResult(True, f"all {len(texts)} assistant turns pass")

@@ -154,6 +154,38 @@ def test_an_imported_transcript_takes_its_final_assistant_turn_as_output_and_rou
     assert '"messages"' in out1.read_text(encoding="utf-8") and '"turns"' in (tmp_path / "items.jsonl").read_text()
 
 
+@pytest.mark.parametrize("output, where", [
+    # mismatch_probe.py: the checks read "Happy to help!", the judge and the review card the final turn
+    ("Happy to help!", "differs from the text of the transcript's last assistant turn (messages[6].content)"),
+    ("41.50 EUR.", "messages[6].content"),  # an earlier turn is not the final one
+])
+def test_import_refuses_an_output_that_is_not_the_transcripts_final_turn(project, tmp_path, capsys, output, where):
+    good = {"id": "ok", "item_id": "conv-1", "model": "m", "messages": TRANSCRIPT, "output": TRANSCRIPT[-1]["content"]}
+    bad = {"id": "bad", "item_id": "conv-1", "model": "m", "messages": TRANSCRIPT, "output": output}
+    path = _write(tmp_path / "runs.jsonl", [good, bad])
+    assert main(["--db", str(project), "import", "runs", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2: output: " in err and where in err and "nothing was imported" in err
+    with ann.unit_of_work(project) as db:
+        assert not list(ann.iter_runs(db))  # nothing imported, not even the good row
+    # An output beside a transcript with no assistant text at all is not in the transcript either.
+    silent = dict(bad, messages=TRANSCRIPT[:2], output="Fine.")
+    assert main(["--db", str(project), "import", "runs", str(_write(tmp_path / "s.jsonl", [silent]))]) == 2
+    assert "no assistant turn with text" in capsys.readouterr().err
+    # A record stored before the rule still loads (the rule is at the import, not in the model).
+    assert RunRecord.model_validate(bad).transcript_mismatch() is not None
+
+
+def test_failed_and_truncated_transcripts_stay_importable(project, tmp_path):
+    failed = {"id": "f", "item_id": "conv-1", "model": "m", "messages": TRANSCRIPT[:5], "error": "timeout: turn 2"}
+    cut = {"id": "t", "item_id": "conv-1", "model": "m", "messages": TRANSCRIPT, "output": TRANSCRIPT[-1]["content"],
+           "error": "truncated: the answer stopped at the output token limit"}
+    assert main(["--db", str(project), "import", "runs", str(_write(tmp_path / "r.jsonl", [failed, cut]))]) == 0
+    with ann.unit_of_work(project) as db:
+        got = {r.id: r for r in ann.iter_runs(db)}
+    assert got["f"].failed and got["f"].output is None and got["t"].output == TRANSCRIPT[-1]["content"]
+
+
 def test_a_failed_imported_transcript_stays_failed():
     rec = RunRecord.model_validate({"id": "r", "item_id": "i", "model": "m", "messages": TRANSCRIPT[:5],
                                     "error": "timeout: gave up in turn 2"})

@@ -23,7 +23,7 @@ def run_checks(db: sqlite_utils.Database) -> int:
     rows: list[tuple[Any, ...]] = []
     for record in iter_runs(db):
         item = items[record.item_id]
-        n_steps = len(record.trajectory or ())
+        n_steps = len(record.steps)  # the steps the trajectory checks read, so bad_steps / n_steps stays a share
         for c in item.constraints:
             if c.check is None:
                 continue

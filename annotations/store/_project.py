@@ -128,7 +128,8 @@ def _run_tuple(r: RunRecord, seq: int) -> tuple[Any, ...]:
 def import_runs(db: sqlite_utils.Database, source: Parsed[RunRecord] | Iterable[Parsed[RunRecord]]) -> ImportSummary:
     """Insert run records (a whole `Parsed` or a stream of chunks, one write transaction, as `import_items`). Each
     must name an existing eval item; ids must be new (an identical re-import is a no-op, a changed record under an
-    old id is an error)."""
+    old id is an error); a conversation's output must be its transcript's final assistant text
+    (`RunRecord.transcript_mismatch`)."""
     conn = db.conn
     problems = ProblemLog()
     inserted = unchanged = 0
@@ -145,6 +146,10 @@ def import_runs(db: sqlite_utils.Database, source: Parsed[RunRecord] | Iterable[
                     conn, f"SELECT {','.join(_RUN_COLUMNS)} FROM run_records", [r.id for r in parsed.rows])}
             new: list[RunRecord] = []
             for index, record in enumerate(parsed.rows):
+                mismatch = record.transcript_mismatch()
+                if mismatch is not None:
+                    problems.extend([parsed.problem(index, "output", mismatch)])
+                    continue
                 if record.item_id not in item_ids:
                     problems.extend([parsed.problem(index, "item_id", f"no eval item {record.item_id!r} in the project")])
                     continue

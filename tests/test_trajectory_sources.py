@@ -1,0 +1,230 @@
+"""Trajectory checks read the transcript and the tool calls too (a review of the checks, wave 17): a record stored
+without a `trajectory` (a conversation imported as `messages`, a tool-call log imported as `tool_calls`) passed every
+`trajectory:forbidden_tool` / `allowed_tools` / `tool_order` check it broke and failed `must_call` on a call it made,
+so one behaviour stored two ways gave a 50-point `compare` drop. `RunRecord.steps` is what the checks read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judgecal import annotations as ann
+from judgecal.annotations.reports import forbidden_calls
+from judgecal.cli import main
+from judgecal.evalsets import EvalItem, RunRecord, check_record, parse_rows
+from openai_stub import StubServer, agent_script
+
+
+def _item(*checks: tuple[str, str, dict]) -> EvalItem:
+    return EvalItem.model_validate({"id": "conv", "instruction": "Support assistant. Never refund.",
+                                    "turns": ["please"],
+                                    "fixtures": {"get_order": {"id": 1}, "refund_order": {"ok": True}},
+                                    "constraints": [{"id": cid, "text": cid, "type": "process",
+                                                     "check": {"id": check, "args": args}}
+                                                    for cid, check, args in checks]})
+
+
+ITEM = _item(("no_refund", "trajectory:forbidden_tool", {"tool": "refund_order"}),
+             ("only_lookup", "trajectory:allowed_tools", {"tools": ["get_order"]}),
+             ("must_lookup", "trajectory:must_call", {"tool": "get_order"}),
+             ("order", "trajectory:tool_order", {"before": "get_order", "after": "refund_order"}),
+             ("answered_after", "trajectory:final_after_observation", {}),
+             ("short", "trajectory:max_steps", {"n": 4}))
+
+
+def _call(cid: str, name: str, args: dict) -> dict:
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+# make_proj.py's conversation: the agent refunds, never looks the order up.
+REFUND = [
+    {"role": "system", "content": "Support assistant."},
+    {"role": "user", "content": "Refund my order"},
+    {"role": "assistant", "content": None, "tool_calls": [_call("c1", "refund_order", {"id": 1})]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{\"ok\": true}"},
+    {"role": "assistant", "content": "Done, I refunded it."},
+    {"role": "user", "content": "please"},
+    {"role": "assistant", "content": "Anything else?"},
+]
+# A well-behaved one: looks the order up (two calls in one message), answers after the result.
+LOOKUP = [
+    {"role": "user", "content": "Where is my order?"},
+    {"role": "assistant", "content": "Let me look.", "tool_calls": [_call("a", "get_order", {"id": 1}),
+                                                                    _call("b", "get_order", {"id": 2})]},
+    {"role": "tool", "tool_call_id": "b", "content": "{\"id\": 2}"},
+    {"role": "tool", "tool_call_id": "a", "content": "not json"},
+    {"role": "assistant", "content": "Both are on their way."},
+]
+
+
+def _results(record: RunRecord) -> dict[str, tuple[bool, tuple[int, ...]]]:
+    return {c.id: (r.passed, r.bad_steps) for c in ITEM.constraints for r in [check_record(c.check, record)]}
+
+
+def test_trajectory_checks_read_the_transcript_of_a_record_without_a_trajectory():
+    refund = RunRecord(id="r", item_id="conv", model="m", messages=REFUND)
+    got = _results(refund)
+    assert got["no_refund"] == (False, (0,))
+    assert got["only_lookup"] == (False, (0,))
+    assert got["order"] == (False, (0,))
+    assert got["must_lookup"][0] is False and got["answered_after"] == (True, ())
+    # The steps are the ones `judgecal run` would have stored: the tool result on its call, every reply an answer.
+    assert [(s.type, s.tool, s.args, s.result, s.text) for s in refund.steps] == [
+        ("action", "refund_order", {"id": 1}, {"ok": True}, None),
+        ("final_answer", None, None, None, "Done, I refunded it."),
+        ("final_answer", None, None, None, "Anything else?")]
+    lookup = RunRecord(id="l", item_id="conv", model="m", messages=LOOKUP)
+    assert [(s.type, s.tool, s.result) for s in lookup.steps] == [
+        ("thought", None, None), ("action", "get_order", "not json"), ("action", "get_order", {"id": 2}),
+        ("final_answer", None, None)]
+    got = _results(lookup)
+    assert all(passed for passed, _ in got.values()), got
+    assert _results(RunRecord(id="x", item_id="conv", model="m", messages=LOOKUP[:1] + [
+        {"role": "assistant", "content": "Both are on their way."}]))["answered_after"] == (False, (0,))
+    assert _results(RunRecord(id="y", item_id="conv", model="m", messages=LOOKUP + [
+        {"role": "user", "content": "more"}, {"role": "assistant", "content": "ok"}]))["short"] == (False, (4,))
+
+
+def test_trajectory_checks_read_the_tool_calls_of_a_record_without_a_trajectory():
+    rec = RunRecord.model_validate({"id": "t", "item_id": "conv", "model": "m", "output": "OK.", "tool_calls": [
+        {"name": "refund_order", "args": {"id": 1}, "result": {"ok": True}}]})
+    got = _results(rec)
+    assert got["no_refund"] == (False, (0,)) and got["only_lookup"] == (False, (0,)) and got["order"] == (False, (0,))
+    assert got["must_lookup"][0] is False
+    ok = RunRecord.model_validate({"id": "u", "item_id": "conv", "model": "m", "output": "It ships today.",
+                                   "tool_calls": [{"name": "get_order", "args": {"id": 1}, "result": {"id": 1}}]})
+    assert all(passed for passed, _ in _results(ok).values())
+    # An errored call carries its error as the result, as the runner stores it; the output is the final answer.
+    err = RunRecord.model_validate({"id": "e", "item_id": "conv", "model": "m", "output": "Sorry.",
+                                    "tool_calls": [{"name": "get_order", "args": {}, "error": "no fixture"}]})
+    assert [(s.type, s.result, s.text) for s in err.steps] == [("action", {"error": "no fixture"}, None),
+                                                                ("final_answer", None, "Sorry.")]
+
+
+def test_a_record_with_a_trajectory_keeps_reading_it_and_a_plain_output_has_no_steps():
+    traj = [{"type": "action", "tool": "get_order", "args": {"id": 1}, "result": {"id": 1}},
+            {"type": "final_answer", "text": "Anything else?"}]
+    both = RunRecord.model_validate({"id": "b", "item_id": "conv", "model": "m", "messages": REFUND,
+                                     "trajectory": traj})
+    assert [s.tool for s in both.steps] == ["get_order", None]
+    assert _results(both)["no_refund"] == (True, ())
+    assert RunRecord(id="p", item_id="conv", model="m", output="Hello.").steps == ()
+
+
+def test_one_behaviour_stored_as_a_transcript_or_as_the_runner_stores_it_checks_the_same(tmp_path, capsys):
+    # The runner's record holds the trajectory, the tool calls and the transcript; the transcript alone (what an
+    # imported chat log holds) must give the same steps and the same check results (make_proj3.py: a 50-point drop).
+    def agent(req, rnd):
+        last = req.body["messages"][-1]
+        if last["role"] == "user" and sum(m["role"] == "user" for m in req.body["messages"]) == 1:
+            return {"tool_calls": [{"name": "refund_order", "arguments": {"id": 1}}]}
+        return "Done, I refunded it." if last["role"] == "tool" else "Anything else?"
+
+    db = tmp_path / "p.db"
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(dict(ITEM.model_dump(mode="json", exclude_none=True),
+                                     input={"user": "Refund my order"})) + "\n", encoding="utf-8")
+    assert main(["--db", str(db), "import", "evalset", str(items)]) == 0
+    with StubServer(agent_script(agent)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--run-id", "B", "--quiet", "--base-url", s.url]) == 0
+    with ann.unit_of_work(db) as d:
+        (ran,) = list(ann.iter_runs(d))
+    assert ran.trajectory is not None and ran.messages is not None and ran.error is None
+    row = {"id": "a", "item_id": "conv", "model": "m", "run_id": "A", "messages": list(ran.messages)}
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert main(["--db", str(db), "import", "runs", str(runs)]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    with ann.unit_of_work(db) as d:
+        imported = ann.load_run(d, "a")
+        got = {(r["run_record_id"], r["constraint_id"]): (r["passed"], r["bad_steps"], r["n_steps"])
+               for r in d.query("SELECT * FROM check_results")}
+    assert imported.trajectory is None and imported.steps == ran.trajectory
+    for c in ITEM.constraints:
+        assert got[("a", c.id)] == got[(ran.id, c.id)], c.id
+    assert got[("a", "no_refund")] == (0, 1, 3)
+
+
+def test_the_boundary_report_sees_forbidden_calls_in_a_transcript_and_its_blocking_layer(tmp_path):
+    item = _item(("no_refund", "trajectory:forbidden_tool", {"tool": "refund_order"}))
+    went_through = RunRecord(id="r", item_id="conv", model="m", messages=REFUND)
+    assert forbidden_calls(went_through, item) == (0,)
+    blocked = [dict(m, content='{"blocked_by": "policy_layer"}') if m["role"] == "tool" else m for m in REFUND]
+    intercepted = RunRecord(id="s", item_id="conv", model="m", messages=blocked)
+    assert forbidden_calls(intercepted, item) == ()
+    assert ann.blocked_by(intercepted) == "policy_layer"
+    calls = RunRecord.model_validate({"id": "t", "item_id": "conv", "model": "m", "output": "OK.",
+                                      "tool_calls": [{"name": "refund_order", "args": {}, "result": {"ok": True}}]})
+    assert forbidden_calls(calls, item) == (0,)
+    # Through the stored project too (iter_runs -> the report).
+    with ann.unit_of_work(tmp_path / "b.db") as db:
+        ann.import_items(db, parse_rows(json.dumps(item.model_dump(mode="json", exclude_none=True)), EvalItem))
+        ann.import_runs(db, parse_rows(json.dumps(went_through.model_dump(mode="json", exclude_none=True)),
+                                       RunRecord))
+        (stored,) = list(ann.iter_runs(db))
+    assert forbidden_calls(stored, item) == (0,)
+
+
+def test_the_demo_conversation_runs_have_steps_and_no_trajectory_check(tmp_path):
+    # The demo's conversation items carry no trajectory check, so their check results are what they were; their
+    # records now have steps (n_steps in the check results, the step deviation rate's denominator).
+    data = Path(__file__).resolve().parents[1] / "data"
+    items = [json.loads(line) for line in (data / "demo_conversations.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert not [c for i in items for c in i["constraints"] if (c.get("check") or {}).get("id", "").startswith(
+        "trajectory:")]
+    runs = [RunRecord.model_validate_json(line)
+            for line in (data / "demo_conversation_runs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [len(r.steps) for r in runs] == [5, 3, 3, 4, 3, 3] and all(r.trajectory is None for r in runs)
+
+
+def test_a_call_that_errored_is_not_a_call_made_nor_an_observation():
+    # after_final.py: a search whose result is {"error": ...} passed must_call, and the answer made up after it
+    # passed final_after_observation. A forbidden call that errored is still a forbidden call (it was attempted).
+    item = _item(("must_search", "trajectory:must_call", {"tool": "search"}),
+                 ("answered_after", "trajectory:final_after_observation", {}),
+                 ("no_search", "trajectory:forbidden_tool", {"tool": "search"}))
+
+    def results(**record):
+        rec = RunRecord.model_validate({"id": "r", "item_id": "conv", "model": "m", **record})
+        return {c.id: (r.passed, r.detail) for c in item.constraints for r in [check_record(c.check, rec)]}
+
+    failed = {"type": "action", "tool": "search", "args": {"q": "x"}, "result": {"error": "search backend 503"}}
+    final = {"type": "final_answer", "text": "Based on my search, the answer is 42."}
+    got = results(trajectory=[failed, final])
+    assert got["must_search"] == (False, "tool 'search' was called only with an error result (step(s) [0])")
+    assert got["answered_after"][0] is False and got["no_search"][0] is False
+    retried = results(trajectory=[failed, dict(failed, result={"hits": 3}), final])
+    assert retried["must_search"][0] and retried["answered_after"][0]
+    # The same error stored as a tool call, or as a transcript's tool message, reads the same.
+    got = results(output="42.", tool_calls=[{"name": "search", "args": {"q": "x"}, "error": "search backend 503"}])
+    assert not got["must_search"][0] and not got["answered_after"][0]
+    got = results(messages=[{"role": "user", "content": "q"},
+                            {"role": "assistant", "content": None, "tool_calls": [_call("s", "search", {"q": "x"})]},
+                            {"role": "tool", "tool_call_id": "s", "content": "{\"error\": \"search backend 503\"}"},
+                            {"role": "assistant", "content": "42."}])
+    assert not got["must_search"][0] and not got["answered_after"][0]
+    # A result that merely has an empty or false `error` field is a result.
+    assert results(trajectory=[dict(failed, result={"hits": 3, "error": None}), final])["must_search"][0]
+
+
+def test_a_call_the_runner_could_not_make_does_not_pass_must_call(tmp_path, capsys):
+    # No fixture for `search`: the runner records {"error": "no fixture ..."} and the model answers anyway.
+    def agent(req, rnd):
+        if req.body["messages"][-1]["role"] == "user":
+            return {"tool_calls": [{"name": "search", "arguments": {"q": "x"}}]}
+        return "The answer is 42."
+
+    item = dict(_item(("must_search", "trajectory:must_call", {"tool": "search"})).model_dump(
+        mode="json", exclude_none=True), turns=None, input={"user": "q"}, fixtures={"get_order": {"id": 1}})
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({k: v for k, v in item.items() if v is not None}) + "\n", encoding="utf-8")
+    db = tmp_path / "p.db"
+    assert main(["--db", str(db), "import", "evalset", str(items)]) == 0
+    with StubServer(agent_script(agent)) as s:
+        assert main(["--db", str(db), "run", "--model", "m", "--run-id", "R", "--quiet", "--base-url", s.url]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    with ann.unit_of_work(db) as d:
+        (rec,) = list(ann.iter_runs(d))
+        (row,) = list(d.query("SELECT passed, detail FROM check_results"))
+    assert rec.trajectory[0].result == {"error": "no fixture for tool 'search': the tool is not available"}
+    assert row["passed"] == 0 and "only with an error result" in row["detail"]
