@@ -109,8 +109,9 @@ with tab_compare:
             flips = tuple(f for f in comparison.flips if (f.run_record_id, f.constraint_id) not in waiting)
             hidden = len(comparison.flips) - len(flips)
             comparison = dataclasses.replace(comparison, flips=flips)
-            st.caption("As `judgecal report --compare A B` prints it: the same human-labelled pairs under both "
-                       "versions, tune and heldout apart."
+            st.caption("As `judgecal report --compare A B` prints it: the counted random pairs (the pairs the gate "
+                       "reads) under both versions, tune and heldout apart; a tie or a pair without a valid repeat "
+                       "is scored 'abstain', as in the report."
                        + (f" {hidden} flipped pairs are hidden until you have labelled them blind (Review)."
                           if hidden else ""))
             st.code(_text(comparison_blocks(comparison)), language=None)

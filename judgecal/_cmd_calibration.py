@@ -52,6 +52,8 @@ def cmd_report(args: argparse.Namespace) -> str:
     fmt = "json" if args.json else args.format
     if args.run_id is not None and args.compare:
         raise CommandError("report: --compare compares rubric versions on the whole project; drop --run-id")
+    if args.include_non_random and not args.compare:
+        raise CommandError("report: --include-non-random widens the rubric comparison; give --compare A B")
     # the probes module (with the pairwise store and the eval set's models) loads here and for a gate with a probe
     # limit, not for a plain `gate` (issue 16.2, start-up)
     from judgecal.annotations.reports import format_probes, probe_results, verdict_position_bias  # noqa: PLC0415
@@ -66,7 +68,8 @@ def cmd_report(args: argparse.Namespace) -> str:
             comparison = None
             if args.compare:
                 comparison = compare_rubrics(db, *args.compare, judge_model=args.model, seed=args.seed,
-                                             tune_share=args.tune_share, random_only=args.random_only)
+                                             tune_share=args.tune_share,
+                                             random_only=not args.include_non_random)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     if fmt == "json":
@@ -157,10 +160,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("text", "json", "md", "html"), default="text")
     p.add_argument("--out", type=Path, help="write to this file instead of printing")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                   help="also compare rubric versions A (old) and B (new) on the same human-labelled pairs")
+                   help="also compare rubric versions A (old) and B (new) on the same human-labelled pairs: the "
+                        "counted random pairs either version judged, unless --include-non-random")
     p.add_argument("--seed", type=int, default=0, help="seed of the tune/heldout split of items without a split")
     p.add_argument("--tune-share", type=positive_fraction, default=DEFAULT_TUNE_SHARE, help="share of items in tune (0.7)")
-    p.add_argument("--random-only", action="store_true", help="compare on the random sample only")
+    basis = p.add_mutually_exclusive_group()
+    # the default since wave 17 (a review: labels chosen after reading B's verdicts moved the comparison); the flag
+    # stays for the scripts that pass it
+    basis.add_argument("--random-only", action="store_true",
+                       help="compare on the counted random pairs only (the default; kept for scripts)")
+    basis.add_argument("--include-non-random", action="store_true",
+                       help="with --compare: also compare on labelled pairs outside the counted random sample "
+                            "(targeted, beyond the counted prefix, never sampled), printing the random-only row beside")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("gate")

@@ -64,8 +64,9 @@ def _requests(args: argparse.Namespace) -> int:
                                   repeats=args.repeats, constraint=args.constraint, only_labelled=args.only_labelled,
                                   limit=args.limit, run_id=args.run_id, temperature=args.temperature,
                                   seed=None if args.no_seed else args.seed)
+    version = "not stored: no pair selected" if w.rubric_version is None else f"v{w.rubric_version}"
     say(f"{w.requests} requests written to {w.path} ({w.cached} verdicts already stored were left out; rubric "
-        f"{w.rubric.name} v{w.rubric_version}, {w.rubric.sha256[:12]}, model {model})")
+        f"{w.rubric.name} {version}, {w.rubric.sha256[:12]}, model {model})")
     say(f"store the results with: judgecal judge --batch-results RESULTS.jsonl", err=True)
     return 0
 
@@ -82,7 +83,7 @@ def _submit(args: argparse.Namespace, backend) -> int:
         if resuming:
             say(f"resuming Batch API job(s) {', '.join(resuming)} (rubric {rubric.name} v{version}, "
                 f"{backend.model}): nothing new is submitted; batch {batch_id}", err=True)
-        else:
+        elif pairs:
             say(f"judging {pairs} pairs x {args.repeats} repeats with {backend.model} through the Batch API "
                 f"(rubric {rubric.name} v{version}, {rubric.sha256[:12]}), batch {batch_id}", err=True)
 

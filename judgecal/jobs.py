@@ -161,10 +161,22 @@ def resolve_rubric(db, name_or_file: str) -> Rubric:
     return rubric
 
 
+def _stored_version(db, chosen: Rubric, judges: bool) -> int | None:
+    """The project's version number of `chosen`, stored now when this run `judges` a pair with it; else its stored
+    version, or None when it has none. A run that selects nothing (`judge --limit 0`, `--only-labelled` before any
+    label) stored a version while judging nothing: a version registered before the labels existed, gated later as
+    "a first version: no labels could tune it" (a review, wave 17). The Rubrics page does not register rubrics."""
+    if judges:
+        return av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note).version
+    row = db.execute("SELECT version FROM rubrics WHERE sha256 = ?", [chosen.sha256]).fetchone()
+    return row[0] if row else None
+
+
 def _judged_pairs(db, rubric: str | Rubric, constraint: str | None, only_labelled: bool, limit: int | None,
-                  run_id: str | None) -> tuple[Rubric, Any, list]:
-    """The rubric (stored as a version of the project), its stored row, and the pairs a plain judge batch asks:
-    the one selection of `judge_pairs`, `judge_pairs_batch_api` and `write_batch_requests`."""
+                  run_id: str | None) -> tuple[Rubric, int | None, list]:
+    """The rubric, its version in the project (stored by a run that selects a pair; None when it selects none and
+    the rubric was never stored) and the pairs a plain judge batch asks: the one selection of `judge_pairs`,
+    `judge_pairs_batch_api` and `write_batch_requests`."""
     in_run = None
     if run_id is not None:  # `run_id`: only that run's pairs; checked before anything is stored
         try:
@@ -172,7 +184,6 @@ def _judged_pairs(db, rubric: str | Rubric, constraint: str | None, only_labelle
         except ValueError as exc:
             raise JobError(str(exc)) from None
     chosen = rubric if isinstance(rubric, Rubric) else resolve_rubric(db, rubric)
-    stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
     # Pairwise records are judged by judge_pairwise only: its repeats mean orders (2r original, 2r+1 swapped),
     # which a plain batch would fill with original-order answers.
     pairs = [p for p in ann.semantic_pairs(db, constraint_id=constraint)
@@ -184,7 +195,7 @@ def _judged_pairs(db, rubric: str | Rubric, constraint: str | None, only_labelle
         pairs = [p for p in pairs if (p[0].id, p[2].id) in labelled]
     if limit is not None:
         pairs = pairs[:limit]
-    return chosen, stored, pairs
+    return chosen, _stored_version(db, chosen, bool(pairs)), pairs
 
 
 # The sampling settings that make two runs of one judge model different judges (recorded in each batch's settings).
@@ -317,7 +328,7 @@ class JudgeResult(NamedTuple):
     status: str  # done | failed | interrupted (see `batch`)
     summary: BatchSummary
     rubric: Rubric
-    rubric_version: int
+    rubric_version: int | None  # None: the run selected no pair and the rubric was never stored
     pairs: int
     flipped: int  # pairs whose repeats disagree, under this rubric version and model (targeted for review)
 
@@ -339,18 +350,18 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
         raise JobError("repeats and concurrency must be at least 1")
     db_path = Path(db_path)
     with ann.unit_of_work(db_path) as db:
-        chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
+        chosen, version, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         price = av.get_price(db, backend.model)
-        _refuse_other_settings(db, chosen, stored.version, backend.model, backend.settings())
+        _refuse_other_settings(db, chosen, version, backend.model, backend.settings())
     settings = backend.settings() | {
-        "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
+        "rubric": chosen.name, "rubric_version": version, "rubric_sha256": chosen.sha256,
         "repeats": repeats, "concurrency": concurrency, "constraint": constraint,
         "only_labelled": only_labelled, "limit": limit, "pairs": len(pairs),
         **({"run_id": run_id} if run_id is not None else {}),
     }
     with batch(db_path, settings, kind="judge") as b:
         if on_start is not None:
-            on_start(b.id, len(pairs), chosen, stored.version)
+            on_start(b.id, len(pairs), chosen, version)
         if not pairs:
             b.summary = BatchSummary()
         else:
@@ -362,7 +373,7 @@ def judge_pairs(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "st
                 b.summary.unstored(verdict)
     with ann.unit_of_work(db_path) as db:
         flipped = sum(1 for r in av.judge_consistency(db, chosen.sha256, backend.model) if r.flipped)
-    return JudgeResult(b.id, b.status, b.summary, chosen, stored.version, len(pairs), flipped)
+    return JudgeResult(b.id, b.status, b.summary, chosen, version, len(pairs), flipped)
 
 
 # --------------------------------------------------------------------------- run the eval set
@@ -453,18 +464,18 @@ def judge_pairwise(db_path: str | Path, backend: Any, run_a: str, run_b: str, *,
             stored_pairs = store_pairs(db, run_a, run_b, render_evidence, pair_output)
         except ValueError as exc:
             raise JobError(str(exc)) from None
-        stored = av.store_rubric(db, chosen.name, chosen.template, chosen.sha256, chosen.note)
+        version = _stored_version(db, chosen, bool(stored_pairs))
         price = av.get_price(db, backend.model)
-        _refuse_other_settings(db, chosen, stored.version, backend.model, backend.settings(), pairwise=True)
+        _refuse_other_settings(db, chosen, version, backend.model, backend.settings(), pairwise=True)
     tasks = plan_pairwise([PairwiseTask(p.record, p.item, p.item.constraints[0], p.output_a, p.output_b)
                            for p in stored_pairs], chosen, backend.model, repeats)
     settings = backend.settings() | {
-        "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
+        "rubric": chosen.name, "rubric_version": version, "rubric_sha256": chosen.sha256,
         "repeats": repeats, "concurrency": concurrency, "pairwise": [run_a, run_b], "pairs": len(stored_pairs),
     }
     with batch(db_path, settings, kind="judge") as b:
         if on_start is not None:
-            on_start(b.id, len(stored_pairs), chosen, stored.version)
+            on_start(b.id, len(stored_pairs), chosen, version)
         with av.SqliteVerdictSink(db_path, b.id) as sink:
             b.summary = run_batch([], chosen, backend, sink, concurrency=concurrency, tasks=tasks,
                                   price=tuple(price) if price else None, progress=progress, grace_s=grace_s,
@@ -492,7 +503,7 @@ class RemoteJudgeResult(NamedTuple):
     status: str  # done | failed | interrupted (see `batch`)
     summary: BatchSummary
     rubric: Rubric
-    rubric_version: int
+    rubric_version: int | None  # None: the run selected no pair and the rubric was never stored
     pairs: int
     remote_ids: tuple[str, ...]  # every Batch API job this run submitted or resumed
     pending: tuple[str, ...]  # jobs still running at the endpoint (stopped polling, Ctrl+C): a re-run resumes them
@@ -552,13 +563,13 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
     endpoint = backend.endpoint
     db_path = Path(db_path)
     with ann.unit_of_work(db_path) as db:
-        chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
+        chosen, version, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         price = av.get_price(db, backend.model)
-        _refuse_other_settings(db, chosen, stored.version, backend.model, backend.settings())
+        _refuse_other_settings(db, chosen, version, backend.model, backend.settings())
         pending = av.pending_remote_batches(db, endpoint=endpoint.url, judge_model=backend.model,
                                             rubric_sha256=chosen.sha256)
     settings = backend.settings() | {
-        "rubric": chosen.name, "rubric_version": stored.version, "rubric_sha256": chosen.sha256,
+        "rubric": chosen.name, "rubric_version": version, "rubric_sha256": chosen.sha256,
         "repeats": repeats, "constraint": constraint, "only_labelled": only_labelled, "limit": limit,
         "pairs": len(pairs), "batch_api": True, "poll_s": poll_s, "resumed": [r.id for r in pending],
         **({"run_id": run_id} if run_id is not None else {}),
@@ -571,7 +582,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
     with batch(db_path, settings, kind="judge") as b:
         summary = b.summary = BatchSummary()
         if on_start is not None:
-            on_start(b.id, len(pairs), chosen, stored.version, tuple(r.id for r in pending))
+            on_start(b.id, len(pairs), chosen, version, tuple(r.id for r in pending))
         # A resumed job lands what it was sent to ask, whatever flags the resuming command has: its requests were
         # chosen when it was submitted (`--only-labelled` left the error rows out then).
         with av.SqliteVerdictSink(db_path, b.id, retry_errors=resumed or not only_labelled) as sink:
@@ -706,7 +717,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
         summary.wall_s = time.monotonic() - start
         if price is not None:
             summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
-    return RemoteJudgeResult(b.id, b.status, summary, chosen, stored.version, len(pairs),
+    return RemoteJudgeResult(b.id, b.status, summary, chosen, version, len(pairs),
                              tuple(r.id for r in pending), tuple(left), resumed, unreadable[0], conflicting[0])
 
 
@@ -715,7 +726,7 @@ class WrittenRequests(NamedTuple):
     requests: int
     cached: int  # verdicts already stored: not written
     rubric: Rubric
-    rubric_version: int
+    rubric_version: int | None  # None: the run selected no pair and the rubric was never stored
 
 
 def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, rubric: str | Rubric = "strict",
@@ -730,8 +741,8 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
     if repeats < 1:
         raise JobError("repeats must be at least 1")
     with ann.unit_of_work(db_path) as db:
-        chosen, stored, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
-        _refuse_other_settings(db, chosen, stored.version, model, {"temperature": temperature, "seed": seed})
+        chosen, version, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
+        _refuse_other_settings(db, chosen, version, model, {"temperature": temperature, "seed": seed})
         with ann.write(db):
             db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
                        [_requests_key(chosen.sha256, model),
@@ -743,7 +754,7 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
     with open(out, "w", encoding="utf-8") as f:
         for line in request_lines(todo, model=model, temperature=temperature, seed=seed):
             f.write(line + "\n")
-    return WrittenRequests(out, len(todo), len(tasks) - len(todo), chosen, stored.version)
+    return WrittenRequests(out, len(todo), len(tasks) - len(todo), chosen, version)
 
 
 class ImportedResults(NamedTuple):

@@ -34,17 +34,23 @@ def test_compare_versions_on_tune_and_heldout(two_versions):
     with ann.unit_of_work(two_versions) as db:
         c = compare_rubrics(db, "strict@1", "strict@2")
     by = {s.split: s for s in c.splits}
-    # labelled pairs 1-9; pair 8 has no v1 majority -> excluded; 8 compared
-    assert (c.labelled, c.excluded) == (9, 1)
+    # the counted random pairs 1-8 (wave 17: the targeted pair 9 only with random_only=False); pair 8 has no v1
+    # majority: scored as the judge label 'abstain', as the report does, no longer left out
+    assert (c.labelled, c.excluded) == (8, 1) and (c.majority_a.tie, c.majority_b.tie) == (1, 0)
     # tune = items 1-7 (their own split): v1 5/7 right (kappa 5/12, see test_calibration), v2 7/7 (kappa 1)
     assert by["tune"].n == 7 and by["tune"].a.kappa == pytest.approx(5 / 12) and by["tune"].b.kappa == pytest.approx(1)
     assert (by["tune"].fixed, by["tune"].broken) == (2, 0)
     # McNemar exact, b = 2, c = 0: 2 × P(X <= 0 | n = 2, 1/2) = 2 × 1/4 = 0.5
     assert by["tune"].mcnemar_p == pytest.approx(0.5)
-    # heldout = item 9 only (8 excluded): judge P under both, alice F -> no change; kappa undefined on one pair
+    # heldout = item 8 only: v1 abstains (tie), v2 F, alice P -> wrong under both; kappa undefined on one pair
     assert by["heldout"].n == 1 and (by["heldout"].fixed, by["heldout"].broken) == (0, 0)
     assert {(f.run_record_id, f.kind) for f in c.flips} == {("run-6", "fixed"), ("run-7", "fixed")}
-    assert c.warning and "not on heldout" in c.warning
+    # one heldout pair shows no overfitting either way (it read "not on heldout" before wave 17)
+    assert c.warning and "cannot show overfitting either way" in c.warning
+    with ann.unit_of_work(two_versions) as db:
+        wide = compare_rubrics(db, "strict@1", "strict@2", random_only=False)
+    assert wide.labelled == 9 and wide.compared_by_rule == {"random": 8, "targeted": 1}
+    assert {s.split: s.n for s in wide.splits}["heldout"] == 2 and wide.random_only_all.n == 8
     # cost: tokens of the 8 compared pairs × 3 repeats; v1 at (100, 10) per verdict, v2 at (200, 20)
     assert (c.a.input_tokens, c.a.output_tokens, c.b.input_tokens, c.b.output_tokens) == (2400, 240, 4800, 480)
     assert c.a.cost_usd is None

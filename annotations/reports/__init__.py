@@ -31,7 +31,8 @@ _OWNERS = {
         "transferred_pass_rate",
     ),
     "._rubrics": (
-        "DEFAULT_TUNE_SHARE", "RubricComparison", "compare_rubrics", "comparison_blocks", "label_split",
+        "DEFAULT_TUNE_SHARE", "HELDOUT_MIN_N", "RubricComparison", "VersionMajority", "compare_rubrics",
+        "comparison_blocks", "label_split",
     ),
     "._disagreements": (
         "DECISIONS", "KINDS", "NO_DECISION", "Disagreement", "DisagreementFilter", "FailingPair", "SentItem",
