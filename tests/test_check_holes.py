@@ -1,0 +1,79 @@
+"""Checks that passed what they should fail (a review of the mechanical checks, wave 17): loose mode on checkers
+that are not IFEval's, Unicode tricks around forbidden words, field paths and checkers that raise at check time,
+JSON looser than strict JSON, numbers read loosely after a marker. Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judgecal import evalsets
+from judgecal.cli import main
+from judgecal.evalsets import run_check
+
+# The review's loose-mode cases: each output breaks the check, and loose mode (dropping the first or last line)
+# made it pass.
+LOOSE_CASES = [
+    ("keywords:forbidden", {"words": ["price"]}, "The price is $40.\nAnything else?"),
+    ("keywords:forbidden", {"words": ["price"]}, "Hello!\nThe price is $40."),
+    ("text:regex", {"pattern": "competitor", "must_match": False}, "Try our competitor.\nBye"),
+    ("format:json", {"fenced": False}, 'Sure, here it is:\n{"a": 1}\nHope that helps!'),
+    ("length:max_words", {"n": 5}, "one two three four five six seven eight nine ten eleven twelve\nok"),
+    ("text:exact_match", {"expected": "42"}, "The answer is\n42"),
+]
+
+
+def _item(check: dict, item_id: str = "i1") -> dict:
+    return {"id": item_id, "instruction": "x", "constraints": [{"id": "c1", "text": "t", "type": "format",
+                                                               "check": check}]}
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("check_id,args,text", LOOSE_CASES)
+def test_loose_mode_applies_only_to_ifevals_checkers(check_id, args, text):
+    assert not run_check(check_id, args, text=text, loose=True).passed
+    # IFEval's checkers keep it: the last line is dropped, and the rest has no comma
+    assert run_check("punctuation:no_comma", {}, text="No commas here\nP.S. yes, one", loose=True).passed
+
+
+@pytest.mark.parametrize("check_id,args,text", LOOSE_CASES)
+def test_loose_on_a_checker_that_is_not_ifevals_is_refused_on_import(tmp_path, capsys, check_id, args, text):
+    db = tmp_path / "p.db"
+    good = _item({"id": "punctuation:no_comma", "args": {}, "loose": True}, "ok")
+    path = _write(tmp_path / "es.jsonl", [good, _item({"id": check_id, "args": args, "loose": True}, "bad")])
+    assert main(["--db", str(db), "import", "evalset", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "es.jsonl:2: constraints.0.check.loose:" in err and "loose mode is IFEval's" in err and check_id in err
+    assert "es.jsonl:1" not in err
+    assert not db.exists()  # nothing imported: the new project is not even left behind
+    with pytest.raises(ValueError, match="loose mode is IFEval's"):
+        evalsets.EvalItem.model_validate(_item({"id": check_id, "args": args, "loose": True}))
+
+
+def test_a_stored_loose_check_on_another_checker_still_loads_runs_strictly_and_is_named(tmp_path, capsys):
+    # A project that stored such a check before the rule: its items load, `judgecal check` checks strictly (the
+    # forbidden word on the first line fails) and names the constraint whose loose flag was ignored.
+    from judgecal import annotations as ann
+
+    db = tmp_path / "p.db"
+    check = {"id": "keywords:forbidden", "args": {"words": ["price"]}}
+    assert main(["--db", str(db), "import", "evalset", str(_write(tmp_path / "es.jsonl", [_item(check)]))]) == 0
+    runs = [{"id": "r1", "item_id": "i1", "model": "m", "run_id": "R", "output": LOOSE_CASES[0][2]}]
+    assert main(["--db", str(db), "import", "runs", str(_write(tmp_path / "runs.jsonl", runs))]) == 0
+    with sqlite3.connect(db) as conn:  # what an older judgecal stored
+        conn.execute("UPDATE constraints SET check_json = ?", [json.dumps({**check, "loose": True})])
+    with ann.unit_of_work(db) as conn:
+        assert ann.load_items(conn)["i1"].constraints[0].check.loose
+    capsys.readouterr()
+    assert main(["--db", str(db), "check"]) == 0
+    out = capsys.readouterr().out
+    assert "loose mode was ignored" in out and "item 'i1', constraint 'c1' (keywords:forbidden)" in out
+    with ann.unit_of_work(db) as conn:
+        assert conn.execute("SELECT passed, loose FROM check_results").fetchone() == (0, 1)
