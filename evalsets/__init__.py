@@ -11,7 +11,7 @@ from judgecal import lazy_exports
 __all__ = [
     "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem",
     "RunRecord", "STORED", "Step", "ToolCall", "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
-    "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker",
+    "CHECKER_ERROR", "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker",
     "has_loose_mode", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
@@ -32,7 +32,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "._plain": ("LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "VerdictRow"),
     "._models": ("Check", "Constraint", "EvalItem", "RunRecord", "STORED", "Step", "ToolCall", "canonical_json",
                  "check_transcript", "evalset_sha256", "item_sha256"),
-    "._registry": ("BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry",
+    "._registry": ("CHECKER_ERROR", "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry",
                    "CheckResult", "CheckerSpec", "LoadedPlugin", "PluginProblem", "checker", "checkers",
                    "default_registry", "get_checker", "check_record", "has_loose_mode", "run_check", "validate_check"),
     "._io": ("BATCH_ROWS", "InputError", "gc_paused", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks",

@@ -204,13 +204,18 @@ def _parse_json(text: str, fenced: bool, check: str) -> tuple[Any, str | None]:
 _MISSING = object()
 
 
+# An array index: ASCII digits only. `str.isdigit()` also holds for '²' (then `int()` raised at check time, after the
+# eval set had imported) and '１' (full-width: it indexed the array).
+_INDEX = re.compile(r"[0-9]+")
+
+
 def _lookup(value: Any, path: str) -> Any:
-    """The value at a dotted path, or _MISSING. A digit segment indexes an array."""
+    """The value at a dotted path, or _MISSING. A segment of ASCII digits indexes an array."""
     cur = value
     for seg in path.split("."):
         if isinstance(cur, dict) and seg in cur:
             cur = cur[seg]
-        elif isinstance(cur, list) and seg.isdigit() and int(seg) < len(cur):
+        elif isinstance(cur, list) and _INDEX.fullmatch(seg) and int(seg) < len(cur):
             cur = cur[int(seg)]
         else:
             return _MISSING
@@ -274,8 +279,8 @@ def json_required_fields(text: str, *, fields: list[str], fenced: bool) -> Check
     """The output is JSON and every field in `fields` is present.
 
     A field is a key of the top-level object or a dotted path (`user.address.city`) through nested objects; a
-    segment made of digits indexes an array (`items.0.id`). A key that itself contains a dot cannot be named.
-    A field whose value is `null` is present. Output that is not JSON fails with the parse error as the detail;
+    segment made of ASCII digits `0`-`9` indexes an array (`items.0.id`; `²` or a full-width `１` never does). A
+    key that itself contains a dot cannot be named. A field whose value is `null` is present. Output that is not JSON fails with the parse error as the detail;
     otherwise the detail lists every missing field.
     """
     for f in _str_list_arg("format:json_required_fields", "fields", fields):

@@ -344,10 +344,24 @@ def run_check(check_id: str, args: dict[str, Any], *, text: str, trajectory: Any
 def check_record(check: Any, record: Any) -> CheckResult:
     """Run an item's `Check` on a run record: on its final text (the output, a conversation's final assistant turn),
     or with `turns: "every"` on each assistant turn, failing at the first turn that fails. The one place that decides
-    which text a check reads. A record that gave no answer fails every check (`unanswered`)."""
+    which text a check reads. A record that gave no answer fails every check (`unanswered`). A checker that raises
+    (a plugin's bug, a plugin uninstalled since the import, a built-in's bug on a hostile output) fails the check with
+    the error as its detail, starting CHECKER_ERROR: never a pass, and never a traceback that stops every other
+    record's checks."""
     why = unanswered(record)
     if why is not None:
         return CheckResult(False, why)
+    try:
+        return _check_answer(check, record)
+    except Exception as exc:  # noqa: BLE001 (any failure of checker code is this check's failure, reported)
+        return CheckResult(False, f"{CHECKER_ERROR}: {type(exc).__name__}: {exc}")
+
+
+# The start of the detail of a check whose checker raised: `judgecal check` names each such result.
+CHECKER_ERROR = "checker error (not a verdict on the answer)"
+
+
+def _check_answer(check: Any, record: Any) -> CheckResult:
     if check.turns != "every" or record.messages is None:
         return run_check(check.id, check.args, text=record.final_text, trajectory=record.trajectory, loose=check.loose)
     texts = record.assistant_texts()

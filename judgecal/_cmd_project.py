@@ -62,9 +62,15 @@ def cmd_check(args: argparse.Namespace) -> str:
 
 
 def _check_notes(rows: list[dict], loose: list[tuple[str, str, str]], shown: int = 10) -> str:
-    """What `judgecal check` says besides the metrics: stored checks whose `loose` was ignored (not IFEval's checker:
-    refused on import since wave 17)."""
+    """What `judgecal check` says besides the metrics: checks whose checker raised (stored as failed, the error as
+    detail) and stored checks whose `loose` was ignored (not IFEval's checker: refused on import since wave 17)."""
+    errors = [r for r in rows if r["detail"].startswith(evalsets.CHECKER_ERROR)]
     notes = []
+    if errors:
+        notes.append(f"{len(errors)} check(s) could not run and are stored as failed (the checker raised):")
+        notes += [f"  item {r['item_id']!r}, record {r['run_record_id']!r}, constraint {r['constraint_id']!r} "
+                  f"({r['checker']}): {r['detail']}" for r in errors[:shown]]
+        notes += [f"  … and {len(errors) - shown} more"] if len(errors) > shown else []
     if loose:
         notes.append(f"{len(loose)} stored check(s) ask for 'loose' on a checker that is not IFEval's; loose mode "
                      "was ignored (checked strictly):")

@@ -77,3 +77,63 @@ def test_a_stored_loose_check_on_another_checker_still_loads_runs_strictly_and_i
     assert "loose mode was ignored" in out and "item 'i1', constraint 'c1' (keywords:forbidden)" in out
     with ann.unit_of_work(db) as conn:
         assert conn.execute("SELECT passed, loose FROM check_results").fetchone() == (0, 1)
+
+
+# --- field paths and checkers that raise at check time --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["a.²", "a.１", "a.١"])
+def test_only_ascii_digits_index_an_array(field):
+    # '²' passed str.isdigit() and then int() raised; '１' (full-width) and '١' (Arabic-Indic) indexed the array.
+    for type_ in ("integer", "number"):
+        result = run_check("format:json_field_type", {"field": field, "type": type_, "fenced": False},
+                           text='{"a": [4, 5, 6]}')
+        assert not result.passed and "missing field" in result.detail
+    assert not run_check("format:json_required_fields", {"fields": [field], "fenced": False},
+                         text='{"a": [4, 5, 6]}').passed
+    assert run_check("format:json_field_type", {"field": "a.1", "type": "integer", "fenced": False},
+                     text='{"a": [4, 5, 6]}').passed
+
+
+def _project(tmp_path: Path, checks: list[dict], outputs: list[str]) -> Path:
+    db = tmp_path / "p.db"
+    item = {"id": "j", "instruction": "json", "constraints": [
+        {"id": f"c{k}", "text": "t", "type": "format", "check": check} for k, check in enumerate(checks)]}
+    runs = [{"id": f"r{n}", "item_id": "j", "model": "m", "run_id": "A", "output": out} for n, out in enumerate(outputs)]
+    assert main(["--db", str(db), "import", "evalset", str(_write(tmp_path / "es.jsonl", [item]))]) == 0
+    assert main(["--db", str(db), "import", "runs", str(_write(tmp_path / "runs.jsonl", runs))]) == 0
+    return db
+
+
+def test_judgecal_check_stores_a_path_segment_that_is_not_an_ascii_digit_as_a_fail(tmp_path, capsys):
+    # The review's make_proj2.py: the eval set imported, then `judgecal check` died with a traceback.
+    db = _project(tmp_path, [{"id": "format:json_field_type", "args": {"field": "a.²", "type": "integer",
+                                                                         "fenced": False}}], ['{"a": [1, 2, 3]}'])
+    assert main(["--db", str(db), "check"]) == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT passed, detail FROM check_results").fetchall() == [(0, "missing field 'a.²'")]
+
+
+def test_a_checker_that_raises_at_check_time_fails_its_check_and_is_named(tmp_path, capsys, monkeypatch):
+    # Any checker bug (a plugin's, or one of ours on a hostile output) that slips past the import's dry run: the
+    # check fails with the error as its detail, every other check is stored, and `judgecal check` names the item,
+    # record and constraint; the run gate reads the fail instead of stopping with a bare error.
+    from judgecal.evalsets import _checks_text  # house: private
+
+    def boom(value, path):
+        raise RuntimeError("checker bug")
+
+    db = _project(tmp_path, [{"id": "format:json_field_type", "args": {"field": "a", "type": "integer",
+                                                                         "fenced": False}},
+                             {"id": "format:json", "args": {"fenced": False}}], ['{"a": 1}', '{"a": 2}'])
+    monkeypatch.setattr(_checks_text, "_lookup", boom)
+    capsys.readouterr()
+    assert main(["--db", str(db), "check"]) == 0
+    out = capsys.readouterr().out
+    assert "2 check(s) could not run and are stored as failed" in out
+    assert "item 'j', record 'r0', constraint 'c0' (format:json_field_type): checker error" in out
+    assert "RuntimeError: checker bug" in out
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT run_record_id, constraint_id, passed FROM check_results ORDER BY 1, 2").fetchall()
+    assert rows == [("r0", "c0", 0), ("r0", "c1", 1), ("r1", "c0", 0), ("r1", "c1", 1)]
+    assert main(["--db", str(db), "gate", "--run", "A", "--min-check-pass-rate", "0.9"]) == 1
