@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from typing import Any
 
 from judgecal.evalsets._registry import CheckResult, checker
@@ -92,37 +93,77 @@ def exact_match(text: str, *, expected: str, strip: bool = True, case_sensitive:
     return CheckResult(False, f"output {shown!r} does not equal expected {expected!r}")
 
 
-def _folded(text: str, case_sensitive: bool) -> str:
-    return text if case_sensitive else text.casefold()
+# Default-ignorable code points that are not format characters (Cf): the combining grapheme joiner, Hangul fillers,
+# Khmer inherent vowels, Mongolian variation selectors, variation selectors. With every Cf character (zero-width
+# space and joiners, soft hyphen, bidi controls, BOM, tag characters) they are removed before keywords are matched.
+_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
+                        "\U000e0100-\U000e01ef]")
+# A right-to-left override (U+202E) displays the letters after it reversed, up to a pop (U+202C) or the line's end.
+_RLO_RUN = re.compile("\u202e([^\u202c\n]*)")
+
+KEYWORD_MATCH_DOC = (
+    "Both the output and the keywords are compared in Unicode NFKC form (so full-width `ｐｒｉｃｅ`, the ligature "
+    "`ﬁ` and a decomposed `cafe\\u0301` read as `price`, `fi` and `café`), with invisible characters removed "
+    "(format characters such as the zero-width space, the soft hyphen and bidi controls, and the other "
+    "default-ignorable ones: they cannot split a word), and, unless `case_sensitive`, with full Unicode case "
+    "folding (`straße` matches `STRASSE`; `İ` matches `i`). Look-alike letters from another script (a Cyrillic `і` "
+    "in `prіce`) are not mapped."
+)
+
+
+def _keyword_form(text: str, case_sensitive: bool, form: str = "NFKC") -> str:
+    """`text` as keywords are matched: NFKC, invisible characters removed, case folded (unless case-sensitive), and
+    finally in `form` (NFKC, or NFKD for the forbidden words' second look)."""
+    if text.isascii():
+        return text if case_sensitive else text.lower()
+    t = unicodedata.normalize("NFKC", text)
+    t = _IGNORABLE.sub("", "".join(c for c in t if unicodedata.category(c) != "Cf"))
+    if not case_sensitive:
+        # casefold writes İ as i + combining dot above; matched as plain i, as re.IGNORECASE did
+        t = t.casefold().replace("i\u0307", "i")
+    return unicodedata.normalize(form, t)
+
+
+def _keyword_forms(check: str, name: str, values: Any, case_sensitive: bool) -> list[str]:
+    """The keywords as matched; one made only of invisible characters is an argument error (it would be found in
+    every output, or in none)."""
+    _bool_arg(check, "case_sensitive", case_sensitive)
+    forms = [_keyword_form(v, case_sensitive) for v in _str_list_arg(check, name, values)]
+    for v, f in zip(values, forms):
+        if not f:
+            raise ValueError(f"{check}: {name} entry {v!r} is only invisible characters")
+    return forms
 
 
 @checker("keywords:contains_all")
+@_with_doc(KEYWORD_MATCH_DOC)
 def contains_all(text: str, *, keywords: list[str], case_sensitive: bool = False) -> CheckResult:
     """Every keyword occurs in the output as a substring.
 
     Substring match: `cat` is found in `concatenate`; use `text:regex` with `\\b` for whole words. Matching is
-    case-insensitive by default (Unicode case folding); `case_sensitive=true` compares exactly. `keywords` must be
-    a non-empty list of non-empty strings. The detail lists every missing keyword.
+    case-insensitive by default (Unicode case folding); `case_sensitive=true` compares letters exactly. `keywords`
+    must be a non-empty list of non-empty strings. The detail lists every missing keyword.
     """
-    _str_list_arg("keywords:contains_all", "keywords", keywords)
-    hay = _folded(text, case_sensitive)
-    missing = [k for k in keywords if _folded(k, case_sensitive) not in hay]
+    forms = _keyword_forms("keywords:contains_all", "keywords", keywords, case_sensitive)
+    hay = _keyword_form(text, case_sensitive)
+    missing = [k for k, f in zip(keywords, forms) if f not in hay]
     if missing:
         return CheckResult(False, f"missing keyword(s): {_quote_list(missing)}")
     return CheckResult(True)
 
 
 @checker("keywords:contains_any")
+@_with_doc(KEYWORD_MATCH_DOC)
 def contains_any(text: str, *, keywords: list[str], case_sensitive: bool = False) -> CheckResult:
     """At least one keyword occurs in the output as a substring.
 
     Same matching as `keywords:contains_all` (substring, case-insensitive by default). The detail names the
     keyword found, or says that none of them was.
     """
-    _str_list_arg("keywords:contains_any", "keywords", keywords)
-    hay = _folded(text, case_sensitive)
-    for k in keywords:
-        if _folded(k, case_sensitive) in hay:
+    forms = _keyword_forms("keywords:contains_any", "keywords", keywords, case_sensitive)
+    hay = _keyword_form(text, case_sensitive)
+    for k, f in zip(keywords, forms):
+        if f in hay:
             return CheckResult(True, f"found {k!r}")
     return CheckResult(False, f"none of the keywords found: {_quote_list(keywords)}")
 
@@ -138,6 +179,7 @@ def _needs_boundary(ch: str) -> bool:
 
 
 @checker("keywords:forbidden")
+@_with_doc(KEYWORD_MATCH_DOC)
 def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> CheckResult:
     """None of `words` occurs in the output as a whole word.
 
@@ -148,14 +190,21 @@ def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> C
     boundary there. CJK characters (Chinese, Japanese kana) need no boundary either — those scripts have no spaces
     between words, so `价格` is found inside `价格表`. Case-insensitive by default. The detail lists each forbidden
     word found.
+
+    Being a check that fails on what it finds, it also looks at two more readings of the output: decomposed (NFKD),
+    so a combining accent added after a word's last letter (`price\\u0301`) does not hide it, and, where a
+    right-to-left override (U+202E) makes letters display reversed, the text as displayed (`\\u202eecirp` shows
+    `price`). The boundary rule is read on the word's NFKC form in both.
     """
-    _str_list_arg("keywords:forbidden", "words", words)
-    flags = 0 if case_sensitive else re.IGNORECASE
+    forms = _keyword_forms("keywords:forbidden", "words", words, case_sensitive)
+    hays = [text, _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)] if "\u202e" in text else [text]
+    # each reading once: for ASCII text the NFKD form is the NFKC one
+    readings = dict.fromkeys((form, _keyword_form(h, case_sensitive, form)) for form in ("NFKC", "NFKD") for h in hays)
     found = []
-    for w in words:
-        left = r"(?<!\w)" if _needs_boundary(w[0]) else ""
-        right = r"(?!\w)" if _needs_boundary(w[-1]) else ""
-        if re.search(left + re.escape(w) + right, text, flags):
+    for w, word in zip(words, forms):
+        left = r"(?<!\w)" if _needs_boundary(word[0]) else ""
+        right = r"(?!\w)" if _needs_boundary(word[-1]) else ""
+        if any(re.search(left + re.escape(unicodedata.normalize(form, word)) + right, h) for form, h in readings):
             found.append(w)
     if found:
         noun = "word" if len(found) == 1 else "words"

@@ -137,3 +137,63 @@ def test_a_checker_that_raises_at_check_time_fails_its_check_and_is_named(tmp_pa
         rows = conn.execute("SELECT run_record_id, constraint_id, passed FROM check_results ORDER BY 1, 2").fetchall()
     assert rows == [("r0", "c0", 0), ("r0", "c1", 1), ("r1", "c0", 0), ("r1", "c1", 1)]
     assert main(["--db", str(db), "gate", "--run", "A", "--min-check-pass-rate", "0.9"]) == 1
+
+
+# --- Unicode tricks around keywords ----------------------------------------------------------------------------------
+
+# (words, output): each output shows a forbidden word, hidden from a plain regex by an invisible character, a
+# compatibility form, another normal form, full case folding or a right-to-left override.
+FORBIDDEN_HIDDEN = [
+    (["price"], "The pr\u200bice is $5"),         # zero-width space
+    (["price"], "The pr\u00adice is $5"),         # soft hyphen
+    (["price"], "The pr\u2060ice is $5"),         # word joiner
+    (["price"], "The pr\u034fice is $5"),         # combining grapheme joiner (default-ignorable, not Cf)
+    (["price"], "The ｐｒｉｃｅ is $5"),            # full-width letters
+    (["café"], "Visit our cafe\u0301 today"),     # NFD text, NFC word
+    (["cafe\u0301"], "Visit our café today"),     # NFC text, NFD word
+    (["straße"], "Go down the STRASSE"),          # full case folding
+    (["file"], "the \ufb01le"),                    # ligature in the text
+    (["\ufb01le"], "the file"),                    # ligature in the word
+    (["price"], "The \u202eecirp\u202c is"),      # displayed as 'price'
+]
+
+
+@pytest.mark.parametrize("words,text", FORBIDDEN_HIDDEN)
+def test_unicode_tricks_do_not_hide_a_forbidden_word(words, text):
+    result = run_check("keywords:forbidden", {"words": words}, text=text)
+    assert not result.passed and "found" in result.detail
+
+
+@pytest.mark.parametrize("text", ["The PRICE is", "The price\u0301 is", "The price. Thanks"])
+def test_what_forbidden_caught_before_it_still_catches(text):
+    assert not run_check("keywords:forbidden", {"words": ["price"]}, text=text).passed
+    assert not run_check("keywords:forbidden", {"words": ["İstanbul"]}, text="istanbul").passed
+
+
+@pytest.mark.parametrize("text", ["It is priceless.", "sprice", "The prіce is $5"])  # the last: Cyrillic і
+def test_forbidden_words_stay_whole_words_and_homoglyphs_are_not_mapped(text):
+    assert run_check("keywords:forbidden", {"words": ["price"]}, text=text).passed
+
+
+@pytest.mark.parametrize("check_id", ["keywords:contains_all", "keywords:contains_any"])
+@pytest.mark.parametrize("keyword,text", [
+    ("straße", "Go down the STRASSE"), ("café", "Visit our cafe\u0301 today"), ("price", "the ｐｒｉｃｅ"),
+    ("price", "the pr\u200bice"), ("file", "the \ufb01le")])
+def test_contains_matches_as_forbidden_does(check_id, keyword, text):
+    # contains_* and forbidden read the same text: a keyword contains_* finds, forbidden forbids.
+    assert run_check(check_id, {"keywords": [keyword]}, text=text).passed
+    assert not run_check("keywords:forbidden", {"words": [keyword]}, text=text).passed
+
+
+def test_contains_case_sensitive_still_tells_case_apart():
+    assert not run_check("keywords:contains_all", {"keywords": ["Price"], "case_sensitive": True},
+                         text="the price").passed
+    assert run_check("keywords:contains_all", {"keywords": ["Price"], "case_sensitive": True},
+                     text="the Ｐrice").passed
+
+
+@pytest.mark.parametrize("check_id,name", [("keywords:forbidden", "words"), ("keywords:contains_all", "keywords"),
+                                           ("keywords:contains_any", "keywords")])
+def test_a_keyword_of_only_invisible_characters_is_an_argument_error(check_id, name):
+    with pytest.raises(ValueError, match="only invisible characters"):
+        evalsets.validate_check(check_id, {name: ["ok", "\u200b\u00ad"]})
