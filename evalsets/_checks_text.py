@@ -11,6 +11,7 @@ import json
 import math
 import re
 import unicodedata
+from decimal import Decimal
 from typing import Any
 
 from judgecal.evalsets._registry import CheckResult, checker
@@ -214,7 +215,9 @@ def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> C
 
 # --- JSON ----------------------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\s*```", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)[ \t\r\n]*```", re.DOTALL | re.IGNORECASE)
+# JSON's own whitespace (RFC 8259): str.strip() also removed NBSP, U+3000 and \x1c-\x1f, text outside the JSON.
+_JSON_WS = " \t\r\n"
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 
@@ -226,22 +229,50 @@ def _reject_constant(name: str) -> Any:
     raise _JSONError(f"{name} is not valid JSON")
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _JSONError(f"key {key!r} appears twice in one object (which value counts is up to the reader)")
+            seen.add(key)
+    return obj
+
+
+def _in_range(text: str) -> None:
+    if not math.isfinite(float(text)):
+        raise _JSONError(f"number {text[:40]}{'…' if len(text) > 40 else ''} is outside a double's range")
+
+
+def _parse_int(text: str) -> int:
+    _in_range(text)  # before int(): Python refuses more than 4,300 digits with a ValueError
+    return int(text)
+
+
+def _parse_float(text: str) -> Decimal:
+    # The number as written, not rounded to a double: 10000000000000000.5 is not a whole number.
+    _in_range(text)
+    return Decimal(text)
+
+
 def _parse_json(text: str, fenced: bool, check: str) -> tuple[Any, str | None]:
-    """(value, None) or (None, why it is not JSON)."""
+    """(value, None) or (None, why it is not JSON). Numbers with a fraction or exponent come back as Decimal."""
     _bool_arg(check, "fenced", fenced)
-    s = text.strip()
+    s = text.strip(_JSON_WS)
     if s.startswith("```"):
         if not fenced:
             return None, "output is inside a ``` fence, which is not allowed (fenced=false)"
         m = _FENCE.fullmatch(s)
         if not m:
             return None, "malformed fence: expected one ```json (or ```) block and nothing outside it"
-        s = m.group(1).strip()
+        s = m.group(1).strip(_JSON_WS)
     if not s:
         return None, "output is empty, not JSON"
     try:
-        # Python's parser accepts NaN and Infinity; JSON does not.
-        return json.loads(s, parse_constant=_reject_constant), None
+        # Python's parser accepts NaN and Infinity, a key twice (the last wins) and 1e999 (as inf); JSON does not.
+        return json.loads(s, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys,
+                          parse_int=_parse_int, parse_float=_parse_float), None
     except json.JSONDecodeError as e:
         return None, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
     except _JSONError as e:
@@ -285,7 +316,7 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
+    if isinstance(value, (float, Decimal)):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -299,8 +330,9 @@ def _is_type(value: Any, json_type: str) -> bool:
     if json_type == "number":
         return actual in ("integer", "number")
     if json_type == "integer":
-        # JSON Schema (draft 6 and later): an integer is any number with a zero fractional part, so 1.0 counts.
-        return actual == "integer" or (actual == "number" and float(value).is_integer())
+        # JSON Schema (draft 6 and later): an integer is any number with a zero fractional part, so 1.0 counts; the
+        # number as written (a Decimal), so 10000000000000000.5, which a double rounds to a whole number, does not.
+        return actual == "integer" or (actual == "number" and value == value.to_integral_value())
     return actual == json_type
 
 
@@ -308,9 +340,11 @@ FENCED_DOC = (
     "`fenced` (required): when true, the whole output may be wrapped in one Markdown fence — an opening "
     "```` ```json ```` (tag case-insensitive) or bare ```` ``` ```` on its own line, closed by ```` ``` ```` — which "
     "is stripped before parsing; unfenced JSON passes too. A fence with another language tag fails. When false, a "
-    "fence fails the check. Surrounding whitespace is always ignored, but any other text outside the JSON (or "
-    "outside the fence) fails. Parsing is strict JSON: `NaN` and `Infinity` are rejected; any JSON value (object, "
-    "array, string, number, true, false, null) is valid at the top level."
+    "fence fails the check. Surrounding JSON whitespace (space, tab, CR, LF) is always ignored, but any other text "
+    "outside the JSON (or outside the fence) fails, other white space included (a no-break space, U+3000, "
+    "`\\x1c`-`\\x1f`). Parsing is strict JSON: `NaN` and `Infinity` are rejected, so is an object with the same "
+    "key twice and a number outside a double's range (`1e999`); any JSON value (object, array, string, number, true, "
+    "false, null) is valid at the top level."
 )
 
 
@@ -350,7 +384,8 @@ def json_field_type(text: str, *, field: str, type: str, fenced: bool) -> CheckR
 
     `field` is a key or dotted path as in `format:json_required_fields`; a missing field fails. `type` is one of
     string, number, integer, boolean, array, object, null, with JSON Schema's meaning: `number` accepts integers,
-    `integer` accepts any number with a zero fractional part (`3` and `3.0`, not `3.5`), `boolean` is only
+    `integer` accepts any number with a zero fractional part as written (`3`, `3.0` and `1E2`, not `3.5`, and not
+    `10000000000000000.5`, which a double would round to a whole number), `boolean` is only
     true/false (never 0/1), and `null` is only null. The detail names the type found.
     """
     _path_arg("format:json_field_type", "field", field)

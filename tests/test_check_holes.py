@@ -197,3 +197,43 @@ def test_contains_case_sensitive_still_tells_case_apart():
 def test_a_keyword_of_only_invisible_characters_is_an_argument_error(check_id, name):
     with pytest.raises(ValueError, match="only invisible characters"):
         evalsets.validate_check(check_id, {name: ["ok", "\u200b\u00ad"]})
+
+
+# --- strict JSON ----------------------------------------------------------------------------------------------------
+
+NOT_STRICT_JSON = [
+    ('{"n": "x", "n": 5}', "appears twice"),             # the last value won: an integer
+    ('{"a": {"n": 1, "n": 2}, "n": 5}', "appears twice"),
+    ('\u00a0{"n": 5}\u00a0', "not valid JSON"),           # str.strip() removed NBSP
+    ('\u3000{"n": 5}', "not valid JSON"),                 # ... and the ideographic space
+    ('{"n": 5}\x1c', "not valid JSON"),                   # ... and the information separators
+    ('\x1f{"n": 5}\x1e', "not valid JSON"),
+    ('{"n": 5, "x": 1e999}', "outside a double's range"),  # read as inf
+    ('{"n": 5, "x": -1e400}', "outside a double's range"),
+    ('{"n": 5, "x": 1' + "0" * 400 + '}', "outside a double's range"),
+]
+
+
+@pytest.mark.parametrize("text,detail", NOT_STRICT_JSON)
+def test_json_checks_accept_only_strict_json(text, detail):
+    for check_id, args in (("format:json", {}), ("format:json_required_fields", {"fields": ["n"]}),
+                           ("format:json_field_type", {"field": "n", "type": "integer"})):
+        result = run_check(check_id, {**args, "fenced": False}, text=text)
+        assert not result.passed and detail in result.detail, (check_id, result)
+
+
+def test_json_whitespace_inside_a_fence_is_json_whitespace_only():
+    assert run_check("format:json", {"fenced": True}, text='```json\n{"n": 5}\r\n\t```').passed
+    assert not run_check("format:json", {"fenced": True}, text='```json\n{"n": 5}\u00a0\n```').passed
+
+
+@pytest.mark.parametrize("number,is_integer", [
+    ("10000000000000000.5", False), ("9007199254740993.1", False), ("3.5", False),
+    ("3", True), ("3.0", True), ("1E2", True), ("-0.0", True), ("1.5e1", True), ("1.25e1", False)])
+def test_an_integer_is_judged_on_the_number_as_written(number, is_integer):
+    # JSON Schema's integer (documented): a zero fractional part, on the number in the text, not its double.
+    result = run_check("format:json_field_type", {"field": "n", "type": "integer", "fenced": False},
+                       text=f'{{"n": {number}}}')
+    assert result.passed is is_integer, result
+    assert run_check("format:json_field_type", {"field": "n", "type": "number", "fenced": False},
+                     text=f'{{"n": {number}}}').passed
