@@ -542,8 +542,12 @@ def min_words(text: str, *, n: int) -> CheckResult:
 
 # --- numeric answer ------------------------------------------------------------------------------------------------
 
-# Thousands separators only in groups of three, so `1,234` is 1234 while `1,2` reads as 1 (then a comma).
-_NUMBER = re.compile(r"[-+−]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+# Thousands separators only in groups of three. A number is whole: not preceded by a digit, `.` or `,`, and not
+# followed by a digit or by `,`/`.` and a digit, so `1,2345` and `1,2` are no number (the first read as 1,234, a
+# review, wave 17) and `1.2.3` is none either. A minus is `-`, U+2212 or an en dash U+2013 (read as +5 before).
+_MINUS = "−–"
+_NUMBER = re.compile(r"(?<![\d.,])[-+" + _MINUS + r"]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+                     r"(?:[eE][-+]?\d+)?(?![\d]|[.,]\d)")
 
 
 @checker("answer:numeric_after_marker")
@@ -553,8 +557,10 @@ def numeric_after_marker(text: str, *, marker: str, expected: float, tolerance: 
     `marker` (e.g. `Answer:`) is matched literally and case-sensitively; the last occurrence is used, so a marker
     mentioned while reasoning does not count. The number is searched on the first non-blank line after the marker
     (so `Answer:\\n42` works) and may be preceded by other text on that line (`Answer: $42`, `Answer: **42**`).
-    A number is an optional sign (`-`, `+` or `−`), digits with optional comma thousands separators in groups of
-    three (`1,234`), an optional decimal part and exponent (`.5`, `1e3`); `42%` reads as 42 and `3/4` as 3.
+    A number is an optional sign (`-`, `+`, the minus sign `−` U+2212 or the en dash `–` U+2013 right before the
+    digits), digits with optional comma thousands separators in groups of three (`1,234`), an optional decimal part
+    and exponent (`.5`, `1e3`); `42%` reads as 42 and `3/4` as 3. Digits that do not form one such number are no
+    number: `1,2345` and `1,2` (a separator not followed by a group of exactly three digits) and `1.2.3`.
     Passes when |number − expected| ≤ `tolerance` (default 0: exact). Fails when the marker is absent or no number
     follows it on that line.
     """
@@ -569,8 +575,10 @@ def numeric_after_marker(text: str, *, marker: str, expected: float, tolerance: 
     line = text[at + len(marker):].lstrip().split("\n", 1)[0]
     m = _NUMBER.search(line)
     if not m:
-        return CheckResult(False, f"no number after marker {marker!r}")
-    got = float(m.group(0).replace(",", "").replace("−", "-"))
+        digits = re.search(r"[\d.,]*\d[\d.,]*", line)
+        why = f" ({digits.group(0)[:40]!r} is not one well-formed number)" if digits else ""
+        return CheckResult(False, f"no number after marker {marker!r}{why}")
+    got = float(re.sub(f"[{_MINUS}]", "-", m.group(0).replace(",", "")))
     if abs(got - expected) <= tolerance:
         return CheckResult(True, f"found {m.group(0)}")
     within = f" within {tolerance}" if tolerance else ""

@@ -237,3 +237,29 @@ def test_an_integer_is_judged_on_the_number_as_written(number, is_integer):
     assert result.passed is is_integer, result
     assert run_check("format:json_field_type", {"field": "n", "type": "number", "fenced": False},
                      text=f'{{"n": {number}}}').passed
+
+
+# --- numbers after a marker -----------------------------------------------------------------------------------------
+
+NUMERIC = {"marker": "Answer:"}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Answer: 1,2345", 1234), ("Answer: 1,2345", 2345), ("Answer: 1,2345", 12345), ("Answer: 1,2", 1),
+    ("Answer: 1,234,56", 1234), ("Answer: 1.2.3", 1.2)])
+def test_digits_that_are_not_one_number_are_no_number(text, expected):
+    result = run_check("answer:numeric_after_marker", {**NUMERIC, "expected": expected}, text=text)
+    assert not result.passed and "not one well-formed number" in result.detail, result
+
+
+@pytest.mark.parametrize("minus", ["\u2212", "\u2013", "-"])
+def test_a_minus_sign_or_en_dash_before_a_number_is_a_minus(minus):
+    assert run_check("answer:numeric_after_marker", {**NUMERIC, "expected": -5}, text=f"Answer: {minus}5").passed
+    assert not run_check("answer:numeric_after_marker", {**NUMERIC, "expected": 5}, text=f"Answer: {minus}5").passed
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Answer: 1,234", 1234), ("Answer: 1,234.", 1234), ("Answer: 42, as shown", 42), ("Answer: **$1,234.50**", 1234.5),
+    ("Answer: 3.14.", 3.14), ("Answer: 42%", 42), ("Answer: 5 – 7", 5), ("Answer: v2.0 of the doc", 2)])
+def test_well_formed_numbers_still_read(text, expected):
+    assert run_check("answer:numeric_after_marker", {**NUMERIC, "expected": expected}, text=text).passed
