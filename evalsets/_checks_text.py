@@ -363,8 +363,8 @@ def json_required_fields(text: str, *, fields: list[str], fenced: bool) -> Check
 
     A field is a key of the top-level object or a dotted path (`user.address.city`) through nested objects; a
     segment made of ASCII digits `0`-`9` indexes an array (`items.0.id`; `²` or a full-width `１` never does). A
-    key that itself contains a dot cannot be named. A field whose value is `null` is present. Output that is not JSON fails with the parse error as the detail;
-    otherwise the detail lists every missing field.
+    key that itself contains a dot cannot be named. A field whose value is `null` is present. Output that is not
+    JSON fails with the parse error as the detail; otherwise the detail lists every missing field.
     """
     for f in _str_list_arg("format:json_required_fields", "fields", fields):
         _path_arg("format:json_required_fields", "fields[]", f)
@@ -495,12 +495,21 @@ WORD_COUNT_DOC = (
     "Words: each CJK character (Han ideographs, hiragana, katakana) counts as one word, because those scripts "
     "have no spaces; every other word is a maximal run of regex `\\w` characters (letters, digits, `_`, any "
     "script). So `don't` is two words, `3.14` is two, `state-of-the-art` is four, and `我喜欢Python` is four "
-    "(three characters plus `Python`). Punctuation and emoji are not words."
+    "(three characters plus `Python`). Punctuation and emoji are not words. The text is read in NFC form and a "
+    "combining mark (Unicode categories Mn, Mc, Me: a vowel sign, a virama, an accent) belongs to the word it "
+    "follows, so Hindi `नमस्ते` is one word, as is a decomposed `nai\\u0308ve`. Thai, Lao, Khmer and Burmese are "
+    "written without spaces between words and are not segmented: a run between spaces counts as one word, so a word "
+    "limit on them counts phrases, not words."
 )
+_MARKS = ("Mn", "Mc", "Me")
 
 
 def count_words(text: str) -> int:
     """Number of words by the rule described in WORD_COUNT_DOC."""
+    if not text.isascii():
+        # Regex `\w` does not match a combining mark, so a mark split its word in two (a review, wave 17). Dropped
+        # after NFC, a mark joins the letters around it and, alone, is no word (standard library only).
+        text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) not in _MARKS)
     return len(_WORD.findall(text))
 
 

@@ -99,7 +99,8 @@ def _project(tmp_path: Path, checks: list[dict], outputs: list[str]) -> Path:
     db = tmp_path / "p.db"
     item = {"id": "j", "instruction": "json", "constraints": [
         {"id": f"c{k}", "text": "t", "type": "format", "check": check} for k, check in enumerate(checks)]}
-    runs = [{"id": f"r{n}", "item_id": "j", "model": "m", "run_id": "A", "output": out} for n, out in enumerate(outputs)]
+    runs = [{"id": f"r{n}", "item_id": "j", "model": "m", "run_id": "A", "output": out}
+            for n, out in enumerate(outputs)]
     assert main(["--db", str(db), "import", "evalset", str(_write(tmp_path / "es.jsonl", [item]))]) == 0
     assert main(["--db", str(db), "import", "runs", str(_write(tmp_path / "runs.jsonl", runs))]) == 0
     return db
@@ -263,3 +264,17 @@ def test_a_minus_sign_or_en_dash_before_a_number_is_a_minus(minus):
     ("Answer: 3.14.", 3.14), ("Answer: 42%", 42), ("Answer: 5 – 7", 5), ("Answer: v2.0 of the doc", 2)])
 def test_well_formed_numbers_still_read(text, expected):
     assert run_check("answer:numeric_after_marker", {**NUMERIC, "expected": expected}, text=text).passed
+
+
+# --- word counts ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text,words", [
+    ("नमस्ते", 1), ("नमस्ते दुनिया", 2), ("nai\u0308ve", 1), ("na\u0308i\u0308ve caf\u00e9", 2), ("e\u0301", 1),
+    ("\u0301 alone", 1), ("don't", 2), ("我喜欢Python", 4)])
+def test_a_combining_mark_belongs_to_its_word(text, words):
+    from judgecal.evalsets._checks_text import count_words  # house: private
+
+    assert count_words(text) == words
+    assert run_check("length:max_words", {"n": words}, text=text).passed
+    assert not run_check("length:min_words", {"n": words + 1}, text=text).passed
