@@ -9,9 +9,10 @@ from judgecal import lazy_exports
 
 
 __all__ = [
-    "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall",
-    "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
-    "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker", "run_check", "validate_check",
+    "LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "Check", "Constraint", "EvalItem",
+    "RunRecord", "STORED", "Step", "ToolCall", "canonical_json", "check_transcript", "evalset_sha256", "item_sha256",
+    "CHECKER_ERROR", "CheckResult", "CheckerSpec", "check_record", "checker", "checkers", "get_checker",
+    "has_loose_mode", "run_check", "validate_check",
     "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "LoadedPlugin", "PluginProblem", "default_registry", "IFEVAL_IDS",
     "CheckMetrics", "compute_metrics", "format_metrics",
     "ReactError", "ReactLog", "parse_react", "react_chunk", "react_runs",
@@ -29,11 +30,11 @@ __all__ = [
 # file I/O above, not the metrics, the ReAct parser, the IFEval files, the evidence renderer or the harness readers.
 __getattr__, __dir__ = lazy_exports(__name__, {
     "._plain": ("LABEL_DEFINITIONS", "LABEL_SETS", "PASS_FAIL", "label_definitions", "VerdictRow"),
-    "._models": ("Check", "Constraint", "EvalItem", "RunRecord", "Step", "ToolCall", "canonical_json",
+    "._models": ("Check", "Constraint", "EvalItem", "RunRecord", "STORED", "Step", "ToolCall", "canonical_json",
                  "check_transcript", "evalset_sha256", "item_sha256"),
-    "._registry": ("BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry", "CheckResult",
-                   "CheckerSpec", "LoadedPlugin", "PluginProblem", "checker", "checkers", "default_registry",
-                   "get_checker", "check_record", "run_check", "validate_check"),
+    "._registry": ("CHECKER_ERROR", "BUILTIN_SOURCE", "BUNDLED_PLUGINS", "ENTRY_POINT_GROUP", "CheckerRegistry",
+                   "CheckResult", "CheckerSpec", "LoadedPlugin", "PluginProblem", "checker", "checkers",
+                   "default_registry", "get_checker", "check_record", "has_loose_mode", "run_check", "validate_check"),
     "._io": ("BATCH_ROWS", "InputError", "gc_paused", "Parsed", "Problem", "ProblemLog", "SeenKeys", "chunks",
              "jsonl_lines", "load_json", "parse_rows", "read_evalset", "read_rows", "read_runs", "stream_evalset",
              "stream_rows", "stream_runs", "write_jsonl"),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
+from decimal import Decimal
 from typing import Any
 
 from judgecal.evalsets._registry import CheckResult, checker
@@ -92,37 +94,77 @@ def exact_match(text: str, *, expected: str, strip: bool = True, case_sensitive:
     return CheckResult(False, f"output {shown!r} does not equal expected {expected!r}")
 
 
-def _folded(text: str, case_sensitive: bool) -> str:
-    return text if case_sensitive else text.casefold()
+# Default-ignorable code points that are not format characters (Cf): the combining grapheme joiner, Hangul fillers,
+# Khmer inherent vowels, Mongolian variation selectors, variation selectors. With every Cf character (zero-width
+# space and joiners, soft hyphen, bidi controls, BOM, tag characters) they are removed before keywords are matched.
+_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
+                        "\U000e0100-\U000e01ef]")
+# A right-to-left override (U+202E) displays the letters after it reversed, up to a pop (U+202C) or the line's end.
+_RLO_RUN = re.compile("\u202e([^\u202c\n]*)")
+
+KEYWORD_MATCH_DOC = (
+    "Both the output and the keywords are compared in Unicode NFKC form (so full-width `ｐｒｉｃｅ`, the ligature "
+    "`ﬁ` and a decomposed `cafe\\u0301` read as `price`, `fi` and `café`), with invisible characters removed "
+    "(format characters such as the zero-width space, the soft hyphen and bidi controls, and the other "
+    "default-ignorable ones: they cannot split a word), and, unless `case_sensitive`, with full Unicode case "
+    "folding (`straße` matches `STRASSE`; `İ` matches `i`). Look-alike letters from another script (a Cyrillic `і` "
+    "in `prіce`) are not mapped."
+)
+
+
+def _keyword_form(text: str, case_sensitive: bool, form: str = "NFKC") -> str:
+    """`text` as keywords are matched: NFKC, invisible characters removed, case folded (unless case-sensitive), and
+    finally in `form` (NFKC, or NFKD for the forbidden words' second look)."""
+    if text.isascii():
+        return text if case_sensitive else text.lower()
+    t = unicodedata.normalize("NFKC", text)
+    t = _IGNORABLE.sub("", "".join(c for c in t if unicodedata.category(c) != "Cf"))
+    if not case_sensitive:
+        # casefold writes İ as i + combining dot above; matched as plain i, as re.IGNORECASE did
+        t = t.casefold().replace("i\u0307", "i")
+    return unicodedata.normalize(form, t)
+
+
+def _keyword_forms(check: str, name: str, values: Any, case_sensitive: bool) -> list[str]:
+    """The keywords as matched; one made only of invisible characters is an argument error (it would be found in
+    every output, or in none)."""
+    _bool_arg(check, "case_sensitive", case_sensitive)
+    forms = [_keyword_form(v, case_sensitive) for v in _str_list_arg(check, name, values)]
+    for v, f in zip(values, forms):
+        if not f:
+            raise ValueError(f"{check}: {name} entry {v!r} is only invisible characters")
+    return forms
 
 
 @checker("keywords:contains_all")
+@_with_doc(KEYWORD_MATCH_DOC)
 def contains_all(text: str, *, keywords: list[str], case_sensitive: bool = False) -> CheckResult:
     """Every keyword occurs in the output as a substring.
 
     Substring match: `cat` is found in `concatenate`; use `text:regex` with `\\b` for whole words. Matching is
-    case-insensitive by default (Unicode case folding); `case_sensitive=true` compares exactly. `keywords` must be
-    a non-empty list of non-empty strings. The detail lists every missing keyword.
+    case-insensitive by default (Unicode case folding); `case_sensitive=true` compares letters exactly. `keywords`
+    must be a non-empty list of non-empty strings. The detail lists every missing keyword.
     """
-    _str_list_arg("keywords:contains_all", "keywords", keywords)
-    hay = _folded(text, case_sensitive)
-    missing = [k for k in keywords if _folded(k, case_sensitive) not in hay]
+    forms = _keyword_forms("keywords:contains_all", "keywords", keywords, case_sensitive)
+    hay = _keyword_form(text, case_sensitive)
+    missing = [k for k, f in zip(keywords, forms) if f not in hay]
     if missing:
         return CheckResult(False, f"missing keyword(s): {_quote_list(missing)}")
     return CheckResult(True)
 
 
 @checker("keywords:contains_any")
+@_with_doc(KEYWORD_MATCH_DOC)
 def contains_any(text: str, *, keywords: list[str], case_sensitive: bool = False) -> CheckResult:
     """At least one keyword occurs in the output as a substring.
 
     Same matching as `keywords:contains_all` (substring, case-insensitive by default). The detail names the
     keyword found, or says that none of them was.
     """
-    _str_list_arg("keywords:contains_any", "keywords", keywords)
-    hay = _folded(text, case_sensitive)
-    for k in keywords:
-        if _folded(k, case_sensitive) in hay:
+    forms = _keyword_forms("keywords:contains_any", "keywords", keywords, case_sensitive)
+    hay = _keyword_form(text, case_sensitive)
+    for k, f in zip(keywords, forms):
+        if f in hay:
             return CheckResult(True, f"found {k!r}")
     return CheckResult(False, f"none of the keywords found: {_quote_list(keywords)}")
 
@@ -138,6 +180,7 @@ def _needs_boundary(ch: str) -> bool:
 
 
 @checker("keywords:forbidden")
+@_with_doc(KEYWORD_MATCH_DOC)
 def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> CheckResult:
     """None of `words` occurs in the output as a whole word.
 
@@ -148,14 +191,21 @@ def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> C
     boundary there. CJK characters (Chinese, Japanese kana) need no boundary either — those scripts have no spaces
     between words, so `价格` is found inside `价格表`. Case-insensitive by default. The detail lists each forbidden
     word found.
+
+    Being a check that fails on what it finds, it also looks at two more readings of the output: decomposed (NFKD),
+    so a combining accent added after a word's last letter (`price\\u0301`) does not hide it, and, where a
+    right-to-left override (U+202E) makes letters display reversed, the text as displayed (`\\u202eecirp` shows
+    `price`). The boundary rule is read on the word's NFKC form in both.
     """
-    _str_list_arg("keywords:forbidden", "words", words)
-    flags = 0 if case_sensitive else re.IGNORECASE
+    forms = _keyword_forms("keywords:forbidden", "words", words, case_sensitive)
+    hays = [text, _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)] if "\u202e" in text else [text]
+    # each reading once: for ASCII text the NFKD form is the NFKC one
+    readings = dict.fromkeys((form, _keyword_form(h, case_sensitive, form)) for form in ("NFKC", "NFKD") for h in hays)
     found = []
-    for w in words:
-        left = r"(?<!\w)" if _needs_boundary(w[0]) else ""
-        right = r"(?!\w)" if _needs_boundary(w[-1]) else ""
-        if re.search(left + re.escape(w) + right, text, flags):
+    for w, word in zip(words, forms):
+        left = r"(?<!\w)" if _needs_boundary(word[0]) else ""
+        right = r"(?!\w)" if _needs_boundary(word[-1]) else ""
+        if any(re.search(left + re.escape(unicodedata.normalize(form, word)) + right, h) for form, h in readings):
             found.append(w)
     if found:
         noun = "word" if len(found) == 1 else "words"
@@ -165,7 +215,9 @@ def forbidden(text: str, *, words: list[str], case_sensitive: bool = False) -> C
 
 # --- JSON ----------------------------------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\s*```", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)[ \t\r\n]*```", re.DOTALL | re.IGNORECASE)
+# JSON's own whitespace (RFC 8259): str.strip() also removed NBSP, U+3000 and \x1c-\x1f, text outside the JSON.
+_JSON_WS = " \t\r\n"
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 
@@ -177,22 +229,50 @@ def _reject_constant(name: str) -> Any:
     raise _JSONError(f"{name} is not valid JSON")
 
 
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _JSONError(f"key {key!r} appears twice in one object (which value counts is up to the reader)")
+            seen.add(key)
+    return obj
+
+
+def _in_range(text: str) -> None:
+    if not math.isfinite(float(text)):
+        raise _JSONError(f"number {text[:40]}{'…' if len(text) > 40 else ''} is outside a double's range")
+
+
+def _parse_int(text: str) -> int:
+    _in_range(text)  # before int(): Python refuses more than 4,300 digits with a ValueError
+    return int(text)
+
+
+def _parse_float(text: str) -> Decimal:
+    # The number as written, not rounded to a double: 10000000000000000.5 is not a whole number.
+    _in_range(text)
+    return Decimal(text)
+
+
 def _parse_json(text: str, fenced: bool, check: str) -> tuple[Any, str | None]:
-    """(value, None) or (None, why it is not JSON)."""
+    """(value, None) or (None, why it is not JSON). Numbers with a fraction or exponent come back as Decimal."""
     _bool_arg(check, "fenced", fenced)
-    s = text.strip()
+    s = text.strip(_JSON_WS)
     if s.startswith("```"):
         if not fenced:
             return None, "output is inside a ``` fence, which is not allowed (fenced=false)"
         m = _FENCE.fullmatch(s)
         if not m:
             return None, "malformed fence: expected one ```json (or ```) block and nothing outside it"
-        s = m.group(1).strip()
+        s = m.group(1).strip(_JSON_WS)
     if not s:
         return None, "output is empty, not JSON"
     try:
-        # Python's parser accepts NaN and Infinity; JSON does not.
-        return json.loads(s, parse_constant=_reject_constant), None
+        # Python's parser accepts NaN and Infinity, a key twice (the last wins) and 1e999 (as inf); JSON does not.
+        return json.loads(s, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys,
+                          parse_int=_parse_int, parse_float=_parse_float), None
     except json.JSONDecodeError as e:
         return None, f"not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
     except _JSONError as e:
@@ -204,13 +284,18 @@ def _parse_json(text: str, fenced: bool, check: str) -> tuple[Any, str | None]:
 _MISSING = object()
 
 
+# An array index: ASCII digits only. `str.isdigit()` also holds for '²' (then `int()` raised at check time, after the
+# eval set had imported) and '１' (full-width: it indexed the array).
+_INDEX = re.compile(r"[0-9]+")
+
+
 def _lookup(value: Any, path: str) -> Any:
-    """The value at a dotted path, or _MISSING. A digit segment indexes an array."""
+    """The value at a dotted path, or _MISSING. A segment of ASCII digits indexes an array."""
     cur = value
     for seg in path.split("."):
         if isinstance(cur, dict) and seg in cur:
             cur = cur[seg]
-        elif isinstance(cur, list) and seg.isdigit() and int(seg) < len(cur):
+        elif isinstance(cur, list) and _INDEX.fullmatch(seg) and int(seg) < len(cur):
             cur = cur[int(seg)]
         else:
             return _MISSING
@@ -231,7 +316,7 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
+    if isinstance(value, (float, Decimal)):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -245,8 +330,9 @@ def _is_type(value: Any, json_type: str) -> bool:
     if json_type == "number":
         return actual in ("integer", "number")
     if json_type == "integer":
-        # JSON Schema (draft 6 and later): an integer is any number with a zero fractional part, so 1.0 counts.
-        return actual == "integer" or (actual == "number" and float(value).is_integer())
+        # JSON Schema (draft 6 and later): an integer is any number with a zero fractional part, so 1.0 counts; the
+        # number as written (a Decimal), so 10000000000000000.5, which a double rounds to a whole number, does not.
+        return actual == "integer" or (actual == "number" and value == value.to_integral_value())
     return actual == json_type
 
 
@@ -254,9 +340,11 @@ FENCED_DOC = (
     "`fenced` (required): when true, the whole output may be wrapped in one Markdown fence — an opening "
     "```` ```json ```` (tag case-insensitive) or bare ```` ``` ```` on its own line, closed by ```` ``` ```` — which "
     "is stripped before parsing; unfenced JSON passes too. A fence with another language tag fails. When false, a "
-    "fence fails the check. Surrounding whitespace is always ignored, but any other text outside the JSON (or "
-    "outside the fence) fails. Parsing is strict JSON: `NaN` and `Infinity` are rejected; any JSON value (object, "
-    "array, string, number, true, false, null) is valid at the top level."
+    "fence fails the check. Surrounding JSON whitespace (space, tab, CR, LF) is always ignored, but any other text "
+    "outside the JSON (or outside the fence) fails, other white space included (a no-break space, U+3000, "
+    "`\\x1c`-`\\x1f`). Parsing is strict JSON: `NaN` and `Infinity` are rejected, so is an object with the same "
+    "key twice and a number outside a double's range (`1e999`); any JSON value (object, array, string, number, true, "
+    "false, null) is valid at the top level."
 )
 
 
@@ -274,9 +362,9 @@ def json_required_fields(text: str, *, fields: list[str], fenced: bool) -> Check
     """The output is JSON and every field in `fields` is present.
 
     A field is a key of the top-level object or a dotted path (`user.address.city`) through nested objects; a
-    segment made of digits indexes an array (`items.0.id`). A key that itself contains a dot cannot be named.
-    A field whose value is `null` is present. Output that is not JSON fails with the parse error as the detail;
-    otherwise the detail lists every missing field.
+    segment made of ASCII digits `0`-`9` indexes an array (`items.0.id`; `²` or a full-width `１` never does). A
+    key that itself contains a dot cannot be named. A field whose value is `null` is present. Output that is not
+    JSON fails with the parse error as the detail; otherwise the detail lists every missing field.
     """
     for f in _str_list_arg("format:json_required_fields", "fields", fields):
         _path_arg("format:json_required_fields", "fields[]", f)
@@ -296,7 +384,8 @@ def json_field_type(text: str, *, field: str, type: str, fenced: bool) -> CheckR
 
     `field` is a key or dotted path as in `format:json_required_fields`; a missing field fails. `type` is one of
     string, number, integer, boolean, array, object, null, with JSON Schema's meaning: `number` accepts integers,
-    `integer` accepts any number with a zero fractional part (`3` and `3.0`, not `3.5`), `boolean` is only
+    `integer` accepts any number with a zero fractional part as written (`3`, `3.0` and `1E2`, not `3.5`, and not
+    `10000000000000000.5`, which a double would round to a whole number), `boolean` is only
     true/false (never 0/1), and `null` is only null. The detail names the type found.
     """
     _path_arg("format:json_field_type", "field", field)
@@ -406,12 +495,21 @@ WORD_COUNT_DOC = (
     "Words: each CJK character (Han ideographs, hiragana, katakana) counts as one word, because those scripts "
     "have no spaces; every other word is a maximal run of regex `\\w` characters (letters, digits, `_`, any "
     "script). So `don't` is two words, `3.14` is two, `state-of-the-art` is four, and `我喜欢Python` is four "
-    "(three characters plus `Python`). Punctuation and emoji are not words."
+    "(three characters plus `Python`). Punctuation and emoji are not words. The text is read in NFC form and a "
+    "combining mark (Unicode categories Mn, Mc, Me: a vowel sign, a virama, an accent) belongs to the word it "
+    "follows, so Hindi `नमस्ते` is one word, as is a decomposed `nai\\u0308ve`. Thai, Lao, Khmer and Burmese are "
+    "written without spaces between words and are not segmented: a run between spaces counts as one word, so a word "
+    "limit on them counts phrases, not words."
 )
+_MARKS = ("Mn", "Mc", "Me")
 
 
 def count_words(text: str) -> int:
     """Number of words by the rule described in WORD_COUNT_DOC."""
+    if not text.isascii():
+        # Regex `\w` does not match a combining mark, so a mark split its word in two (a review, wave 17). Dropped
+        # after NFC, a mark joins the letters around it and, alone, is no word (standard library only).
+        text = "".join(c for c in unicodedata.normalize("NFC", text) if unicodedata.category(c) not in _MARKS)
     return len(_WORD.findall(text))
 
 
@@ -453,8 +551,12 @@ def min_words(text: str, *, n: int) -> CheckResult:
 
 # --- numeric answer ------------------------------------------------------------------------------------------------
 
-# Thousands separators only in groups of three, so `1,234` is 1234 while `1,2` reads as 1 (then a comma).
-_NUMBER = re.compile(r"[-+−]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+# Thousands separators only in groups of three. A number is whole: not preceded by a digit, `.` or `,`, and not
+# followed by a digit or by `,`/`.` and a digit, so `1,2345` and `1,2` are no number (the first read as 1,234, a
+# review, wave 17) and `1.2.3` is none either. A minus is `-`, U+2212 or an en dash U+2013 (read as +5 before).
+_MINUS = "−–"
+_NUMBER = re.compile(r"(?<![\d.,])[-+" + _MINUS + r"]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+                     r"(?:[eE][-+]?\d+)?(?![\d]|[.,]\d)")
 
 
 @checker("answer:numeric_after_marker")
@@ -464,8 +566,10 @@ def numeric_after_marker(text: str, *, marker: str, expected: float, tolerance: 
     `marker` (e.g. `Answer:`) is matched literally and case-sensitively; the last occurrence is used, so a marker
     mentioned while reasoning does not count. The number is searched on the first non-blank line after the marker
     (so `Answer:\\n42` works) and may be preceded by other text on that line (`Answer: $42`, `Answer: **42**`).
-    A number is an optional sign (`-`, `+` or `−`), digits with optional comma thousands separators in groups of
-    three (`1,234`), an optional decimal part and exponent (`.5`, `1e3`); `42%` reads as 42 and `3/4` as 3.
+    A number is an optional sign (`-`, `+`, the minus sign `−` U+2212 or the en dash `–` U+2013 right before the
+    digits), digits with optional comma thousands separators in groups of three (`1,234`), an optional decimal part
+    and exponent (`.5`, `1e3`); `42%` reads as 42 and `3/4` as 3. Digits that do not form one such number are no
+    number: `1,2345` and `1,2` (a separator not followed by a group of exactly three digits) and `1.2.3`.
     Passes when |number − expected| ≤ `tolerance` (default 0: exact). Fails when the marker is absent or no number
     follows it on that line.
     """
@@ -480,8 +584,10 @@ def numeric_after_marker(text: str, *, marker: str, expected: float, tolerance: 
     line = text[at + len(marker):].lstrip().split("\n", 1)[0]
     m = _NUMBER.search(line)
     if not m:
-        return CheckResult(False, f"no number after marker {marker!r}")
-    got = float(m.group(0).replace(",", "").replace("−", "-"))
+        digits = re.search(r"[\d.,]*\d[\d.,]*", line)
+        why = f" ({digits.group(0)[:40]!r} is not one well-formed number)" if digits else ""
+        return CheckResult(False, f"no number after marker {marker!r}{why}")
+    got = float(re.sub(f"[{_MINUS}]", "-", m.group(0).replace(",", "")))
     if abs(got - expected) <= tolerance:
         return CheckResult(True, f"found {m.group(0)}")
     within = f" within {tolerance}" if tolerance else ""

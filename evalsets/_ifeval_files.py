@@ -10,21 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from judgecal.evalsets._io import BATCH_ROWS, InputError, Parsed, Problem, _collect, parse_rows, stream_rows
 from judgecal.evalsets._models import Check, Constraint, EvalItem, RunRecord
+from judgecal.evalsets._plain import IFEVAL_IDS
 from judgecal.evalsets._registry import run_check, validate_check
 
-# IFEval's 25 instruction ids in its registry order; the checkers are the bundled plugin `evalsets._ifeval`, loaded
-# on first use, so reading an IFEval file does not import langdetect.
-IFEVAL_IDS: tuple[str, ...] = (
-    "keywords:existence", "keywords:frequency", "keywords:forbidden_words", "keywords:letter_frequency",
-    "language:response_language", "length_constraints:number_sentences", "length_constraints:number_paragraphs",
-    "length_constraints:number_words", "length_constraints:nth_paragraph_first_word",
-    "detectable_content:number_placeholders", "detectable_content:postscript",
-    "detectable_format:number_bullet_lists", "detectable_format:constrained_response",
-    "detectable_format:number_highlighted_sections", "detectable_format:multiple_sections",
-    "detectable_format:json_format", "detectable_format:title", "combination:two_responses",
-    "combination:repeat_prompt", "startend:end_checker", "change_case:capital_word_frequency",
-    "change_case:english_capital", "change_case:english_lowercase", "punctuation:no_comma", "startend:quotation",
-)
+# IFEVAL_IDS (IFEval's 25 instruction ids) live in _plain: the registry reads them to know which checkers have a
+# loose mode. The checkers are the bundled plugin `evalsets._ifeval`, loaded on first use, so reading an IFEval file
+# does not import langdetect.
 
 # ---------------------------------------------------------------------------------------------------------------
 # IFEval files: input_data.jsonl rows with a `response` (IFEval's input_response_data joined on the prompt)

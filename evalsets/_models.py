@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from judgecal.evalsets._plain import LABEL_SETS, PASS_FAIL, SQLITE_INT_MAX, ConstraintType, Severity, Split, StepType
 
@@ -24,16 +24,32 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# Validation context of items read back from the project (`EvalItem.model_validate(data, context=STORED)`): rules
+# added after an item could be stored (`loose` on a checker that is not IFEval's) refuse new input, not stored items.
+STORED: dict[str, Any] = {"stored": True}
+
+
 class Check(_Strict):
     """A mechanical check: a registered checker id and its arguments."""
 
     id: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
+    # IFEval's loose mode, for IFEval's checkers only (refused on others, except in items already stored: see STORED).
     loose: bool = False
     # A conversation's text checks read its final assistant turn (the record's output) unless `turns` is "every":
     # then each assistant turn must pass (e.g. "never names a competitor" over a whole conversation). Absent =
     # final, so a check without it stores, exports and hashes as before. Trajectory checks see every step anyway.
     turns: Literal["final", "every"] | None = None
+
+    @field_validator("loose")
+    @classmethod
+    def _loose_is_ifevals(cls, v: bool, info: ValidationInfo) -> bool:
+        from judgecal.evalsets._registry import LOOSE_NOT_IFEVAL, has_loose_mode
+
+        checker_id = info.data.get("id")
+        if v and checker_id is not None and not has_loose_mode(checker_id) and not (info.context or {}).get("stored"):
+            raise ValueError(LOOSE_NOT_IFEVAL.format(checker=checker_id))
+        return v
 
     @model_validator(mode="after")
     def _known_checker(self) -> Check:

@@ -15,6 +15,20 @@ StepType = Literal["thought", "action", "observation", "final_answer"]
 # The largest integer SQLite stores: a bigger count in a file is an input error, not an OverflowError at insert.
 SQLITE_INT_MAX = 2**63 - 1
 
+# IFEval's 25 instruction ids in its registry order (its checkers: the bundled plugin `evalsets._ifeval`). Loose mode
+# (`Check.loose`) is IFEval's and applies to these checkers only.
+IFEVAL_IDS: tuple[str, ...] = (
+    "keywords:existence", "keywords:frequency", "keywords:forbidden_words", "keywords:letter_frequency",
+    "language:response_language", "length_constraints:number_sentences", "length_constraints:number_paragraphs",
+    "length_constraints:number_words", "length_constraints:nth_paragraph_first_word",
+    "detectable_content:number_placeholders", "detectable_content:postscript",
+    "detectable_format:number_bullet_lists", "detectable_format:constrained_response",
+    "detectable_format:number_highlighted_sections", "detectable_format:multiple_sections",
+    "detectable_format:json_format", "detectable_format:title", "combination:two_responses",
+    "combination:repeat_prompt", "startend:end_checker", "change_case:capital_word_frequency",
+    "change_case:english_capital", "change_case:english_lowercase", "punctuation:no_comma", "startend:quotation",
+)
+
 PASS_FAIL = ("pass", "fail")
 # Named label sets a constraint may refer to instead of spelling its labels out.
 LABEL_SETS: dict[str, tuple[str, ...]] = {

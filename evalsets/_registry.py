@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Callable, Iterable, Literal, NamedTuple
 
+from judgecal.evalsets._plain import IFEVAL_IDS
+
 Target = Literal["text", "trajectory"]
 
 ENTRY_POINT_GROUP = "judgecal.checkers"
@@ -287,6 +289,18 @@ def validate_check(checker_id: str, args: dict[str, Any]) -> CheckerSpec:
 
 # IFEval's loose mode (Zhou et al. 2023, instructions_util/evaluation_main.py): the response also passes if the
 # check passes after removing the first line, the last line, both, and/or every '*'.
+LOOSE_NOT_IFEVAL = ("loose mode is IFEval's and applies only to IFEval's instructions (`judgecal checkers` lists "
+                    "them); on {checker!r} it would pass an output whose first or last line breaks the check. Remove "
+                    "'loose'")
+
+
+def has_loose_mode(checker_id: str) -> bool:
+    """Whether `loose` applies to the checker: IFEval's instructions only. Loose mode drops the first or last line
+    (or every `*`) and passes when any variant passes: on a negative check (`keywords:forbidden`, `text:regex` with
+    `must_match=false`, `length:max_words`) that passes the very output it should fail (a review, wave 17)."""
+    return checker_id in IFEVAL_IDS
+
+
 def loose_variants(text: str) -> list[str]:
     lines = text.split("\n")
     first_removed = "\n".join(lines[1:]).strip()
@@ -307,13 +321,14 @@ def loose_variants(text: str) -> list[str]:
 
 def run_check(check_id: str, args: dict[str, Any], *, text: str, trajectory: Any = None,
               loose: bool = False) -> CheckResult:
-    """Run one check. `loose` applies IFEval's loose mode to text checkers (any variant passing passes);
-    trajectory checkers ignore it."""
+    """Run one check. `loose` applies IFEval's loose mode to IFEval's checkers (any variant passing passes); every
+    other checker ignores it (`has_loose_mode`): an eval set that asks for it on another checker is refused on
+    import, and one stored before that rule runs strictly."""
     spec = _check_signature(check_id, args)
     call_args = args
     if spec.target == "trajectory":
         return _as_result(spec.func(tuple(trajectory or ()), **call_args))
-    if not loose:
+    if not loose or not has_loose_mode(check_id):
         return _as_result(spec.func(text, **call_args))
     first: CheckResult | None = None
     for variant in loose_variants(text):
@@ -330,10 +345,24 @@ def check_record(check: Any, record: Any) -> CheckResult:
     """Run an item's `Check` on a run record: on its final text (the output, a conversation's final assistant turn),
     or with `turns: "every"` on each assistant turn, failing at the first turn that fails. The one place that decides
     which text a check reads; a trajectory check reads `record.steps` (the trajectory, else the steps the transcript
-    or the tool calls show). A record that gave no answer fails every check (`unanswered`)."""
+    or the tool calls show). A record that gave no answer fails every check (`unanswered`). A checker that raises
+    (a plugin's bug, a plugin uninstalled since the import, a built-in's bug on a hostile output) fails the check with
+    the error as its detail, starting CHECKER_ERROR: never a pass, and never a traceback that stops every other
+    record's checks."""
     why = unanswered(record)
     if why is not None:
         return CheckResult(False, why)
+    try:
+        return _check_answer(check, record)
+    except Exception as exc:  # noqa: BLE001 (any failure of checker code is this check's failure, reported)
+        return CheckResult(False, f"{CHECKER_ERROR}: {type(exc).__name__}: {exc}")
+
+
+# The start of the detail of a check whose checker raised: `judgecal check` names each such result.
+CHECKER_ERROR = "checker error (not a verdict on the answer)"
+
+
+def _check_answer(check: Any, record: Any) -> CheckResult:
     if check.turns != "every" or record.messages is None:
         return run_check(check.id, check.args, text=record.final_text, trajectory=record.steps, loose=check.loose)
     texts = record.assistant_texts()

@@ -54,10 +54,29 @@ def cmd_check(args: argparse.Namespace) -> str:
                 raise CommandError(str(exc)) from None
         n = ann.run_checks(db)
         rows = [r for r in ann.check_rows(db) if in_run is None or r["run_record_id"] in in_run]
+        loose = ann.loose_ignored(db)
     if not rows:
         return "no mechanical checks to run (import an eval set with checks and run records first)"
     metrics = evalsets.compute_metrics(rows)
-    return f"{n} check results stored\n\n{evalsets.format_metrics(metrics)}"
+    return f"{n} check results stored\n\n{evalsets.format_metrics(metrics)}" + _check_notes(rows, loose)
+
+
+def _check_notes(rows: list[dict], loose: list[tuple[str, str, str]], shown: int = 10) -> str:
+    """What `judgecal check` says besides the metrics: checks whose checker raised (stored as failed, the error as
+    detail) and stored checks whose `loose` was ignored (not IFEval's checker: refused on import since wave 17)."""
+    errors = [r for r in rows if r["detail"].startswith(evalsets.CHECKER_ERROR)]
+    notes = []
+    if errors:
+        notes.append(f"{len(errors)} check(s) could not run and are stored as failed (the checker raised):")
+        notes += [f"  item {r['item_id']!r}, record {r['run_record_id']!r}, constraint {r['constraint_id']!r} "
+                  f"({r['checker']}): {r['detail']}" for r in errors[:shown]]
+        notes += [f"  … and {len(errors) - shown} more"] if len(errors) > shown else []
+    if loose:
+        notes.append(f"{len(loose)} stored check(s) ask for 'loose' on a checker that is not IFEval's; loose mode "
+                     "was ignored (checked strictly):")
+        notes += [f"  item {i!r}, constraint {c!r} ({k})" for i, c, k in loose[:shown]]
+        notes += [f"  … and {len(loose) - shown} more"] if len(loose) > shown else []
+    return "".join(f"\n{line}" for line in (["", *notes] if notes else []))
 
 
 def cmd_ifeval(args: argparse.Namespace) -> str:

@@ -6,7 +6,7 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
-from judgecal.evalsets import check_record
+from judgecal.evalsets import check_record, has_loose_mode
 from judgecal.annotations.store._project import iter_runs, load_items
 from judgecal.annotations.store._schema import now_iso, write
 
@@ -36,6 +36,16 @@ def run_checks(db: sqlite_utils.Database) -> int:
     with write(db):
         db.conn.executemany("INSERT OR REPLACE INTO check_results VALUES (?,?,?,?,?,?,?,?,?)", rows)
     return len(rows)
+
+
+def loose_ignored(db: sqlite_utils.Database) -> list[tuple[str, str, str]]:
+    """(item id, constraint id, checker id) of stored checks that ask for `loose` on a checker that has no loose mode
+    (not IFEval's). Such a check is refused on import now; one stored before runs strictly (`run_check` ignores the
+    flag there), and `judgecal check` names it."""
+    sql = ("SELECT item_id, id, json_extract(check_json, '$.id') FROM constraints WHERE check_json IS NOT NULL"
+           " AND coalesce(json_extract(check_json, '$.loose'), 0) != 0 ORDER BY item_id, seq")
+    return [(item, constraint, checker) for item, constraint, checker in db.execute(sql)
+            if not has_loose_mode(checker)]
 
 
 def check_rows(db: sqlite_utils.Database) -> Iterator[dict[str, Any]]:

@@ -18,6 +18,7 @@ from judgecal.evalsets import (
     Parsed,
     Problem,
     RunRecord,
+    STORED,
     evalset_sha256,
     item_sha256,
     storable,
@@ -189,7 +190,8 @@ def _item_from_row(row: dict[str, Any], constraints: list[dict[str, Any]]) -> Ev
                 } | ({"expected": c["expected"]} if c.get("expected") is not None else {})
                 for c in constraints
             ],
-        }
+        },
+        context=STORED,  # an item stored before a newer input rule still loads (evalsets.STORED)
     )
 
 
