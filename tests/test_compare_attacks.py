@@ -199,13 +199,13 @@ def test_labels_on_one_runs_judge_failures_go_either_way(tmp_path):
                 labs.append(_label(rid, t))
     rc, result = _decide(tmp_path, _project(tmp_path, recs, vs, labs))
     assert rc == 1 and result["decision"]["status"] == "undecided"
-    assert result["b"]["human_overrides_unsampled"] == 20 and result["b"]["human_overrides_unsampled_passed"] == 20
+    assert result["b"]["human_overrides"] == 20 and result["b"]["human_overrides_passed"] == 20
     assert result["difference"]["unsure_pairs"] == 20 and result["difference"]["high"] > 3
 
 
-def test_labels_that_agree_with_the_judge_or_come_from_the_random_sample_leave_the_interval_alone(tmp_path):
-    """The widening is for selective corrections only: the same runs labelled on their random sample (each label
-    the truth) or labelled where the judge was right give the Newcombe interval of the settled counts."""
+def test_labels_that_agree_with_the_judge_leave_the_interval_alone(tmp_path):
+    """The widening is for corrections of the judge only: runs labelled where the judge was right give the Newcombe
+    interval of the settled counts."""
     from judgecal.annotations.stats import newcombe_difference
     recs, vs, labs = [], [], []
     for k in range(N):
@@ -255,3 +255,47 @@ def test_a_run_compared_with_itself_an_empty_or_repeated_threshold_and_an_unknow
             assert _cli("--db", str(db), "compare", "A", "B", "--thresholds", str(th))[0] == 2
         assert message in err.getvalue() and str(th) in err.getvalue()
     assert db.read_bytes() == before  # nothing written
+
+
+def test_one_runs_labelled_random_sample_beside_a_run_judged_only_goes_either_way(tmp_path):
+    """A review of the fixes (wave 17): truth A 90%, B 80%; the judge passes everything. A's random sample is labelled
+    (all of it), B is only judged, so A has a corrected rate and B none: the decision fell back to uncorrected rates,
+    A's settled by humans and B's by the lenient judge, and said SWITCH (90% -> 100%)."""
+    recs, vs, labs = [], [], []
+    for k in range(N):
+        for run, passing in (("A", 90), ("B", 80)):
+            rid = f"{run}-{k:03d}"
+            recs.append(_record(rid, k, run))
+            vs.append(_verdict(rid, "pass"))
+            if run == "A":
+                labs.append(_label(rid, "pass" if k < passing else "fail"))
+    db = tmp_path / "p.db"
+    _import(db, "evalset", [_item(k) for k in range(N)])
+    _import(db, "runs", recs)
+    _import(db, "verdicts", vs)
+    assert _cli("--db", str(db), "sample", "--rate", "1.0", "--run-id", "A")[0] == 0
+    _import(db, "labels", labs)
+    rc, result = _decide(tmp_path, db)
+    assert rc == 1 and result["decision"]["status"] != "switch"
+    assert result["difference"]["kind"] == "uncorrected" and result["a"]["human_overrides"] == 10
+    assert result["difference"]["unsure_pairs"] == 10 and result["difference"]["high"] > 3
+
+
+def test_a_complete_labelling_of_both_runs_is_decided_without_widening(tmp_path):
+    """Every semantic pair of both runs human-labelled (outside any sample): the overrides are the truth in both runs,
+    nothing is mixed, so the drop keeps the Newcombe interval of the settled counts and is decided (FAIL), not left
+    undecided with advice to label pairs that are all labelled."""
+    from judgecal.annotations.stats import newcombe_difference
+    recs, vs, labs = [], [], []
+    for k in range(N):
+        for run, passing in (("A", 90), ("B", 60)):
+            rid = f"{run}-{k:03d}"
+            recs.append(_record(rid, k, run))
+            vs.append(_verdict(rid, "pass"))
+            labs.append(_label(rid, "pass" if k < passing else "fail"))
+    rc, result = _decide(tmp_path, _project(tmp_path, recs, vs, labs))
+    assert rc == 1 and result["decision"]["status"] == "don't switch"
+    assert result["a"]["semantic_unlabelled"] == result["b"]["semantic_unlabelled"] == 0
+    _d, low, high = newcombe_difference(90, 100, 60, 100)
+    assert result["difference"]["unsure_pairs"] == 0
+    assert (result["difference"]["low"], result["difference"]["high"]) == (100 * low, 100 * high)

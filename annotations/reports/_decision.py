@@ -107,8 +107,8 @@ class RateDifference(NamedTuple):
     clusters: int | None = None
     ci_clustered_by: str | None = None
     # wave 17: the uncorrected kind's pairs the interval lets go either way (None for the other kinds): those the
-    # judge left unsettled (error rows, tied repeats) and those a human label outside the counted random sample
-    # settles against the judge (`RunStats.human_overrides_unsampled`), in both runs
+    # judge left unsettled (error rows, tied repeats) and those a human label settles against the judge
+    # (`RunStats.human_overrides`) unless both runs are labelled completely, in both runs
     unsure_pairs: int | None = None
 
 
@@ -134,17 +134,21 @@ def rate_difference(a: RunStats, b: RunStats) -> RateDifference | None:
         # interval's half-width over z (the larger side).
         diff, low, high = newcombe_difference(a.constraints_passed, a.constraints_settled,
                                               b.constraints_passed, b.constraints_settled)
-        # Pairs the rate cannot vouch for go either way (a review, wave 17): the judge left them unsettled (error
-        # rows, tied repeats: they left the rate, so a judge that errs on one run's failing outputs lifted it), or
-        # a human label outside the counted random sample overrides the judge on them (a reviewer who relabels one
-        # run's failing pairs lifted it). The interval is the union of the intervals with each run's such pairs all failing and
-        # all passing, the worse way for each side: (settled-only) estimate, interval over every completion.
-        unsure_a = a.constraints_unjudged + a.human_overrides_unsampled
-        unsure_b = b.constraints_unjudged + b.human_overrides_unsampled
+        # Pairs the rate cannot vouch for go either way (reviews, wave 17): the judge left them unsettled (error
+        # rows, tied repeats: they left the rate, so a judge that errs on one run's failing outputs lifted it), or a
+        # human label overrides the judge on them: the rate mixes humans' answers with the judge's, so a reviewer
+        # who relabels one run's failing pairs, or one run's labelled random sample beside another run judged only,
+        # moved one run alone. Only when every semantic pair of both runs is human-settled is there no mix (a
+        # complete labelling: the overrides are the truth in both). The interval is the union of the intervals with
+        # each run's such pairs all failing and all passing, the worse way for each side: (settled-only) estimate,
+        # interval over every completion.
+        complete = not (a.semantic_unlabelled or b.semantic_unlabelled)
+        unsure_a = a.constraints_unjudged + (0 if complete else a.human_overrides)
+        unsure_b = b.constraints_unjudged + (0 if complete else b.human_overrides)
         if unsure_a or unsure_b:
             n_a, n_b = a.constraints_settled + a.constraints_unjudged, b.constraints_settled + b.constraints_unjudged
-            sure_a = a.constraints_passed - a.human_overrides_unsampled_passed
-            sure_b = b.constraints_passed - b.human_overrides_unsampled_passed
+            sure_a = a.constraints_passed - (0 if complete else a.human_overrides_passed)
+            sure_b = b.constraints_passed - (0 if complete else b.human_overrides_passed)
             low = min(low, newcombe_difference(sure_a, n_a, sure_b + unsure_b, n_b)[1])
             high = max(high, newcombe_difference(sure_a + unsure_a, n_a, sure_b, n_b)[2])
         se = max(diff - low, high - diff) / Z_95
@@ -207,7 +211,8 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float], *, difference
                 detail = (f"{diff.kind} pass rate {_pp(diff.a)} -> {_pp(diff.b)}; drop {diff.drop_points:.2f} points "
                           f"[{diff.low:.2f}, {diff.high:.2f}]" + (
                               f" (the interval lets {diff.unsure_pairs} pairs go either way: unsettled by the judge, "
-                              "or settled against it by labels outside the random sample)" if diff.unsure_pairs else "")
+                              "or settled against it by human labels in runs not labelled completely)"
+                              if diff.unsure_pairs else "")
                           ) if not diff.kind.startswith("paired") else (
                     f"{diff.kind} pass-rate drop on the items both runs answered ({diff.n_labelled} labelled in "
                     f"both): {diff.drop_points:.2f} points [{diff.low:.2f}, {diff.high:.2f}], p = {diff.p_value:.2g}")

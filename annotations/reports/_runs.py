@@ -631,13 +631,14 @@ class RunStats:
     judge_corrected_se_unclustered: float | None = None
     # wave 17 (a review of the switch decision): the most records of an item (`repeats` is the fewest); the records
     # with output but no token counts (their cost is unknown, not zero); the pairs whose settling human label
-    # overrides the judge's (none, or another) and is not the counted random sample's blind first label, and how
-    # many of them passed (a decision cannot vouch for them: `rate_difference`); the judge versions ("rubric sha256 ·
-    # judge model") whose labels settle pairs
+    # overrides the judge's (none, or another) and how many of them passed, and the semantic pairs of records with
+    # output that no human label settles (a decision cannot vouch for the overrides unless both runs have none of
+    # these: `rate_difference`); the judge versions ("rubric sha256 · judge model") whose labels settle pairs
     max_records_per_item: int = 1
     records_without_tokens: int = 0
-    human_overrides_unsampled: int = 0
-    human_overrides_unsampled_passed: int = 0
+    human_overrides: int = 0
+    human_overrides_passed: int = 0
+    semantic_unlabelled: int = 0
     judge_versions: tuple[str, ...] = ()
 
     @property
@@ -819,11 +820,12 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
     default_version, other_versions = labels.judge_version, labels.judge_other_versions
     used_versions: set[tuple[str, str] | None] = set()
     judge_settled = False
-    # human labels that override the judge (no judge label, or another one) and are not the counted random sample's
-    # blind first label (a targeted pair, a pair a reviewer chose, a label changed after the reveal): corrections
-    # made selectively, which a decision cannot vouch for (`rate_difference`); a label that agrees with the judge
-    # changes nothing
-    unsampled = unsampled_passed = 0
+    # human labels that override the judge (no judge label, or another one): the uncorrected rate mixes them with
+    # the judge's answers, so a run labelled more (or selectively) than the other moves alone; a decision lets them
+    # go either way unless every semantic pair of both runs is human-settled (`rate_difference`). A label that
+    # agrees with the judge changes nothing. And the semantic pairs no human label settles (judge-settled or
+    # unjudged), which tell a complete labelling from a partial one.
+    overrides = overrides_passed = unlabelled = 0
     failing, live = checks
     # (bound once: this loop runs once per record x constraint, 1.5M times per run at a million run records)
     get_human, get_judge, get_ppi = humans.get, judge.get, ppi.get
@@ -886,12 +888,13 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
                 if label is not None:
                     source = 1  # human
                     human += 1
-                    if not failed and (pair not in sample or blind.get(pair) != label) and get_judge(pair) != label:
-                        unsampled += 1
-                        unsampled_passed += label in c.passing
+                    if not failed and get_judge(pair) != label:
+                        overrides += 1
+                        overrides_passed += label in c.passing
                 else:
                     source = 2  # judge
                     label = get_judge(pair)
+                    unlabelled += not failed
                     if label is not None and not failed:
                         if other_versions:
                             used_versions.add(other_versions.get(pair, default_version))
@@ -970,7 +973,7 @@ def _run_data(db: sqlite_utils.Database, run_id: str, items: dict[str, _ItemRow]
         judge_corrected_ci_clustered_by=None if corrected is None else corrected.design_effect.by,
         judge_corrected_se_unclustered=None if corrected is None else nan_none(corrected.se_unclustered),
         **extras.fields(db, run_id, records, cost, labels.fail_modes),
-        human_overrides_unsampled=unsampled, human_overrides_unsampled_passed=unsampled_passed,
+        human_overrides=overrides, human_overrides_passed=overrides_passed, semantic_unlabelled=unlabelled,
         judge_versions=tuple(sorted(f"{sha} · {model}" for sha, model in filter(None, used_versions))),
     )
     return _RunData(stats, item_pass, {k: tuple(sorted(v)) for k, v in item_failed.items()}, corrected,
