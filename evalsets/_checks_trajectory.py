@@ -23,32 +23,19 @@ def _calls(trajectory: tuple[Step, ...]) -> list[tuple[int, str]]:
     return [(i, s.tool or "") for i, s in enumerate(trajectory) if s.type == "action"]
 
 
-def _errored(step: Step) -> bool:
-    """A call that failed: its result is a JSON object with a non-empty `error`, the shape `judgecal run` stores for a
-    call it could not make (no fixture for the tool, arguments that are not JSON) and `RunRecord.steps` gives an
-    imported tool call with an `error`."""
-    return isinstance(step.result, dict) and bool(step.result.get("error"))
-
-
 def _fail(detail: str, bad: list[int]) -> CheckResult:
     return CheckResult(False, detail, tuple(bad))
 
 
 @checker("trajectory:must_call", target="trajectory")
 def must_call(trajectory: tuple[Step, ...], *, tool: str) -> CheckResult:
-    """The agent calls `tool` at least once and gets a result (an `action` step whose tool name equals `tool`,
-    case-sensitive, and whose result is not an error: a JSON object with a non-empty `error`).
+    """The agent calls `tool` at least once (an `action` step whose tool name equals `tool`, case-sensitive).
 
-    A call that errored gave the agent nothing, so it does not count: a search that answered `{"error": ...}` and an
-    answer made up after it do not pass (a review, wave 17). An omission has no offending step: on failure
-    `bad_steps` is empty. An empty trajectory fails.
+    An omission has no offending step: on failure `bad_steps` is empty. An empty trajectory fails.
     """
     _tool_arg("trajectory:must_call", "tool", tool)
-    called = [i for i, name in _calls(trajectory) if name == tool]
-    if any(not _errored(trajectory[i]) for i in called):
+    if any(name == tool for _, name in _calls(trajectory)):
         return CheckResult(True)
-    if called:
-        return CheckResult(False, f"tool {tool!r} was called only with an error result (step(s) {called})")
     return CheckResult(False, f"tool {tool!r} was never called")
 
 
@@ -81,14 +68,13 @@ def final_after_observation(trajectory: tuple[Step, ...]) -> CheckResult:
     """No final answer before the agent has observed a tool result.
 
     Every `final_answer` step needs an observation at a lower index: a step of type `observation`, or an `action`
-    step whose `result` is set and is not an error (a JSON object with a non-empty `error`: the call gave nothing to
-    observe; harnesses that record the tool result on the action step itself). Bad steps: each final answer without
-    one. A trajectory with no final answer passes (nothing was answered too early).
+    step whose `result` is set (harnesses that record the tool result on the action step itself). Bad steps: each
+    final answer without one. A trajectory with no final answer passes (nothing was answered too early).
     """
     observed = False
     bad = []
     for i, step in enumerate(trajectory):
-        if step.type == "observation" or (step.type == "action" and step.result is not None and not _errored(step)):
+        if step.type == "observation" or (step.type == "action" and step.result is not None):
             observed = True
         elif step.type == "final_answer" and not observed:
             bad.append(i)
