@@ -175,3 +175,20 @@ def test_the_demo_conversation_runs_have_steps_and_no_trajectory_check(tmp_path)
     runs = [RunRecord.model_validate_json(line)
             for line in (data / "demo_conversation_runs.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [len(r.steps) for r in runs] == [5, 3, 3, 4, 3, 3] and all(r.trajectory is None for r in runs)
+
+
+def test_a_fixture_that_answers_with_an_error_object_is_a_call_made():
+    """A tool's answer `{"error": "order not found"}` is a legitimate observation (the demo's fixtures answer so):
+    `must_call` and `final_after_observation` count the call. A wave-17 change read any `{"error": ...}` result as a
+    call the runner could not make and failed a correct agent; it was reverted (the runner's own failures are marked
+    in `ToolCall.error`, which a step does not carry)."""
+    item = EvalItem.model_validate({"id": "i", "instruction": "x", "fixtures": {"lookup_order": {"error": "order not found"}},
+                                    "constraints": [
+        {"id": "mc", "text": "t", "type": "process", "check": {"id": "trajectory:must_call", "args": {"tool": "lookup_order"}}},
+        {"id": "fo", "text": "t", "type": "process", "check": {"id": "trajectory:final_after_observation", "args": {}}}]})
+    answer = "I could not find that order; can you check the number?"
+    record = RunRecord(id="r", item_id="i", model="m", output=answer, trajectory=[
+        {"type": "action", "tool": "lookup_order", "args": {"id": "AO-1"}, "result": {"error": "order not found"}},
+        {"type": "final_answer", "text": answer}])
+    for c in item.constraints:
+        assert check_record(c.check, record).passed, c.id
