@@ -33,7 +33,11 @@ with tab_compare:
         st.info("Pick two different runs.")
     else:
         with ann.unit_of_work(db_path()) as db:
-            c = ann.compare_runs(db, run_a, run_b)
+            try:
+                c = ann.compare_runs(db, run_a, run_b)
+            except ValueError as exc:  # e.g. check results stored by an older judgecal: `judgecal check` again
+                st.error(md_escape(str(exc)))
+                st.stop()
             # An item's failed constraints come from the human labels and the judge's verdicts on its pairs: an item
             # with a pair still waiting for this viewer's blind label (any reviewer's, when no name is chosen) is
             # left out of the lists, or the label that follows would not be blind (a review found a colleague's

@@ -136,6 +136,8 @@ def build(path: Path, n_runs: int) -> None:
         # ids get a suffix per copy (copy 0 keeps the demo's ids, so `compare demo-run-a demo-run-b` spans them all)
         suffix = "CASE WHEN k = 0 THEN '' ELSE '~' || k END"
         c.execute("INSERT INTO main.rubrics SELECT * FROM t.rubrics")
+        # the demo's check results are copied below: made by this judgecal's `judgecal check`, so they are current
+        c.execute("INSERT OR REPLACE INTO main.settings SELECT * FROM t.settings WHERE key = 'checks_semantics'")
         for table, exprs in _renamed(suffix, "k").items():
             cols = _columns(c, table)
             select = ", ".join(exprs.get(col, col) for col in cols)

@@ -299,3 +299,21 @@ def test_a_complete_labelling_of_both_runs_is_decided_without_widening(tmp_path)
     _d, low, high = newcombe_difference(90, 100, 60, 100)
     assert result["difference"]["unsure_pairs"] == 0
     assert (result["difference"]["low"], result["difference"]["high"]) == (100 * low, 100 * high)
+
+
+def test_check_results_stored_by_an_older_judgecal_are_not_read_as_current(tmp_path):
+    """A review of the fixes (wave 17): results an older `judgecal check` stored (its checks passed what this one
+    fails) settled `compare` after an upgrade, which said SWITCH while `gate --run`, checking live, failed. `compare`
+    now refuses (exit 2, saying to run `judgecal check`) until the results are stored again."""
+    db = tmp_path / "d.db"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--db", str(db), "demo"]) == 0  # `demo` runs the checks: current
+    assert _cli("--db", str(db), "compare", "demo-run-a", "demo-run-b")[0] in (0, 1)
+    with ann.unit_of_work(db) as conn, ann.write(conn):  # as a project checked by an older judgecal has it
+        conn.execute("DELETE FROM settings WHERE key = 'checks_semantics'")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert _cli("--db", str(db), "compare", "demo-run-a", "demo-run-b")[0] == 2
+    assert "made by an older judgecal" in err.getvalue() and "`judgecal check`" in err.getvalue()
+    assert _cli("--db", str(db), "check")[0] == 0
+    assert _cli("--db", str(db), "compare", "demo-run-a", "demo-run-b")[0] in (0, 1)

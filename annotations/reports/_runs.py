@@ -33,7 +33,7 @@ from judgecal.annotations.stats import (Z_95, CorrectedRate, PairedDifference, V
                                         corrected_rate as _corrected_rate, min_detectable_difference,
                                         percentile as _percentile, ppi_difference, ppi_prediction, ratio as _rate)
 from judgecal.annotations.store import get_price, has_pair_rowids, has_verdict_pairs, majority_label, parse_pattern
-from judgecal.annotations.store import kept_blind_first, read_snapshot, standing_labels_sql
+from judgecal.annotations.store import kept_blind_first, read_snapshot, stale_check_results, standing_labels_sql
 from judgecal.annotations.review import counted_pairs, paired_counted, paired_drawn
 
 BLOCKED_LABELS = ("hard_refusal", "soft_refusal")
@@ -1128,6 +1128,9 @@ def _compare_runs(db: sqlite_utils.Database, run_a: str, run_b: str, *, threshol
     if run_a == run_b:  # (a run compared with itself was a SWITCH: a review, wave 17)
         raise ValueError(f"compare needs two different runs, got {run_a!r} twice")
     _known_judge_version(db, rubric_sha256, judge_model)
+    stale = stale_check_results(db)  # the settling reads stored results as current (`_runs_current_checks`)
+    if stale is not None:
+        raise ValueError(stale)
     # both runs' records, stored check failures and tool calls from one scan of the table each (per run, each was
     # a scan of every run record: no index leads with run_id)
     records = _runs_records(db, [run_a, run_b])

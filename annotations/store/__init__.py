@@ -27,7 +27,7 @@ _OWNERS = {
         "semantic_pairs",
     ),
     "._checks": (
-        "check_export_rows", "check_rows", "loose_ignored", "run_checks",
+        "check_export_rows", "check_rows", "loose_ignored", "run_checks", "stale_check_results",
     ),
     "._label_rows": (
         "HumanLabelRow",

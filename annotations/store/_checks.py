@@ -35,7 +35,30 @@ def run_checks(db: sqlite_utils.Database) -> int:
             rows.append((record.id, c.id, c.check.id, int(c.check.loose), int(result_passed), detail, bad, n_steps, stamp))
     with write(db):
         db.conn.executemany("INSERT OR REPLACE INTO check_results VALUES (?,?,?,?,?,?,?,?,?)", rows)
+        db.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                        (CHECKS_SETTING, CHECKS_SEMANTICS))
     return len(rows)
+
+
+# The version of what the built-in checks mean, stored by every `judgecal check` (`run_checks`): results stored by
+# a judgecal whose checks passed what wave 17's fail (a record without an answer, a transcript's tool calls, loose
+# mode, Unicode, strict JSON) must not settle a comparison after an upgrade (a review of the fixes found `compare`
+# saying SWITCH on them while `gate --run`, which checks live, failed). Change it when a checker's verdicts change.
+CHECKS_SETTING = "checks_semantics"
+CHECKS_SEMANTICS = "2026-12 wave 17"
+
+
+def stale_check_results(db: sqlite_utils.Database) -> str | None:
+    """Why the stored check results cannot be read as current, or None: stored, but not by a `judgecal check` of
+    these checks' meaning (`CHECKS_SEMANTICS`)."""
+    if db.execute("SELECT 1 FROM check_results LIMIT 1").fetchone() is None:
+        return None
+    row = db.execute("SELECT value FROM settings WHERE key = ?", [CHECKS_SETTING]).fetchone()
+    if row is not None and row[0] == CHECKS_SEMANTICS:
+        return None
+    return ("the stored check results were made by an older judgecal, whose checks passed what these fail (a record "
+            "without an answer, a transcript's tool calls, loose mode off IFEval, Unicode tricks, loose JSON): run "
+            "`judgecal check` to store them again")
 
 
 def loose_ignored(db: sqlite_utils.Database) -> list[tuple[str, str, str]]:
