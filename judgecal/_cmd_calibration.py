@@ -201,7 +201,8 @@ def _probe_limits(p: argparse.ArgumentParser) -> None:
     # with no probe run fails (annotations/reports/_probes.py probe_gate_checks).
     p.add_argument("--max-position-bias", type=fraction, metavar="RATE",
                    help="judge gate: the first-position rate's 95%% interval must lie within [1-RATE, RATE] (e.g. "
-                        "0.55); from `probe position`, else from the version's stored pairwise verdicts")
+                        "0.55); from `probe position` and from the version's stored pairwise verdicts (with both, both must "
+                        "hold)")
     p.add_argument("--max-verbosity-flip", type=fraction, metavar="RATE",
                    help="judge gate: upper 95%% bound of `probe verbosity`'s flip rate toward pass")
     p.add_argument("--max-injection-flip", type=fraction, metavar="RATE",

@@ -184,7 +184,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--on", choices=["bound", "point"], default="bound",
                    help="decide limits on the conservative bound (default) or the point estimate")
     add_endpoint_flags(p, model_help="judge model to re-judge with (default: $JUDGECAL_MODEL)")
-    judging = {a.dest: (a.option_strings[0], a.default) for a in p._actions[first:]}
+    # (--quiet goes with --history too: it only silences progress; refusing it broke scripts, a review of the fix)
+    judging = {a.dest: (a.option_strings[0], a.default) for a in p._actions[first:] if a.dest != "quiet"}
     p.add_argument("--history", action="store_true",
                    help="print the finished drift runs instead of judging (only --anchor and --json go with it)")
     p.add_argument("--json", action="store_true", help="JSON output")

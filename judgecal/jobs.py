@@ -17,6 +17,7 @@ import os
 import sqlite3
 import threading
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,8 +222,12 @@ def _refuse_other_settings(db, rubric: Rubric, version: int, model: str, setting
         "would be reused or mixed into one majority: judge with the stored settings, or under another model name "
         "the endpoint serves (e.g. a vLLM --served-model-name alias)"))
     # A probe stands in for this judge at the gate: probed at temperature 0 and then judged at 1.0, the gate read
-    # the probe for the judge at 1.0 (the other order of a review's finding, wave 17; `_refuse_other_probe_settings`)
-    _refuse_other_settings_of(_probe_settings(db, rubric.sha256, model), wanted, lambda batch_id, had, asked: (
+    # the probe for the judge at 1.0 (the other order of a review's finding, wave 17; `_refuse_other_probe_settings`).
+    # Only probes that recorded the judge's settings (wave 17 on) bind it: a project whose judge and probes already
+    # disagreed before could otherwise never judge again (no command forgets probes; a review of the fix); the gate
+    # names those probes' settings.
+    probes = _probe_settings(db, rubric.sha256, model, recorded=True)
+    _refuse_other_settings_of(probes, wanted, lambda batch_id, had, asked: (
         f"the probes of {model} under {rubric.name} v{version} were asked with {had} ({batch_id}); this run "
         f"asks {asked}. A probe stands in for the judge at the gate, so the judge is asked as its probes were: "
         "judge with the probes' settings, or under another model name the endpoint serves"))
@@ -859,16 +864,20 @@ class ProbeRun(NamedTuple):
     result: Any  # annotations ProbeResult of this rubric version × judge model (None: nothing answered yet)
 
 
-def _probe_settings(db, rubric_sha256: str, model: str) -> list[tuple[str, str]]:
+def _probe_settings(db, rubric_sha256: str, model: str, *, recorded: bool = False) -> list[tuple[str, str]]:
     """(batch id, the judge's sampling settings as JSON) of the probe batches whose answers of this judge model under
-    this rubric version are stored (any probe kind)."""
+    this rubric version are stored (any probe kind); `recorded`: only batches that recorded the judge's settings
+    (`PROBE_SAMPLING`, wave 17 on)."""
     return [(batch_id or "a probe batch", json.dumps(av.probe_sampling(settings)))
-            for rows in av.probe_batch_settings(db, rubric_sha256, model).values() for batch_id, settings in rows]
+            for rows in av.probe_batch_settings(db, rubric_sha256, model).values() for batch_id, settings in rows
+            if not recorded or f'"{av.PROBE_SAMPLING}"' in (settings or "")]
 
 
 def _wording(text: str) -> str:
-    """A rubric text with runs of whitespace collapsed, stripped and case-folded: two texts equal here say the same
-    words, so one is no paraphrase of the other."""
+    """A rubric text in NFKC with format characters (zero-width spaces, joiners, soft hyphens: category Cf) removed,
+    runs of whitespace collapsed, stripped and case-folded: two texts equal here say the same words, so one is no
+    paraphrase of the other (a copy with one zero-width space passed: a review of the fix)."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
     return " ".join(text.split()).casefold()
 
 

@@ -147,11 +147,13 @@ def test_thresholds_decide_and_set_the_exit_code(db_path, tmp_path, capsys):
 
 @pytest.mark.parametrize("content, message", [
     ('{"max_latency": 3}', "unknown threshold 'max_latency'"),
-    ('{"max_cost_ratio": -1}', "must be a number >= 0"),
-    ('{"max_cost_ratio": true}', "must be a number >= 0"),
+    ('{"max_cost_ratio": -1}', "must be a finite number >= 0"),
+    ('{"max_cost_ratio": true}', "must be a finite number >= 0"),
+    ('{"max_constraint_drop_points": 1e999}', "must be a finite number >= 0"),
+    ('{"max_constraint_drop_points": Infinity}', "must be a finite number >= 0"),
     ('[1]', "expected a JSON object"),
     ('{"max_cost_ratio": 1,', "line 1: not valid JSON"),
-], ids=["unknown-key", "negative", "bool", "not-object", "broken-json"])
+], ids=["unknown-key", "negative", "bool", "overflow-inf", "infinity", "not-object", "broken-json"])
 def test_bad_thresholds_file_is_a_clear_error(db_path, tmp_path, capsys, content, message):
     f = tmp_path / "th.json"
     f.write_text(content)

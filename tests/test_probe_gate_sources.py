@@ -126,7 +126,9 @@ def test_the_position_gate_holds_on_the_probe_and_the_stored_pairwise_verdicts_b
     lambda t: t + "\n\n",
     lambda t: "\n".join(t.split(" ")),
     lambda t: t.replace("You are", "YOU ARE", 1),
-], ids=["two-newlines", "spaces-as-newlines", "capitals"])
+    lambda t: t.replace("You are", "You\u200b are", 1),
+    lambda t: t.replace("You are", "Ｙｏｕ are", 1),
+], ids=["two-newlines", "spaces-as-newlines", "capitals", "zero-width-space", "full-width"])
 def test_a_paraphrase_with_the_rubrics_own_words_is_refused(tmp_path, capsys, edit):
     """The attack: the rubric plus two newlines given as `--paraphrase` (another sha256, so it was taken) makes a
     judge that reads the wording look consistent. A text equal to the rubric's once whitespace runs are collapsed,
@@ -223,3 +225,18 @@ def test_a_judge_at_other_settings_than_its_stored_probes_is_refused(tmp_path, c
             sha = d.execute("SELECT sha256 FROM rubrics WHERE name = 'strict'").fetchone()[0]
             assert jobs.stored_sampling_settings(d, sha, "j") == {"temperature": 0.0, "seed": 0}
         assert judge(db, s.url) == 0
+
+
+def test_probes_asked_before_their_settings_were_recorded_do_not_lock_the_judge(tmp_path, capsys):
+    """A review of the fix (wave 17): a project whose probes (asked before wave 17, no judge settings recorded) and
+    judge verdicts already disagreed could never judge again: `judge` at the verdicts' settings was refused by the
+    probes and at the probes' by the verdicts, and no command forgets probes. Only probes that recorded the judge's
+    settings bind `judge`; the gate still names the old probes' settings."""
+    db = pass_fail_project(tmp_path)
+    with StubServer(verdicts(clean)) as s:
+        assert probe(db, s.url, "injection") == 0
+        with ann.unit_of_work(db) as d, ann.write(d):  # as a probe batch written before wave 17 records it
+            d.execute("UPDATE batches SET settings = json_remove(json_set(settings, '$.temperature', 0.7), '$.sampling')"
+                      " WHERE kind LIKE 'probe%' OR id IN (SELECT batch_id FROM probe_verdicts)")
+        capsys.readouterr()
+        assert judge(db, s.url) == 0, capsys.readouterr().err

@@ -35,8 +35,9 @@ def parse_thresholds(data: Any, source: str = "thresholds") -> dict[str, float]:
     for key, value in data.items():
         if key not in THRESHOLD_KEYS:
             raise ValueError(f"{source}: unknown threshold {key!r}; known: {', '.join(THRESHOLD_KEYS)}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
-            raise ValueError(f"{source}: threshold {key!r} must be a number >= 0, got {value!r}")
+        # (an infinite limit decides nothing, like no threshold: `1e999` reads as inf; a review of the fixes)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or not math.isfinite(value):
+            raise ValueError(f"{source}: threshold {key!r} must be a finite number >= 0, got {value!r}")
         out[key] = float(value)
     return out
 
