@@ -637,3 +637,22 @@ def test_drift_screen_is_fast_on_a_long_history(project: Path, monkeypatch) -> N
     at = _open_page(project, monkeypatch)
     assert time.monotonic() - start < 20
     assert len(at.dataframe[1].value) == 501 and set(at.dataframe[1].value["flips"]) == {"0"}
+
+
+def test_a_run_against_another_baseline_is_not_pooled(project: Path, capsys) -> None:
+    # A review of the fix (wave 17): `drift --baseline-model OTHER` compares two judges (the flag exists for it);
+    # pooled with the self-drift runs, its flips failed every clean self-drift after it. The pool is per anchor ×
+    # judge model × rubric version × baseline.
+    with StubServer(verdicts(drifted_judge)) as server:  # a second judge model with verdicts at freeze time
+        backend = _backend(server.url, "judge-other")
+        try:
+            jobs.judge_pairs(project, backend, repeats=1, progress=False)
+        finally:
+            backend.close()
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url, "--baseline-model", "judge-other") == 0  # judge-x against judge-other
+        capsys.readouterr()
+        assert _drift(project, server.url, "--max-flip-rate", "0.2", "--json") == 0  # judge-x against itself
+    out = _json_out(capsys)
+    assert out["pooled"]["runs"] == 1 and out["passed"] is True

@@ -324,14 +324,17 @@ class DriftPool:
 
 
 def drift_pool(db: sqlite_utils.Database, report: DriftReport) -> DriftPool:
-    """The report's run with every other finished drift run of its anchor × judge model × rubric version, read from
-    the reports stored when they finished (as the history: nothing is recomputed)."""
+    """The report's run with every other finished drift run of its anchor × judge model × rubric version against the
+    same baseline, read from the reports stored when they finished (as the history: nothing is recomputed). A run
+    against another baseline (`--baseline-model`: two judges compared) measures something else: pooled, its flips
+    failed every clean self-drift after it (a review of the fix)."""
     anchor = get_anchor(db, report.anchor)
     if anchor is None:
         raise ValueError(f"no anchor named {report.anchor!r}")
     earlier = []
     for run in list_drift_runs(db, anchor_id=anchor.id):
-        if (run.judge_model, run.rubric_sha256) != (report.judge_model, report.rubric_sha256):
+        if (run.judge_model, run.rubric_sha256, run.baseline_model, run.baseline_sha256) != (
+                report.judge_model, report.rubric_sha256, report.baseline_model, report.baseline_sha256):
             continue
         if run.id == report.drift_run:
             continue
