@@ -310,26 +310,38 @@ class RunRecord(_Strict):
             raise ValueError("a run record needs 'output', 'trajectory' or 'error' (or 'messages' with an assistant reply)")
         return self
 
-    def transcript_mismatch(self) -> str | None:
-        """Why the record's `output` is not the text of its transcript's last assistant turn (the last assistant
+    def transcript_mismatch(self) -> tuple[str, str] | None:
+        """(field, why) when the record's `trajectory` shows other tool calls than its transcript, or its `output` is
+        not the text of its transcript's last assistant turn (the last assistant
         message with text, the one `output` is filled from when a file leaves it out), or None. The checks read the
         output while the judge and the review card quote the transcript, so a record whose output differs from it
         would be checked on an answer nobody reads (a review, wave 17: output "Happy to help!" after a final turn
         naming a competitor passed `keywords:forbidden`). Not a validator: records stored before the rule was made
         still load; every import refuses such a record (`annotations.import_runs`). A record without an output (a
         failed run) has nothing to differ."""
+        if self.messages is not None and self.trajectory is not None and self.error is None:
+            # the trajectory checks read the trajectory, the judge and the review card the transcript: an empty
+            # trajectory, or one with only a final answer, hid a transcript's forbidden call (a review of the fix).
+            # Not for a failed run: the runner's transcript stops at the failure, its trajectory may hold the call
+            # that failed, and a record without an answer fails every check anyway (`unanswered`)
+            shown = [st.tool for st in transcript_steps(self.messages) if st.type == "action"]
+            stored = [st.tool for st in self.trajectory if st.type == "action"]
+            if shown != stored:
+                return ("trajectory", f"its tool calls {stored[:5]} differ from the transcript's {shown[:5]}; the "
+                        "checks read the trajectory, the judge and the review card the transcript (leave the "
+                        "trajectory out to take the steps from the transcript)")
         if self.messages is None or self.output is None:
             return None
         last = max((i for i, m in enumerate(self.messages)
                     if m.get("role") == "assistant" and isinstance(m.get("content"), str)), default=None)
         if last is None:
-            return "the transcript (messages) has no assistant turn with text, so the output is not in it"
+            return "output", "the transcript (messages) has no assistant turn with text, so the output is not in it"
         final = self.messages[last]["content"]
         if final == self.output:
             return None
-        return (f"differs from the text of the transcript's last assistant turn (messages[{last}].content): "
-                f"{self.output[:60]!r} vs {final[:60]!r}; the checks read the output, the judge and the review "
-                f"card the transcript (leave the output out to take it from the transcript)")
+        return "output", (f"differs from the text of the transcript's last assistant turn (messages[{last}].content): "
+                          f"{self.output[:60]!r} vs {final[:60]!r}; the checks read the output, the judge and the "
+                          f"review card the transcript (leave the output out to take it from the transcript)")
 
     def assistant_texts(self) -> tuple[str, ...]:
         """Every assistant turn's text, in order (the output alone for a record without a transcript): what a check

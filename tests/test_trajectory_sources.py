@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from judgecal import annotations as ann
 from judgecal.annotations.reports import forbidden_calls
 from judgecal.cli import main
@@ -192,3 +194,27 @@ def test_a_fixture_that_answers_with_an_error_object_is_a_call_made():
         {"type": "final_answer", "text": answer}])
     for c in item.constraints:
         assert check_record(c.check, record).passed, c.id
+
+
+@pytest.mark.parametrize("trajectory", [[], [{"type": "final_answer", "text": "Refunded."}]], ids=["empty", "final-only"])
+def test_a_trajectory_that_hides_the_transcripts_tool_calls_is_refused(tmp_path, trajectory):
+    """A review of the fixes (wave 17): a conversation whose transcript calls `refund_order`, imported with an empty
+    trajectory (or one holding only a final answer), passed `forbidden_tool refund_order`: the checks read the
+    trajectory, the judge and the review card the transcript. The import refuses it, naming the field."""
+    messages = [{"role": "user", "content": "Refund my order."},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "refund_order", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "refunded"},
+                {"role": "assistant", "content": "Refunded."}]
+    record = RunRecord.model_validate({"id": "r1", "item_id": "i1", "model": "m", "messages": messages,
+                                       "trajectory": trajectory})
+    field, why = record.transcript_mismatch()
+    assert field == "trajectory" and "refund_order" in why
+    item = {"id": "i1", "instruction": "x", "constraints": [{"id": "c", "text": "t", "type": "process", "check": {
+        "id": "trajectory:forbidden_tool", "args": {"tool": "refund_order"}}}]}
+    db = tmp_path / "p.db"
+    for kind, row, rc in (("evalset", item, 0), ("runs", {"id": "r1", "item_id": "i1", "model": "m",
+                                                         "messages": messages, "trajectory": trajectory}, 2)):
+        path = tmp_path / f"{kind}.jsonl"
+        path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        assert main(["--db", str(db), "import", kind, str(path)]) == rc

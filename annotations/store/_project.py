@@ -149,7 +149,7 @@ def import_runs(db: sqlite_utils.Database, source: Parsed[RunRecord] | Iterable[
             for index, record in enumerate(parsed.rows):
                 mismatch = record.transcript_mismatch()
                 if mismatch is not None:
-                    problems.extend([parsed.problem(index, "output", mismatch)])
+                    problems.extend([parsed.problem(index, *mismatch)])
                     continue
                 if record.item_id not in item_ids:
                     problems.extend([parsed.problem(index, "item_id", f"no eval item {record.item_id!r} in the project")])
