@@ -20,6 +20,7 @@ import importlib.metadata
 import inspect
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any, Callable, Iterable, Literal, NamedTuple
@@ -384,9 +385,19 @@ def unanswered(record: Any) -> str | None:
     error = getattr(record, "error", None)
     if record.output is None and error is not None and error.split(":", 1)[0].strip() != "truncated":
         return f"no answer: the run ended in an error ({error})"
-    if not record.final_text.strip():
+    if not _visible(record.final_text):
         return "no answer: the final text is empty"
     return None
+
+
+# Characters that show nothing though `str.isspace` is false: format characters (zero-width space, soft hyphen,
+# word joiner, BOM: category Cf) and the blank fillers (Hangul fillers, the blank braille pattern). An answer of only
+# these passed the negative checks as an empty one did (a review of the fixes, wave 17).
+_BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(text: str) -> bool:
+    return any(not ch.isspace() and ch not in _BLANK_FILLERS and unicodedata.category(ch) != "Cf" for ch in text)
 
 
 def _as_result(value: CheckResult | bool) -> CheckResult:

@@ -398,9 +398,10 @@ NO_ANSWER_CHECKS = [
      "trajectory": [{"type": "action", "tool": "search", "args": {}}, {"type": "observation", "text": "r"}]},
     {"output": ""},
     {"output": " \n\t "},
+    {"output": "\u200b\u00ad\u2060\ufeff\u3164\u2800"},
     {"output": None, "trajectory": [{"type": "action", "tool": "search", "args": {}},
                                     {"type": "observation", "text": "r"}, {"type": "final_answer", "text": "  "}]},
-], ids=["parse-failure", "loop", "timeout", "empty", "whitespace", "empty-final-answer"])
+], ids=["parse-failure", "loop", "timeout", "empty", "whitespace", "invisible", "empty-final-answer"])
 def test_a_record_without_an_answer_fails_every_check(tmp_path, record):
     from judgecal import annotations as ann
     from judgecal.cli import main
