@@ -405,8 +405,8 @@ def _items_check(db: sqlite_utils.Database, where: str, run_id: str, records: li
     if missing:
         return GateCheck(where, "items", share, 1.0, False,
                          f"the run answered {answered} of the eval set's {len(eval_ids)} items (first missing: "
-                         f"{missing[0]}): its rates are not the eval set's; run the rest (`judgecal run --run-id "
-                         f"{run_id}` resumes the run)")
+                         f"{missing[0]}): its rates are not the eval set's; answer the rest (a run made by `judgecal "
+                         f"run` resumes with `--run-id {run_id}`; an imported run needs its missing records imported)")
     if fewest != most:
         return GateCheck(where, "items", share, 1.0, False,
                          f"the run holds {fewest} to {most} records per item: an item with more records weighs more "
