@@ -656,3 +656,19 @@ def test_a_run_against_another_baseline_is_not_pooled(project: Path, capsys) -> 
         assert _drift(project, server.url, "--max-flip-rate", "0.2", "--json") == 0  # judge-x against itself
     out = _json_out(capsys)
     assert out["pooled"]["runs"] == 1 and out["passed"] is True
+
+
+def test_a_run_killed_before_it_finished_is_pooled_on_its_answered_pairs(project: Path, capsys) -> None:
+    # A review of the fix (wave 17): only finished runs were pooled, so killing each failing run before it finished
+    # and starting a new one (other --repeats, so not a resume) re-ran until one passed. A run never finished counts
+    # with the label changes among its answered pairs.
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with ann.unit_of_work(project) as db, ann.write(db):  # as a run killed after answering every pair
+        db.execute("UPDATE drift_runs SET finished_at = NULL, result = NULL")
+    capsys.readouterr()
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url, "--repeats", "2", "--max-flip-rate", "0.2", "--json") == 1
+    out = _json_out(capsys)
+    assert out["pooled"]["runs"] == 2 and [c["name"] for c in out["checks"] if not c["ok"]] == ["max_flip_rate_pooled"]

@@ -209,7 +209,7 @@ class DriftReport:
                 f"kappa vs humans at freeze: {kp(k.before)}",
                 f"kappa vs humans now:       {kp(k.after)}",
                 (f"kappa change: {k.change:+.3f} [{k.low:+.2f}, {k.high:+.2f}] ({k.method}, {k.n_resamples} resamples)"
-                 if math.isfinite(k.low) else f"kappa change: undefined"),
+                 if math.isfinite(k.low) else "kappa change: undefined"),
             ]
         for f in self.flipped[:20]:
             lines.append(f"  flipped {f.run_record_id} · {f.constraint_id}: {f.before} -> {f.after} (human: {f.human})")
@@ -280,7 +280,7 @@ def drift_report(db: sqlite_utils.Database, drift_run_id: str) -> DriftReport:
 @dataclass(frozen=True)
 class PooledRun:
     drift_run: str
-    finished_at: str | None  # None: the run being checked, not finished
+    finished_at: str | None  # None: not finished (the run being checked, or an earlier one killed before the end)
     flips: int
     compared: int
 
@@ -317,26 +317,36 @@ class DriftPool:
                  f"flip rate {self.flips.format()}"]
         earlier = self.runs[:-1]
         for r in earlier[-20:]:
-            lines.append(f"  earlier run {r.drift_run} finished {r.finished_at}: {r.flips}/{r.compared} flipped")
+            when = f"finished {r.finished_at}" if r.finished_at else "not finished (its answered pairs)"
+            lines.append(f"  earlier run {r.drift_run} {when}: {r.flips}/{r.compared} flipped")
         if len(earlier) > 20:
             lines.append(f"  ... and {len(earlier) - 20} older (--json lists all)")
         return "\n".join(lines)
 
 
 def drift_pool(db: sqlite_utils.Database, report: DriftReport) -> DriftPool:
-    """The report's run with every other finished drift run of its anchor × judge model × rubric version against the
-    same baseline, read from the reports stored when they finished (as the history: nothing is recomputed). A run
+    """The report's run with every other drift run of its anchor × judge model × rubric version against the same
+    baseline: a finished one read from the report stored when it finished (as the history), one killed before it
+    finished with the label changes among its answered pairs. A run
     against another baseline (`--baseline-model`: two judges compared) measures something else: pooled, its flips
     failed every clean self-drift after it (a review of the fix)."""
     anchor = get_anchor(db, report.anchor)
     if anchor is None:
         raise ValueError(f"no anchor named {report.anchor!r}")
     earlier = []
-    for run in list_drift_runs(db, anchor_id=anchor.id):
+    for run in list_drift_runs(db, anchor_id=anchor.id, finished_only=False):
         if (run.judge_model, run.rubric_sha256, run.baseline_model, run.baseline_sha256) != (
                 report.judge_model, report.rubric_sha256, report.baseline_model, report.baseline_sha256):
             continue
         if run.id == report.drift_run:
+            continue
+        if run.finished_at is None:
+            # a run killed before it finished (and never resumed: a new one was started, say with other --repeats):
+            # its answered pairs count, label changes among them (killing every failing run before it finished and
+            # starting another re-ran until one passed: a review of the fix)
+            lf = drift_report(db, run.id).label_flips
+            if lf.n:
+                earlier.append(PooledRun(run.id, None, lf.k, lf.n))
             continue
         fr = (run.result or {}).get("flip_rate") or {}
         earlier.append(PooledRun(run.id, run.finished_at, fr.get("k", 0), fr.get("n", 0)))
