@@ -748,13 +748,14 @@ def write_batch_requests(db_path: str | Path, out: str | Path, *, model: str, ru
     with ann.unit_of_work(db_path) as db:
         chosen, version, pairs = _judged_pairs(db, rubric, constraint, only_labelled, limit, run_id)
         _refuse_other_settings(db, chosen, version, model, {"temperature": temperature, "seed": seed})
-        with ann.write(db):
-            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-                       [_requests_key(chosen.sha256, model),
-                        json.dumps({"temperature": temperature, "seed": seed})])
         tasks = plan(pairs, chosen, model, repeats)
         done = av.done_verdict_keys(db, (t.key for t in tasks), retry_errors=not only_labelled)
-    todo = [RequestTask(t.key, t.prompt, t.labels) for t in tasks if tuple(t.key) not in done]
+        todo = [RequestTask(t.key, t.prompt, t.labels) for t in tasks if tuple(t.key) not in done]
+        if todo:  # an empty file asks nothing, so it binds no settings (it bound them: a review of the fixes)
+            with ann.write(db):
+                db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                           [_requests_key(chosen.sha256, model),
+                            json.dumps({"temperature": temperature, "seed": seed})])
     out = Path(out)
     with open(out, "w", encoding="utf-8") as f:
         for line in request_lines(todo, model=model, temperature=temperature, seed=seed):

@@ -34,6 +34,12 @@ def test_a_judge_run_that_selects_nothing_stores_no_rubric_version(tmp_path: Pat
                      "--batch-requests", str(requests)]) == 0
         assert "not stored: no pair selected" in capsys.readouterr().out
         assert server.requests == [] and _names(project) == []
+        # the empty request file binds no settings: a judge at another temperature is not refused over it (it was,
+        # "asked with temperature 1.0 (a --batch-requests file)" for a file that asked nothing: a review of the fixes)
+        assert main(["--db", str(project), "judge", "--model", "m", "--rubric", str(rubric), "--limit", "0",
+                     "--temperature", "1.0", "--batch-requests", str(requests)]) == 0
+        with ann.unit_of_work(project) as db:
+            assert db.execute("SELECT count(*) FROM settings WHERE key LIKE '%request%'").fetchone()[0] == 0
         # the run that judges a pair stores it, as the first version of its name
         assert main([*base, "--limit", "1", "--repeats", "1"]) == 0
         assert _names(project) == [("candidate", 1)] and len(server.requests) == 1
