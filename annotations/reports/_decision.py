@@ -203,9 +203,14 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float], *, difference
             elif diff.kind == "uncorrected" and len(versions) > 1:
                 # each pair is settled by the latest judge version that labelled it: re-judging one run with a
                 # lenient rubric moved its rate alone (a review, wave 17); the corrected rates rest on one version
-                detail = (f"uncorrected pass rate {_pp(diff.a)} -> {_pp(diff.b)}, settled by {len(versions)} judge "
-                          f"versions ({'; '.join(v[:12] + v[64:] for v in versions)}): the runs' rates may differ by "
-                          "judge, not by model; compare with one (--rubric-sha256, --judge-model)")
+                # undecided, not failed: nothing says B is worse, only that these rates cannot say (a review of the
+                # fixes: a re-judge of both runs that errored on a few pairs falls back to the older version there)
+                reasons.append(Reason(
+                    key, limit, None, False,
+                    f"uncorrected pass rate {_pp(diff.a)} -> {_pp(diff.b)}, settled by {len(versions)} judge versions "
+                    f"({'; '.join(v[:12] + v[64:] for v in versions)}): the runs' rates may differ by judge, not by "
+                    f"model; UNDECIDED, compare with one (--rubric-sha256, --judge-model)", "undecided"))
+                continue
             else:
                 value = diff.drop_points
                 status = "ok" if diff.high <= limit + 1e-12 else ("fail" if diff.low > limit + 1e-12 else "undecided")
