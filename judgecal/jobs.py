@@ -424,7 +424,9 @@ def run_evalset(db_path: str | Path, backend: Any, settings: RunSettings, *, ite
         _refuse_other_run_settings(db, settings, backend.settings())
     if not items:
         raise JobError("no eval items in the project: import an eval set first (judgecal import evalset FILE)")
-    record = settings.as_dict() | backend.settings() | {"items": len(items)}
+    # the selection, so the run gate knows which items the run is over (`gate --run`'s `items` check)
+    record = settings.as_dict() | backend.settings() | {"items": len(items), "select": {
+        "tags": sorted(tags) if tags else None, "item_ids": sorted(item_ids) if item_ids else None, "limit": limit}}
     record.pop("json_schema", None)  # a judge setting; the runner does not ask for structured output
     try:
         with batch(db_path, record, kind="run") as b:

@@ -166,3 +166,34 @@ def test_a_run_over_part_of_the_eval_set_or_uneven_records_fails(db_path):
         uneven = run_pass_gate(db, "pr-uneven", max_error_rate=1.0)
         assert not uneven.passed and "holds 1 to 2 records per item" in uneven.failures[0].reason
     assert main(["--db", str(db_path), "gate", "--run", "pr-half", "--min-pass-rate", "0.0", "--on", "point"]) == 1
+
+
+def test_the_items_a_run_is_over_leave_out_pairwise_items_and_follow_its_tag_selection(db_path):
+    """A review of the fixes (wave 17): the `items` check counted `judge --pairwise`'s A-vs-B items, which no run
+    answers (every run's gate failed after a pairwise judge run), and failed runs made over a tag by design. A run is
+    over what its `judgecal run` batches selected by `--tag` / `--item`; `--limit` is no scope."""
+    with ann.unit_of_work(db_path) as db:
+        add_verdicts(db, R1, NEW)
+        from judgecal.evalsets import EvalItem
+        pair = {"id": "pair-1", "instruction": "Which is better?", "source": "judgecal pairwise", "constraints": [
+            {"id": "preferred", "text": "The better output.", "type": "content", "labels": ["output_1", "output_2"]}]}
+        ann.import_items(db, parse_rows(json.dumps(pair), EvalItem))
+        assert run_pass_gate(db, "pr-1", max_error_rate=1.0).passed  # the A-vs-B item is no item of a run
+        with ann.write(db):
+            db.execute("UPDATE eval_items SET tags = '[\"easy\"]' WHERE id IN ('item-1', 'item-2', 'item-3')")
+        add_run(db, "pr-easy", ns=range(401, 404))  # items 1-3
+        add_verdicts(db, R1, {n: "PPP" for n in range(401, 404)})
+        imported = run_pass_gate(db, "pr-easy", max_error_rate=1.0)
+        assert not imported.passed and "answered 3 of the eval set's 10 items" in imported.failures[0].reason
+
+        def batch(n: int, select: dict) -> None:
+            with ann.write(db):
+                db.execute("INSERT INTO batches (id, kind, settings, status, started_at) VALUES (?, 'run', ?, 'done',"
+                           " 'x')", [f"b{n}", json.dumps({"run_id": "pr-easy", "select": select})])
+
+        batch(1, {"tags": ["easy"], "item_ids": None, "limit": None})  # `judgecal run --tag easy`
+        tagged = run_pass_gate(db, "pr-easy", max_error_rate=1.0)
+        assert tagged.passed and tagged.checks[-1].reason == (
+            "3 of the 3 items tagged easy (the run's selection) answered, 1 record each")
+        batch(2, {"tags": ["easy"], "item_ids": None, "limit": 2})  # a resume with --limit: no scope
+        assert not run_pass_gate(db, "pr-easy", max_error_rate=1.0).passed

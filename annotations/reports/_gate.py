@@ -21,6 +21,7 @@ Nothing judged at all fails too.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -392,28 +393,71 @@ def transferred_pass_rate(db: sqlite_utils.Database, run_id: str, *, rubric: str
 
 
 def _items_check(db: sqlite_utils.Database, where: str, run_id: str, records: list[Any]) -> GateCheck:
-    """Every rate the run gate reads is the eval set's only when the run answered every item of it, each as many
-    times: a run made with `--limit`, stopped early, or resumed on some items only was gated on the items it holds
-    (the same hole as `compare`'s, found by a review, wave 17). The eval set is the project's items now: one that
-    grew since the run fails here until the run is resumed (`judgecal run --run-id` answers the new items)."""
+    """Every rate the run gate reads is over the run's items only when the run answered every item it was made on,
+    each as many times: a run made with `--limit`, stopped early, or resumed on some items only was gated on the
+    items it holds (the same hole as `compare`'s, found by a review, wave 17). The items a run is over: those a
+    `judgecal run` selected by `--tag` / `--item` (recorded on its batches; `--limit` selects part of them, so it is
+    not a scope), else the project's eval set now, less the A-vs-B items of `judge --pairwise`, which no run answers.
+    An eval set that grew since the run fails here until the run is resumed (`judgecal run --run-id`)."""
     per_item = Counter(r.item_id for r in records)
-    eval_ids = [row[0] for row in db.execute("SELECT id FROM eval_items ORDER BY seq")]
+    scope, scope_name = _run_scope(db, run_id)
+    eval_ids = [i for (i, source, tags) in db.execute("SELECT id, source, tags FROM eval_items ORDER BY seq")
+                if source != _PAIR_SOURCE and (scope is None or _in_scope(i, tags, scope))]
     missing = [i for i in eval_ids if i not in per_item]
     answered = len(eval_ids) - len(missing)
     share = answered / len(eval_ids) if eval_ids else 1.0
+    of_scope = (f"of the eval set's {len(eval_ids)} items" if scope is None
+                else f"of the {len(eval_ids)} items {scope_name} (the run's selection)")
     fewest, most = min(per_item.values()), max(per_item.values())
     if missing:
         return GateCheck(where, "items", share, 1.0, False,
-                         f"the run answered {answered} of the eval set's {len(eval_ids)} items (first missing: "
-                         f"{missing[0]}): its rates are not the eval set's; answer the rest (a run made by `judgecal "
-                         f"run` resumes with `--run-id {run_id}`; an imported run needs its missing records imported)")
+                         f"the run answered {answered} {of_scope} (first missing: {missing[0]}): its rates are not "
+                         f"theirs; answer the rest (a run made by `judgecal run` resumes with `--run-id {run_id}`; an "
+                         "imported run needs its missing records imported)")
     if fewest != most:
         return GateCheck(where, "items", share, 1.0, False,
                          f"the run holds {fewest} to {most} records per item: an item with more records weighs more "
                          "in its pooled rates; finish the run so every item has as many records")
     return GateCheck(where, "items", share, 1.0, True,
-                     f"{answered} of the eval set's {len(eval_ids)} items answered, {most} record"
-                     f"{'s' if most != 1 else ''} each")
+                     f"{answered} {of_scope} answered, {most} record{'s' if most != 1 else ''} each")
+
+
+_PAIR_SOURCE = "judgecal pairwise"  # `reports._pairwise.PAIR_SOURCE` (not imported: it loads the pairwise module)
+
+
+def _run_scope(db: sqlite_utils.Database, run_id: str) -> tuple[dict[str, set[str]] | None, str]:
+    """The items a `judgecal run` selected ({"tags": ..., "item_ids": ...}, over all its batches) and how to name them
+    ("tagged X or Y and 3 named"), or (None, "") when any batch selected the whole eval set or part of it by
+    `--limit`, or the run was imported (no run batch)."""
+    tags: set[str] = set()
+    ids: set[str] = set()
+    found = False
+    for (settings,) in db.execute("SELECT settings FROM batches WHERE kind = 'run' AND json_extract(settings, "
+                                  "'$.run_id') = ?", [run_id]):
+        try:
+            select = json.loads(settings or "{}").get("select")
+        except ValueError:
+            select = None
+        if not isinstance(select, dict) or select.get("limit") is not None or not (
+                select.get("tags") or select.get("item_ids")):
+            return None, ""
+        found = True
+        tags |= set(select.get("tags") or ())
+        ids |= set(select.get("item_ids") or ())
+    if not found:
+        return None, ""
+    parts = ([f"tagged {' or '.join(sorted(tags))}"] if tags else []) + ([f"{len(ids)} named"] if ids else [])
+    return {"tags": tags, "item_ids": ids}, " and ".join(parts)
+
+
+def _in_scope(item_id: str, tags_json: str | None, scope: dict[str, set[str]]) -> bool:
+    if item_id in scope["item_ids"]:
+        return True
+    try:
+        tags = json.loads(tags_json or "[]")
+    except ValueError:
+        return False
+    return bool(scope["tags"] & set(tags if isinstance(tags, list) else ()))
 
 
 def run_pass_gate(db: sqlite_utils.Database, run_id: str, *, min_pass_rate: float | None = None,
