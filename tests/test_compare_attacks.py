@@ -317,3 +317,16 @@ def test_check_results_stored_by_an_older_judgecal_are_not_read_as_current(tmp_p
     assert "made by an older judgecal" in err.getvalue() and "`judgecal check`" in err.getvalue()
     assert _cli("--db", str(db), "check")[0] == 0
     assert _cli("--db", str(db), "compare", "demo-run-a", "demo-run-b")[0] in (0, 1)
+
+
+def test_a_price_for_one_runs_model_only_makes_the_cost_unknown(tmp_path):
+    """A review of the fixes (wave 17): with a price set for A's model only, `max_cost_ratio` compared raw tokens
+    ("no prices set for both") although B's tokens may cost far more."""
+    db = _project(tmp_path, [_record(f"{run}-{k:03d}", k, run) for k in range(N) for run in ("A", "B")])
+    assert _cli("--db", str(db), "price", "mA", "0.1", "0.4")[0] == 0
+    rc, result = _decide(tmp_path, db, {"max_cost_ratio": 1.5})
+    (reason,) = result["decision"]["reasons"]
+    assert rc == 1 and reason["status"] == "unknown" and "prices set for A's models only" in reason["detail"]
+    assert _cli("--db", str(db), "price", "mB", "0.1", "0.4")[0] == 0
+    rc, result = _decide(tmp_path, db, {"max_cost_ratio": 1.5})
+    assert rc == 0 and result["decision"]["reasons"][0]["status"] == "ok"

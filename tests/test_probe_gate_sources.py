@@ -205,6 +205,16 @@ def test_an_unknown_probe_constraint_is_named(tmp_path, capsys):
         assert s.count == 0
     err = capsys.readouterr().err
     assert "constraint 'corect' does not exist" in err and "label the random sample" not in err
+    # a mechanical constraint is named as such too (a review of the fix)
+    item = {"id": "mech-1", "instruction": "Say ok.", "constraints": [
+        {"id": "says_ok", "text": "Says ok.", "type": "format",
+         "check": {"id": "keywords:contains_all", "args": {"keywords": ["ok"]}}}]}
+    assert main(["--db", str(db), "import", "evalset", str(_jsonl(tmp_path / "m.jsonl", [item]))]) == 0
+    with StubServer(verdicts(clean)) as s:
+        capsys.readouterr()
+        assert probe(db, s.url, "verbosity", "--constraint", "says_ok") == 2
+    err = capsys.readouterr().err
+    assert "'says_ok' is a mechanical check" in err and "label the random sample" not in err
 
 
 def test_a_judge_at_other_settings_than_its_stored_probes_is_refused(tmp_path, capsys):

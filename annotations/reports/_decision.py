@@ -20,7 +20,7 @@ THRESHOLD_KEYS = {
     "max_constraint_drop_points": "B's constraint pass rate (judge-corrected when known) at most this many points below A's",
     "max_tool_parse_failure_rate": "share of B's tool calls whose arguments are not valid JSON",
     "max_p95_latency_ms": "B's P95 task latency",
-    "max_cost_ratio": "B's cost / A's cost (token totals when prices are not set for both)",
+    "max_cost_ratio": "B's cost / A's cost (token totals when no run's models have prices; unknown when one run's do)",
 }
 
 
@@ -239,6 +239,11 @@ def decide(a: RunStats, b: RunStats, thresholds: dict[str, float], *, difference
             # a record with output but no token counts cost something unknown, not nothing (it lowered B's cost)
             detail = (f"token counts missing on {a.records_without_tokens} of A's and {b.records_without_tokens} of "
                       "B's records with output: the cost is unknown")
+        elif (a.cost is None) != (b.cost is None):  # max_cost_ratio
+            # prices set for one run's models only: its tokens and the other's are not the same money (a review of
+            # the fixes: `price demo-agent-a ...` alone compared raw tokens and said SWITCH)
+            detail = (f"prices set for {'B' if a.cost is None else 'A'}'s models only: the cost is unknown (set them "
+                      "for both runs' models with `judgecal price`, or for neither to compare tokens)")
         else:  # max_cost_ratio
             if a.cost is not None and b.cost is not None and a.cost > 0:
                 value, detail = b.cost / a.cost, f"cost {a.cost:.4f} -> {b.cost:.4f}"

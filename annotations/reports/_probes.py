@@ -406,11 +406,17 @@ def probe_targets(db: sqlite_utils.Database, kind: str, *, sample: int | None = 
             continue
         targets.append(ProbeTarget(record, item, c, *swapped))
     if not targets:
-        if constraint is not None and db.execute("SELECT 1 FROM constraints WHERE id = ? LIMIT 1",
-                                                 [constraint]).fetchone() is None:
-            # (a scan of the constraints, on this path only) "label the random sample first" sent a typo to review
-            raise ValueError(f"constraint {constraint!r} does not exist: no eval item of this project has a "
-                             "constraint with that id")
+        if constraint is not None:
+            # (a scan of the constraints, on this path only) "label the random sample first" sent a typo to review,
+            # and a mechanical constraint there too (a review of the fix): probes judge semantic constraints
+            semantic = db.execute("SELECT max(check_json IS NULL) FROM constraints WHERE id = ?",
+                                  [constraint]).fetchone()[0]
+            if semantic is None:
+                raise ValueError(f"constraint {constraint!r} does not exist: no eval item of this project has a "
+                                 "constraint with that id")
+            if not semantic:
+                raise ValueError(f"constraint {constraint!r} is a mechanical check (settled by `judgecal check`): a "
+                                 "probe perturbs what the judge scores, the semantic constraints")
         need = {"position": "counted pairwise pairs (labels output_1/output_2: `import llmbar`, `judge --pairwise`)",
                 "verbosity": "counted pass/fail pairs", "injection": "counted pass/fail pairs humans labelled fail",
                 "consistency": "counted pairs"}[kind]
