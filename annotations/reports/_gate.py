@@ -399,10 +399,14 @@ def _items_check(db: sqlite_utils.Database, where: str, run_id: str, records: li
     `judgecal run` selected by `--tag` / `--item` (recorded on its batches; `--limit` selects part of them, so it is
     not a scope), else the project's eval set now, less the A-vs-B items of `judge --pairwise`, which no run answers.
     An eval set that grew since the run fails here until the run is resumed (`judgecal run --run-id`)."""
+    # (imported here as the run gate's other parts are: the judge gate never loads them)
+    from judgecal.annotations.reports._pairwise import PAIR_SOURCE  # noqa: PLC0415
+    from judgecal.annotations.reports._runs import uneven_records  # noqa: PLC0415
+
     per_item = Counter(r.item_id for r in records)
     scope, scope_name = _run_scope(db, run_id)
     eval_ids = [i for (i, source, tags) in db.execute("SELECT id, source, tags FROM eval_items ORDER BY seq")
-                if source != _PAIR_SOURCE and (scope is None or _in_scope(i, tags, scope))]
+                if source != PAIR_SOURCE and (scope is None or _in_scope(i, tags, scope))]
     missing = [i for i in eval_ids if i not in per_item]
     answered = len(eval_ids) - len(missing)
     share = answered / len(eval_ids) if eval_ids else 1.0
@@ -415,14 +419,9 @@ def _items_check(db: sqlite_utils.Database, where: str, run_id: str, records: li
                          f"theirs; answer the rest (a run made by `judgecal run` resumes with `--run-id {run_id}`; an "
                          "imported run needs its missing records imported)")
     if fewest != most:
-        return GateCheck(where, "items", share, 1.0, False,
-                         f"the run holds {fewest} to {most} records per item: an item with more records weighs more "
-                         "in its pooled rates; finish the run so every item has as many records")
+        return GateCheck(where, "items", share, 1.0, False, "the run " + uneven_records(fewest, most))
     return GateCheck(where, "items", share, 1.0, True,
                      f"{answered} {of_scope} answered, {most} record{'s' if most != 1 else ''} each")
-
-
-_PAIR_SOURCE = "judgecal pairwise"  # `reports._pairwise.PAIR_SOURCE` (not imported: it loads the pairwise module)
 
 
 def _run_scope(db: sqlite_utils.Database, run_id: str) -> tuple[dict[str, set[str]] | None, str]:

@@ -1261,6 +1261,12 @@ def paired_comparison(db: sqlite_utils.Database, run_a: str, run_b: str, items: 
     return paired, drop, parts, None
 
 
+def uneven_records(fewest: int, most: int) -> str:
+    """Why a run whose items hold `fewest` to `most` records cannot be read as a whole (`compare` and the run gate)."""
+    return (f"holds {fewest} to {most} records per item: an item with more records weighs more in its pooled rates; "
+            "finish the run so every item has as many records")
+
+
 class Comparability(NamedTuple):
     """A reason the two runs may not be like with like. `refuses`: a switch verdict is refused over it."""
 
@@ -1287,10 +1293,8 @@ def comparability(a: RunStats, b: RunStats, *, allow_prompt_change: bool = False
                 "rates are not over the same items; compare runs over the same items", True))
     for name, s in (("A", a), ("B", b)):
         if s.tasks and s.repeats != s.max_records_per_item:
-            out.append(Comparability(
-                "records_per_item", f"run {name} ({s.run_id}) holds {s.repeats} to {s.max_records_per_item} records "
-                "per item: an item with more records weighs more in its pooled rates; finish the run so every item "
-                "has as many records", True))
+            out.append(Comparability("records_per_item", f"run {name} ({s.run_id}) "
+                                     + uneven_records(s.repeats, s.max_records_per_item), True))
     if a.evalset_sha256s and b.evalset_sha256s and set(a.evalset_sha256s) != set(b.evalset_sha256s):
         out.append(Comparability(
             "evalset", f"the runs were made on different eval sets ({', '.join(h[:12] for h in a.evalset_sha256s)} vs "
