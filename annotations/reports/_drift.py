@@ -287,14 +287,15 @@ class PooledRun:
 
 @dataclass(frozen=True)
 class DriftPool:
-    """A drift run with the earlier finished runs of the same anchor × judge model × rubric version: a limit decided
-    on one run alone passed as soon as a re-run happened to pass, and said nothing of the runs that failed before it
-    (found by a review, wave 17). A new judge model or rubric version is a new key, with a pool of its own."""
+    """A drift run with the earlier runs of the same anchor × judge model × rubric version × baseline (`drift_pool`):
+    a limit decided on one run alone passed as soon as a re-run happened to pass, and said nothing of the runs that
+    failed before it (found by a review, wave 17). A new judge model or rubric version is a new key, with a pool of
+    its own."""
 
     anchor: str
     judge_model: str
     rubric: str  # name vN
-    runs: tuple[PooledRun, ...]  # the earlier finished runs oldest first, the run being checked last
+    runs: tuple[PooledRun, ...]  # the earlier runs oldest first (finished, or killed: `drift_pool`), this one last
 
     @property
     def flips(self) -> Proportion:
@@ -327,9 +328,9 @@ class DriftPool:
 def drift_pool(db: sqlite_utils.Database, report: DriftReport) -> DriftPool:
     """The report's run with every other drift run of its anchor × judge model × rubric version against the same
     baseline: a finished one read from the report stored when it finished (as the history), one killed before it
-    finished with the label changes among its answered pairs. A run
-    against another baseline (`--baseline-model`: two judges compared) measures something else: pooled, its flips
-    failed every clean self-drift after it (a review of the fix)."""
+    finished with the label changes among its answered pairs. A run against another baseline (`--baseline-model`: two
+    judges compared) measures something else: pooled, its flips failed every clean self-drift after it (a review of
+    the fix)."""
     anchor = get_anchor(db, report.anchor)
     if anchor is None:
         raise ValueError(f"no anchor named {report.anchor!r}")
