@@ -14,6 +14,7 @@ import unicodedata
 from decimal import Decimal
 from typing import Any
 
+from judgecal.evalsets import _patterns as patterns
 from judgecal.evalsets._registry import CheckResult, checker
 
 # --- argument validation -------------------------------------------------------------------------------------------
@@ -415,7 +416,8 @@ def regex(text: str, *, pattern: str, must_match: bool = True, flags: str = "") 
     Anchor with `^`/`$` (or `\\A`/`\\Z`) to match the whole output. `must_match=false` inverts the check: the
     pattern must not be found. `flags` is a string of letters, each adding one flag: `i` ignore case, `m` multiline
     (`^`/`$` at line breaks), `s` dot matches newline, `x` verbose; default none. An invalid pattern or an unknown
-    flag letter is an argument error.
+    flag letter is an argument error. A match that takes longer than 1 s (catastrophic backtracking, e.g. a repeated
+    group inside a repeat) fails the check as a checker error naming the pattern.
     """
     _str_arg("text:regex", "pattern", pattern)
     _bool_arg("text:regex", "must_match", must_match)
@@ -429,7 +431,7 @@ def regex(text: str, *, pattern: str, must_match: bool = True, flags: str = "") 
         compiled = re.compile(pattern, bits)
     except re.error as e:
         raise ValueError(f"text:regex: invalid pattern {pattern!r}: {e}") from None
-    m = compiled.search(text)
+    m = patterns.search(compiled.pattern, text, bits)  # time-limited: the pattern is the eval set's (`_patterns`)
     if must_match and not m:
         return CheckResult(False, f"pattern {pattern!r} not found")
     if not must_match and m:

@@ -23,6 +23,7 @@ import threading
 from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 from langdetect.lang_detect_exception import LangDetectException
 
+from judgecal.evalsets import _patterns as patterns
 from judgecal.evalsets._ifeval_files import IFEVAL_IDS  # noqa: F401  (re-exported; the ids live with the file reader)
 from judgecal.evalsets._ifeval_text import count_sentences, count_words, word_tokenize
 from judgecal.evalsets._registry import CheckResult, checker
@@ -122,7 +123,7 @@ def keywords_existence(text: str, *, keywords: list[str]) -> CheckResult:
     """Every keyword occurs: `re.search(keyword, text, IGNORECASE)` for each. As in IFEval the keyword is a regular
     expression, not escaped, and needs no word boundary ("cat" is found in "category")."""
     words = [_regex("keywords:existence", "keywords", k) for k in _strs("keywords:existence", "keywords", keywords)]
-    missing = [k for k in words if not re.search(k, text, flags=re.IGNORECASE)]
+    missing = [k for k in words if not patterns.search(k, text, re.IGNORECASE)]
     return CheckResult(not missing, f"missing: {', '.join(missing)}" if missing else "all keywords present")
 
 
@@ -133,7 +134,7 @@ def keywords_frequency(text: str, *, keyword: str, frequency: int, relation: str
     kw = _regex("keywords:frequency", "keyword", _str("keywords:frequency", "keyword", keyword).strip())
     n = _int("keywords:frequency", "frequency", frequency)
     rel = _relation("keywords:frequency", "relation", relation)
-    return _compare(len(re.findall(kw, text, flags=re.IGNORECASE)), rel, n, f"occurrences of {kw!r}")
+    return _compare(len(patterns.findall(kw, text, re.IGNORECASE)), rel, n, f"occurrences of {kw!r}")
 
 
 @_ifeval("keywords:forbidden_words")
@@ -142,7 +143,7 @@ def keywords_forbidden_words(text: str, *, forbidden_words: list[str]) -> CheckR
     The word is an unescaped regular expression, as in IFEval."""
     words = _strs("keywords:forbidden_words", "forbidden_words", forbidden_words)
     words = [_regex("keywords:forbidden_words", "forbidden_words", w) for w in words]
-    found = [w for w in sorted(set(words)) if re.search(r"\b" + w + r"\b", text, flags=re.IGNORECASE)]
+    found = [w for w in sorted(set(words)) if patterns.search(r"\b" + w + r"\b", text, re.IGNORECASE)]
     return CheckResult(not found, f"found: {', '.join(found)}" if found else "no forbidden word")
 
 
@@ -253,7 +254,7 @@ def content_postscript(text: str, *, postscript_marker: str) -> CheckResult:
         pattern = r"\s*p\.\s?s\..*$"
     else:
         pattern = r"\s*" + _regex("detectable_content:postscript", "postscript_marker", marker.lower()) + r".*$"
-    found = re.findall(pattern, text.lower(), flags=re.MULTILINE)
+    found = patterns.findall(pattern, text.lower(), re.MULTILINE)
     return CheckResult(bool(found), "postscript found" if found else f"no postscript starting with {marker!r}")
 
 
@@ -295,7 +296,7 @@ def format_multiple_sections(text: str, *, section_spliter: str, num_sections: i
     spliter = _str("detectable_format:multiple_sections", "section_spliter", section_spliter).strip()
     _regex("detectable_format:multiple_sections", "section_spliter", spliter)
     n = _int("detectable_format:multiple_sections", "num_sections", num_sections)
-    found = len(re.split(r"\s?" + spliter + r"\s?\d+\s?", text)) - 1
+    found = len(patterns.split(r"\s?" + spliter + r"\s?\d+\s?", text)) - 1
     return CheckResult(found >= n, f"{found} sections marked {spliter!r}; needs at least {n}")
 
 
