@@ -180,7 +180,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the flips pooled over it and the earlier finished runs of this anchor, judge model and "
                         "rubric version")
     p.add_argument("--max-kappa-drop", type=non_negative_float, metavar="Y",
-                   help="fail (exit 1) unless the kappa drop's upper 95%% bound is at most Y")
+                   help="fail (exit 1) unless the kappa drop's upper 95%% bound is at most Y, for this run and "
+                        "pooled over it and the earlier runs of this anchor, judge model and rubric version")
     p.add_argument("--on", choices=["bound", "point"], default="bound",
                    help="decide limits on the conservative bound (default) or the point estimate")
     add_endpoint_flags(p, model_help="judge model to re-judge with (default: $JUDGECAL_MODEL)")

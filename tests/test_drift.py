@@ -8,6 +8,7 @@ subprocess.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -23,7 +24,7 @@ from judgecal import jobs
 from judgecal.annotations import store as av
 from judgecal.cli import main
 from judgecal.judge import OpenAIBackend, shipped_rubric
-from judgecal.annotations.stats import paired_kappa_change
+from judgecal.annotations.stats import paired_kappa_change, pooled_kappa_change
 from openai_stub import Reply, StubServer, error_body, verdicts
 from test_judge_fixtures import make_project
 
@@ -386,6 +387,61 @@ def test_re_running_drift_until_one_run_passes_does_not_pass(project: Path, caps
     assert "FAIL max_flip_rate_pooled 0.2: flip rate pooled over 4 runs 15.0% [" in text
 
 
+def test_re_running_drift_until_the_kappa_drop_passes_does_not_pass(project: Path, capsys) -> None:
+    # Left open by wave 17's review, closed in wave 18: `--max-kappa-drop` was decided on the run alone, so re-running
+    # until one run passed exited 0. The drifted judge drops kappa 0.889 -> 0.444 (0.444 > 0.3: fails on the point);
+    # after two such runs the baseline judge's run (drop 0) passes on its own. Pooled, the three runs' cells averaged:
+    # judge fail & human fail 5, pass & fail 1, fail & pass 6 x 2/3 = 4, pass & pass 20; p_o = 25/30, p_e = (9 x 6 +
+    # 21 x 24) / 900 = 0.62, kappa now = (0.8333 - 0.62) / 0.38 = 0.5614: a pooled drop of 0.3275 > 0.3.
+    assert _cli(project, "anchor", "freeze") == 0
+    limit = ("--max-kappa-drop", "0.3", "--on", "point")
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url, *limit) == 1
+        assert _drift(project, server.url, *limit) == 1
+    capsys.readouterr()
+    with StubServer(verdicts(baseline_judge)) as server:
+        assert _drift(project, server.url, *limit, "--json") == 1
+    out = _json_out(capsys)
+    assert out["drift"]["kappa_drop"]["drop"] == 0 and out["passed"] is False
+    assert {c["name"]: c["ok"] for c in out["checks"]} == {"max_kappa_drop": True, "max_kappa_drop_pooled": False}
+    pooled = out["pooled"]
+    assert pooled["runs"] == 3
+    assert pooled["kappa_drop"]["drop"] == pytest.approx(0.888889 - (25 / 30 - 0.62) / 0.38, abs=1e-6)
+    assert pooled["kappa_drop"]["ci_low"] <= pooled["kappa_drop"]["drop"] <= pooled["kappa_drop"]["ci_high"]
+    with StubServer(verdicts(drifted_judge)) as server:  # the text names the pooled drop (3 of 4 runs drifted)
+        assert _drift(project, server.url, *limit) == 1
+    text = capsys.readouterr().out
+    assert "FAIL max_kappa_drop_pooled 0.3: kappa drop pooled over 4 runs +0.359 [" in text
+    assert "FAIL max_kappa_drop 0.3: kappa drop +0.444" in text
+    assert "pooled over 4 runs of anchor anchor-1 × judge-x × rubric strict v1 (this one and 3 earlier): " in text
+
+
+def test_a_killed_run_pools_its_answered_pairs_into_the_kappa(project: Path) -> None:
+    # A run stopped before it finished counts with its answered pairs only: its unasked pairs are not the judge's
+    # abstentions (it was stopped, not refused), so they neither flip nor move the pooled kappa.
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        assert _drift(project, server.url) == 0
+    with ann.unit_of_work(project) as db, ann.write(db):
+        [run] = av.list_drift_runs(db, finished_only=False)
+        db.execute("UPDATE drift_runs SET finished_at = NULL, result = NULL WHERE id = ?", [run.id])  # killed
+        db.execute("DELETE FROM drift_verdicts WHERE drift_run_id = ? AND run_record_id NOT IN ('run-2-0',"
+                   " 'run-5-0', 'run-8-0')", [run.id])  # after answering only the drifted items' 6 pairs
+    with StubServer(verdicts(baseline_judge)) as server:  # (other --repeats: a new run, not a resume)
+        assert _drift(project, server.url, "--repeats", "2", "--max-kappa-drop", "1") == 0
+    with ann.unit_of_work(project, readonly=True) as db:
+        runs = av.list_drift_runs(db, finished_only=False)
+        report = ann.drift_report(db, runs[-1].id)
+        pool = ann.drift_pool(db, report)
+        killed = ann.drift_report(db, run.id)
+    assert killed.unanswered == 24 and len(pool.runs) == 2
+    answered = [t[:3] for t in killed.labels if t[3]]
+    assert len(answered) == 6
+    expected = pooled_kappa_change([tuple(map(list, zip(*answered))), tuple(map(list, zip(*[t[:3] for t in
+                                                                                             report.labels])))])
+    assert pool.kappa == expected
+
+
 def test_a_fixed_judge_under_a_new_model_name_starts_its_own_pool(project: Path, capsys) -> None:
     # What a user who fixed the judge does: a new judge model (or rubric version) is a new key, so the failures of
     # the old one are not held against it; its first run pools 1 run and decides as before.
@@ -576,6 +632,39 @@ def test_no_flip_on_a_small_anchor_is_not_proof_of_no_drift() -> None:
     h = ["pass"] * 21 + ["fail"] * 9
     k = paired_kappa_change(h, h, h)
     assert k.change == 0 and k.low < -0.05 and k.high > 0
+
+
+def test_pooled_kappa_change_of_one_run_or_copies_of_it_is_that_runs() -> None:
+    # Averaged cells: a pool of R copies of one run is that run's evidence, not R anchors' (the interval does not
+    # narrow), and one run is `paired_kappa_change` exactly.
+    h = ["pass"] * 21 + ["fail"] * 9
+    b = ["pass"] * 20 + ["fail"] * 10
+    a = ["fail"] * 4 + ["pass"] * 17 + ["fail"] * 9
+    one = paired_kappa_change(h, b, a)
+    assert pooled_kappa_change([(h, b, a)]) == one
+    assert pooled_kappa_change([(h, b, a)] * 5) == one
+
+
+def test_pooled_kappa_change_averages_the_runs_cells() -> None:
+    # Two runs on four pairs: now = before on one, two flips on the other. The averaged table (rows judge, columns
+    # human) is [[1.5, 0.5], [0.5, 1.5]] with human pass p p f f: p_o = 3/4, p_e = 1/2, kappa now 0.5.
+    h = ["pass", "pass", "fail", "fail"]
+    b = list(h)
+    k = pooled_kappa_change([(h, b, list(h)), (h, b, ["pass", "fail", "pass", "fail"])])
+    assert k.before.kappa == pytest.approx(1.0) and k.after.kappa == pytest.approx(0.5)
+    assert k.change == pytest.approx(-0.5) and k.low <= -0.5 <= k.high
+    # a run over other labels joins on the union of the labels
+    k3 = pooled_kappa_change([(h, b, list(h)), (["pass"], ["pass"], ["unsure"])])
+    assert math.isfinite(k3.change)
+
+
+def test_pooled_kappa_change_refuses_misaligned_or_empty_input() -> None:
+    with pytest.raises(ValueError):
+        pooled_kappa_change([(["pass"], ["pass", "fail"], ["pass"])])
+    with pytest.raises(ValueError):
+        pooled_kappa_change([])
+    with pytest.raises(ValueError):
+        pooled_kappa_change([([], [], [])])
 
 
 def test_paired_kappa_change_refuses_misaligned_or_empty_input() -> None:

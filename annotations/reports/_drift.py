@@ -30,7 +30,7 @@ import hashlib
 import math
 import secrets
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import sqlite_utils
@@ -38,7 +38,7 @@ import sqlite_utils
 from judgecal.annotations.reports._calibration import ABSTAIN, human_labels_by_pair
 from judgecal.annotations.reports._pairwise import PAIR_RUN_PREFIX, Proportion, clopper_pearson
 from judgecal.annotations.review import counted_pairs
-from judgecal.annotations.stats import KappaChange, paired_kappa_change
+from judgecal.annotations.stats import KappaChange, paired_kappa_change, pooled_kappa_change
 from judgecal.annotations.store import (AnchorPair, AnchorRow, anchor_pairs, anchor_verdicts, drift_verdicts,
                                         get_anchor, get_drift_run, insert_anchor, list_anchors, list_drift_runs,
                                         list_rubrics, majority_label)
@@ -110,6 +110,12 @@ def _judge_label(labels: Sequence[str]) -> str:
     return majority_label(labels) or ABSTAIN
 
 
+def _drop(kappa: KappaChange | None) -> tuple[float, float, float]:
+    if kappa is None:
+        return (math.nan, math.nan, math.nan)
+    return (0.0 - kappa.change, 0.0 - kappa.high, 0.0 - kappa.low)  # 0.0 - x: never a printed -0.000
+
+
 @dataclass(frozen=True)
 class FlippedPair:
     run_record_id: str
@@ -140,14 +146,14 @@ class DriftReport:
     flipped: tuple[FlippedPair, ...]
     kappa: KappaChange | None  # None when nothing was compared
     finished: bool
+    # each compared pair's (human label, judge label at freeze, judge label now or ABSTAIN, answered now), in anchor
+    # order: what a pool of runs reads for its kappa (`drift_pool`)
+    labels: tuple[tuple[str, str, str, bool], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def kappa_drop(self) -> tuple[float, float, float]:
         """Kappa at freeze minus kappa now, with the drop's interval (the change's interval, negated)."""
-        if self.kappa is None:
-            return (math.nan, math.nan, math.nan)
-        k = self.kappa
-        return (0.0 - k.change, 0.0 - k.high, 0.0 - k.low)  # 0.0 - x: never a printed -0.000
+        return _drop(self.kappa)
 
     def as_dict(self) -> dict[str, Any]:
         def prop(p: Proportion) -> dict[str, Any]:
@@ -241,6 +247,7 @@ def drift_report(db: sqlite_utils.Database, drift_run_id: str) -> DriftReport:
         if v.label is not None:
             after[(v.run_record_id, v.constraint_id)].append(v.label)
     humans, old, new = [], [], []
+    answers: list[bool] = []
     transitions: Counter = Counter()
     flipped: list[FlippedPair] = []
     flips = label_flips = unanswered = 0
@@ -254,6 +261,7 @@ def drift_report(db: sqlite_utils.Database, drift_run_id: str) -> DriftReport:
         humans.append(p.human_label)
         old.append(b)
         new.append(a if answered else ABSTAIN)  # for kappa, a pair without an answer is the judge's abstain
+        answers.append(answered)
         if not answered:
             unanswered += 1
         elif a != b:
@@ -271,7 +279,8 @@ def drift_report(db: sqlite_utils.Database, drift_run_id: str) -> DriftReport:
         repeats=run.repeats, anchor_pairs=len(pairs), compared=compared, no_baseline=len(pairs) - compared,
         flips=clopper_pearson(flips, compared), label_flips=clopper_pearson(label_flips, compared - unanswered),
         unanswered=unanswered, transitions=dict(transitions), flipped=tuple(flipped),
-        kappa=paired_kappa_change(humans, old, new) if compared else None, finished=run.finished_at is not None)
+        kappa=paired_kappa_change(humans, old, new) if compared else None, finished=run.finished_at is not None,
+        labels=tuple(zip(humans, old, new, answers)))
 
 
 # --------------------------------------------------------------------------- limits (the CI exit code)
@@ -296,6 +305,14 @@ class DriftPool:
     judge_model: str
     rubric: str  # name vN
     runs: tuple[PooledRun, ...]  # the earlier runs oldest first (finished, or killed: `drift_pool`), this one last
+    # the kappa change pooled over the runs (`pooled_kappa_change`: each run's cells averaged, one anchor's interval);
+    # None when no run compared a pair
+    kappa: KappaChange | None = None
+
+    @property
+    def kappa_drop(self) -> tuple[float, float, float]:
+        """The pooled kappa at freeze minus pooled kappa now, with the drop's interval."""
+        return _drop(self.kappa)
 
     @property
     def flips(self) -> Proportion:
@@ -308,14 +325,15 @@ class DriftPool:
                 "flip_rate": {"k": f.k, "n": f.n, "rate": f.rate, "ci_low": f.low, "ci_high": f.high,
                               "method": "exact (Clopper-Pearson) 95%"},
                 "earlier": [{"drift_run": r.drift_run, "finished_at": r.finished_at, "flips": r.flips,
-                             "compared": r.compared} for r in self.runs[:-1]]}
+                             "compared": r.compared} for r in self.runs[:-1]],
+                "kappa_drop": _drop_dict(self.kappa_drop, "paired Bayesian bootstrap of the runs' averaged cells")}
 
     def format(self) -> str:
         key = f"anchor {self.anchor} × {self.judge_model} × rubric {self.rubric}"
         if len(self.runs) == 1:
             return f"pooled over 1 run: no earlier finished drift run of {key}"
         lines = [f"pooled over {len(self.runs)} runs of {key} (this one and {len(self.runs) - 1} earlier): "
-                 f"flip rate {self.flips.format()}"]
+                 f"flip rate {self.flips.format()}, kappa drop {_drop_text(self.kappa_drop)}"]
         earlier = self.runs[:-1]
         for r in earlier[-20:]:
             when = f"finished {r.finished_at}" if r.finished_at else "not finished (its answered pairs)"
@@ -335,6 +353,7 @@ def drift_pool(db: sqlite_utils.Database, report: DriftReport) -> DriftPool:
     if anchor is None:
         raise ValueError(f"no anchor named {report.anchor!r}")
     earlier = []
+    answered: list[list[tuple[str, str, str]]] = []  # each pooled run's (human, before, after), this one last
     for run in list_drift_runs(db, anchor_id=anchor.id, finished_only=False):
         if (run.judge_model, run.rubric_sha256, run.baseline_model, run.baseline_sha256) != (
                 report.judge_model, report.rubric_sha256, report.baseline_model, report.baseline_sha256):
@@ -345,20 +364,28 @@ def drift_pool(db: sqlite_utils.Database, report: DriftReport) -> DriftPool:
             # a run killed before it finished (and never resumed: a new one was started, say with other --repeats):
             # its answered pairs count, label changes among them (killing every failing run before it finished and
             # starting another re-ran until one passed: a review of the fix)
-            lf = drift_report(db, run.id).label_flips
+            old = drift_report(db, run.id)
+            lf = old.label_flips
             if lf.n:
                 earlier.append(PooledRun(run.id, None, lf.k, lf.n))
+                answered.append([t[:3] for t in old.labels if t[3]])
             continue
         fr = (run.result or {}).get("flip_rate") or {}
         earlier.append(PooledRun(run.id, run.finished_at, fr.get("k", 0), fr.get("n", 0)))
+        # the kappa's per-pair labels are not in the stored report: from the run's verdicts (an anchor's few hundred
+        # pairs; the verdicts of a finished run never change)
+        answered.append([t[:3] for t in drift_report(db, run.id).labels])
     own = get_drift_run(db, report.drift_run)
     this = PooledRun(report.drift_run, own.finished_at if own else None, report.flips.k, report.flips.n)
-    return DriftPool(report.anchor, report.judge_model, report.rubric, (*earlier, this))
+    answered.append([t[:3] for t in report.labels])
+    runs = [tuple(map(list, zip(*labels))) for labels in answered if labels]
+    kappa = pooled_kappa_change(runs) if runs else None  # type: ignore[arg-type]
+    return DriftPool(report.anchor, report.judge_model, report.rubric, (*earlier, this), kappa)
 
 
 @dataclass(frozen=True)
 class DriftCheck:
-    name: str  # max_flip_rate | max_flip_rate_pooled | max_kappa_drop | finished
+    name: str  # max_flip_rate | max_flip_rate_pooled | max_kappa_drop | max_kappa_drop_pooled | finished
     limit: float
     value: float  # the point estimate
     bound: float  # the conservative bound (upper bound of the flip rate / of the kappa drop)
@@ -385,7 +412,8 @@ def drift_checks(report: DriftReport, *, max_flip_rate: float | None = None, max
     the point estimate (`on="point"`). An undefined value fails (nothing shows the judge did not drift).
 
     With `pool` (`drift_pool`) holding earlier finished runs, the flip rate must also pass on the pooled flips
-    (`max_flip_rate_pooled`), so re-running until one run passes does not pass. The run's own check stays: the
+    (`max_flip_rate_pooled`) and the kappa drop on the pooled kappa (`max_kappa_drop_pooled`: the runs' cells
+    averaged, `pooled_kappa_change`), so re-running until one run passes does not pass. The run's own check stays: the
     pooled runs re-judge the same anchor pairs, so their interval is narrower than the anchor supports, and a judge
     that flips the same pairs every time must not pass by being re-run."""
     if on not in ("bound", "point"):
@@ -397,19 +425,38 @@ def drift_checks(report: DriftReport, *, max_flip_rate: float | None = None, max
             checks.append(_flip_check("max_flip_rate_pooled", max_flip_rate, pool.flips, on,
                                       f" pooled over {len(pool.runs)} runs"))
     if max_kappa_drop is not None:
-        drop, _low, high = report.kappa_drop
-        if not (math.isfinite(drop) and math.isfinite(high)):
-            why = ("no anchor pair could be compared" if report.kappa is None else
-                   f"kappa undefined ({report.kappa.before.reason or report.kappa.after.reason or 'no interval'})")
-            checks.append(DriftCheck("max_kappa_drop", max_kappa_drop, drop, high, False, why))
-        else:
-            bound = high if on == "bound" else drop
-            ok = bound <= max_kappa_drop
-            checks.append(DriftCheck("max_kappa_drop", max_kappa_drop, drop, high, ok,
-                                     f"kappa drop {drop:+.3f} [{_low:+.2f}, {high:+.2f}], "
-                                     f"{'upper bound' if on == 'bound' else 'point'} {bound:+.3f} "
-                                     f"{'<=' if ok else '>'} {max_kappa_drop:g}"))
+        checks.append(_kappa_check("max_kappa_drop", max_kappa_drop, report.kappa, on, ""))
+        if pool is not None and len(pool.runs) > 1:
+            checks.append(_kappa_check("max_kappa_drop_pooled", max_kappa_drop, pool.kappa, on,
+                                       f" pooled over {len(pool.runs)} runs"))
     return checks
+
+
+def _kappa_check(name: str, limit: float, kappa: KappaChange | None, on: str, what: str) -> DriftCheck:
+    drop, low, high = _drop(kappa)
+    if not (math.isfinite(drop) and math.isfinite(high)):
+        why = ("no anchor pair could be compared" if kappa is None else
+               f"kappa undefined ({kappa.before.reason or kappa.after.reason or 'no interval'})")
+        return DriftCheck(name, limit, drop, high, False, why + what)
+    bound = high if on == "bound" else drop
+    ok = bound <= limit
+    return DriftCheck(name, limit, drop, high, ok,
+                      f"kappa drop{what} {drop:+.3f} [{low:+.2f}, {high:+.2f}], "
+                      f"{'upper bound' if on == 'bound' else 'point'} {bound:+.3f} {'<=' if ok else '>'} {limit:g}")
+
+
+def _drop_dict(drop: tuple[float, float, float], method: str) -> dict[str, Any]:
+    def num(x: float) -> float | None:
+        return round(x, 6) if math.isfinite(x) else None  # as `DriftReport.as_dict`
+
+    return {"drop": num(drop[0]), "ci_low": num(drop[1]), "ci_high": num(drop[2]), "method": method}
+
+
+def _drop_text(drop: tuple[float, float, float]) -> str:
+    if not math.isfinite(drop[0]):
+        return "undefined"
+    bounds = ", ".join("-" if not math.isfinite(x) else f"{x:+.2f}" for x in drop[1:])
+    return f"{drop[0]:+.3f} [{bounds}]"
 
 
 # --------------------------------------------------------------------------- history (the app)

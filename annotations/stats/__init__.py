@@ -33,7 +33,7 @@ _OWNERS = {
         "CorrectedRate", "corrected_rate", "newcombe_difference", "percentile", "ratio",
     ),
     "._drift": (
-        "KappaChange", "KappaPoint", "paired_kappa_change",
+        "KappaChange", "KappaPoint", "paired_kappa_change", "pooled_kappa_change",
     ),
     "._judge_error": (
         "ALPHA", "MIN_REGRESSION_N", "Covariate", "CovariateEffect", "cluster_robust_se", "ErrorRate",

@@ -71,11 +71,40 @@ def paired_kappa_change(human: Sequence[str], before: Sequence[str], after: Sequ
     if not human:
         raise ValueError("no pairs to compare")
     labels = tuple(sorted(set(human) | set(before) | set(after)))
+    return _kappa_change_of(_cube(human, before, after, labels), labels, n_resamples, seed)
+
+
+def pooled_kappa_change(runs: Sequence[tuple[Sequence[str], Sequence[str], Sequence[str]]], *,
+                        n_resamples: int = DRIFT_BOOTSTRAP_RESAMPLES,
+                        seed: int = DRIFT_BOOTSTRAP_SEED) -> KappaChange:
+    """The kappa change of several drift runs on one anchor, each given as `paired_kappa_change`'s (human, before,
+    after): each run's human × before × after cell counts, averaged over the runs, then `paired_kappa_change`'s point
+    and interval on the averaged cells. Averaged, not added: the runs re-judge the same anchor pairs against the same
+    human labels and baseline, so the pool is one anchor's worth of evidence; added cells would claim R anchors and
+    an interval about sqrt(R) times narrower. One run gives `paired_kappa_change`'s numbers exactly, and so do R
+    copies of one run. ValueError when a run is misaligned or no run has a pair."""
+    runs = [r for r in runs if r[0]]
+    if not runs:
+        raise ValueError("no pairs to compare")
+    for human, before, after in runs:
+        if not (len(human) == len(before) == len(after)):
+            raise ValueError("human, before and after must be aligned (same length)")
+    labels = tuple(sorted({x for run in runs for column in run for x in column}))
+    cube = sum(_cube(*run, labels) for run in runs) / len(runs)
+    return _kappa_change_of(cube, labels, n_resamples, seed)
+
+
+def _cube(human: Sequence[str], before: Sequence[str], after: Sequence[str], labels: tuple[str, ...]) -> np.ndarray:
     index = {label: i for i, label in enumerate(labels)}
     k = len(labels)
     cube = np.zeros((k, k, k))
     for h, b, a in zip(human, before, after):
         cube[index[h], index[b], index[a]] += 1
+    return cube
+
+
+def _kappa_change_of(cube: np.ndarray, labels: tuple[str, ...], n_resamples: int, seed: int) -> KappaChange:
+    k = len(labels)
     # Tables have rows = judge, columns = human (the calibration report's convention).
     t_before = cube.sum(axis=2).T
     t_after = cube.sum(axis=1).T
