@@ -652,11 +652,14 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                 # Every result line first, then the verdicts: a request answered twice (an endpoint's retry, a
                 # provider's bug) with two different answers is an error row, not whichever line came first.
                 answers: dict = {}
+                billed = [0, 0]  # the tokens of every answer the job returned: the endpoint bills them, stored or not
                 for text in texts:
                     for r in read_results(text, labels_of, endpoint.redact):
                         if isinstance(r, BadLine):
                             unreadable[0] += 1
                             continue
+                        billed[0] += r.answer.input_tokens or 0
+                        billed[1] += r.answer.output_tokens or 0
                         first = answers.setdefault(r.key, r.answer)
                         if first is not r.answer and (first.label, first.error) != (r.answer.label, r.answer.error):
                             if first.error != "batch_conflict":
@@ -676,6 +679,13 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                         continue
                     sink.save(Verdict.of(key, answer))
                     summary.add(answer)
+                    billed[0] -= answer.input_tokens or 0
+                    billed[1] -= answer.output_tokens or 0
+                # What no stored row counts was billed all the same: answers stored meanwhile (a synchronous judge
+                # after a Ctrl+C, a killed landing), a line repeated with the same answer. Left out, a job whose pairs
+                # were labelled meanwhile cost nothing in any summary (a review, wave 18).
+                summary.input_tokens += billed[0]
+                summary.output_tokens += billed[1]
                 cause = _UNANSWERED_CAUSE.get(remote.status, "batch_missing")
                 why = ""
                 if remote.status == "failed" and getattr(remote, "errors", None) and remote.errors.data:

@@ -439,3 +439,37 @@ def test_a_request_answered_twice_differently_is_an_error_row_not_the_first_answ
     assert (conflict[8], conflict[9]) == (2 * one[8], 2 * one[9])  # both lines were billed: their tokens summed
     assert rows[("run-1-0", "grounded", 1)][5] == "pass"  # the same answer twice: one verdict
     assert sum(1 for r in rows.values() if r[7] is not None) == 1
+
+
+# --------------------------------------------------------------------------- a review's findings (wave 18)
+
+
+def _summaries(db: Path) -> list[dict]:
+    with ann.unit_of_work(db) as conn:
+        return [json.loads(s or "{}") for s, in conn.execute("SELECT summary FROM batches ORDER BY started_at")]
+
+
+def test_a_landed_job_counts_the_tokens_it_was_billed_for_also_of_answers_stored_meanwhile(project: Path,
+                                                                                           capsys) -> None:
+    """Ctrl+C while a Batch API job runs frees its pairs; a synchronous `judge` labels them meanwhile (README: the
+    label stored first stands); the resumed job's answers were then counted as "already stored (no request)" and
+    their tokens left out, so the job the endpoint billed cost 0.0000 in every batch's summary (a review, wave 18).
+    The tokens of every answer a job returned are counted by the batch that lands it, stored or not."""
+    with ann.unit_of_work(project) as conn:
+        av.set_price(conn, "judge-x", 2.0, 8.0)
+    api = FakeBatchAPI(hold=True)
+    with StubServer(verdicts(lambda req: "pass"), batch_api=api) as server:
+        proc = _start(project, server.url)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+        assert main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url, "--api-key",
+                     "sk-test", "--repeats", "2", "--quiet"]) == 0
+        api.release()
+        assert _batch(project, server.url) == 0
+        assert api.processed == 12  # the job ran every request, and the endpoint bills them
+    interrupted, sync, landed = _summaries(project)
+    assert interrupted["input_tokens"] == 0 and sync["sent"] == 12
+    assert landed["cached"] == 12 and landed["sent"] == 0  # every answer was already stored: kept, not overwritten
+    assert (landed["input_tokens"], landed["output_tokens"]) == (sync["input_tokens"], sync["output_tokens"])
+    assert landed["cost"] == pytest.approx(sync["cost"] / 2)
