@@ -473,3 +473,23 @@ def test_a_landed_job_counts_the_tokens_it_was_billed_for_also_of_answers_stored
     assert landed["cached"] == 12 and landed["sent"] == 0  # every answer was already stored: kept, not overwritten
     assert (landed["input_tokens"], landed["output_tokens"]) == (sync["input_tokens"], sync["output_tokens"])
     assert landed["cost"] == pytest.approx(sync["cost"] / 2)
+
+
+@pytest.mark.parametrize("status, cause", [(500, "server_error"), (429, "rate_limit"), (400, "api_error")])
+def test_a_vllm_error_line_is_stored_under_the_synchronous_cause_of_its_status(project: Path, tmp_path: Path,
+                                                                               status: int, cause: str) -> None:
+    """vLLM's run_batch writes a failed request as `response: {status_code, request_id, body: null}` with the error
+    object in `error` (OpenAI's files carry `error` only for requests that never ran): every such line was stored
+    as `api_error`, a 500 too, where the synchronous judge and an OpenAI error file store `server_error` (a review,
+    wave 18)."""
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "1", "--limit", "1",
+                 "--batch-requests", str(requests)]) == 0
+    cid = json.loads(requests.read_text().splitlines()[0])["custom_id"]
+    error = {"error": {"message": "engine overloaded", "type": "ServerError", "param": None, "code": status}}
+    results.write_text(json.dumps({"id": "vllm-1", "custom_id": cid, "error": error,
+                                   "response": {"status_code": status, "request_id": "vllm-batch-1", "body": None}})
+                       + "\n")
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 3
+    rows = _rows(project)
+    assert [(r[5], r[7]) for r in rows] == [(None, cause)]
