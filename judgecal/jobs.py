@@ -787,7 +787,8 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
     rows, read exactly as `judge --batch` reads its downloads. Every line must name a request judgecal could have
     written for this project (custom_id = a verdict key of a stored rubric and a semantic pair), else InputError
     naming file, line and field, and nothing is stored. A failed or unreadable answer is an error row; a verdict
-    already stored is kept. Costed at the batch price of the judge model."""
+    already stored is kept. Costed at the judge model's stored price (not the Batch API's half: a vLLM run's file
+    had no discount, and judgecal cannot tell the two apart)."""
     from judgecal.evalsets import InputError, Problem  # noqa: PLC0415
     from judgecal.judge import BadLine, Verdict, key_of, read_results  # noqa: PLC0415
 
@@ -856,8 +857,10 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
         for verdict, _ in sink.replaced:
             summary.unstored(verdict)
         summary.wall_s = time.monotonic() - start
+        # At the stored price, as `report --compare` costs these rows: nothing tells a file the Batch API billed at
+        # half from a self-hosted run's, which had no discount (it was costed at half: a review, wave 18).
         if len(models) == 1 and (price := prices[next(iter(models))]) is not None:
-            summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
+            summary.cost = price.cost(summary.input_tokens, summary.output_tokens)
     return ImportedResults(b.id, b.status, summary, len(results))
 
 

@@ -493,3 +493,25 @@ def test_a_vllm_error_line_is_stored_under_the_synchronous_cause_of_its_status(p
     assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 3
     rows = _rows(project)
     assert [(r[5], r[7]) for r in rows] == [(None, cause)]
+
+
+def test_a_results_file_is_costed_at_the_stored_price_as_the_report_costs_it(project: Path, tmp_path: Path,
+                                                                            capsys) -> None:
+    """`--batch-results` costed its tokens at half the price (the Batch API discount) while `report --compare` costs
+    the same verdict rows at the full price (their batch is no Batch API job): two costs for one run, and the lower
+    one is a discount a self-hosted vLLM run never had (a review, wave 18). judgecal cannot tell a file the Batch
+    API billed at half from a self-hosted run's, so it costs it at the stored price."""
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    with ann.unit_of_work(project) as conn:
+        av.set_price(conn, "judge-x", 2.0, 8.0)
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "1", "--batch-requests",
+                 str(requests)]) == 0
+    _vllm_results(requests, results)
+    capsys.readouterr()
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 0
+    out = capsys.readouterr().out
+    (summary,) = [s for s in _summaries(project) if s]
+    tokens_in, tokens_out = summary["input_tokens"], summary["output_tokens"]
+    assert tokens_in > 0
+    assert summary["cost"] == pytest.approx(av.Price(2.0, 8.0).cost(tokens_in, tokens_out))
+    assert f"cost:     {summary['cost']:.4f}" in out
