@@ -631,6 +631,11 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                     for r in pending:
                         av.update_remote_batch(db, r.id, batch_id=b.id)
                     summary.planned = sum(r.requests for r in pending)
+                    asked = [key_of(c) for r in pending for c in av.remote_batch_requests(db, r.id)]
+                # Leased while polled, as the submitting batch leases them: a synchronous judge meanwhile asked every
+                # pair of a resumed job again (a review, wave 18). Keys another live batch holds stay its own.
+                for at in range(0, len(asked), CLAIM_CHUNK):
+                    sink.claim(asked[at:at + CLAIM_CHUNK])
             left = {r.id: r for r in pending}
             pair_labels: dict[tuple[str, str], tuple[str, ...]] | None = None
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from judgecal import annotations as ann
+from judgecal import annotations as ann, jobs
 from judgecal.annotations import store as av
 from judgecal.cli import main
-from judgecal.judge import VerdictKey, custom_id, key_of
+from judgecal.judge import OpenAIBackend, VerdictKey, custom_id, key_of
 from openai_batch_stub import FakeBatchAPI
 from openai_stub import Reply, StubServer, chat_completion, error_body, verdicts
 from test_judge_fixtures import make_project
@@ -515,3 +515,34 @@ def test_a_results_file_is_costed_at_the_stored_price_as_the_report_costs_it(pro
     assert tokens_in > 0
     assert summary["cost"] == pytest.approx(av.Price(2.0, 8.0).cost(tokens_in, tokens_out))
     assert f"cost:     {summary['cost']:.4f}" in out
+
+
+def test_a_resumed_job_holds_its_pairs_while_it_is_polled(project: Path, capsys) -> None:
+    """The batch that submits a job leases its pairs while it polls, so a synchronous `judge` meanwhile leaves them
+    to it; the batch that resumes the job (after a Ctrl+C or a kill) took no lease, and a synchronous `judge` run
+    while it polled asked every pair again, paid twice (a review, wave 18)."""
+    api = FakeBatchAPI(hold=True)
+    sent: list[int] = []
+
+    def interrupt(poll: jobs.BatchPoll) -> None:
+        raise KeyboardInterrupt
+
+    def judge_meanwhile(poll: jobs.BatchPoll) -> None:
+        if not sent:  # the synchronous judge, while this process polls the resumed job
+            before = server.count
+            assert main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url,
+                         "--api-key", "sk-test", "--repeats", "2", "--quiet"]) == 0
+            sent.append(server.count - before)
+            api.release()
+
+    with StubServer(verdicts(lambda req: "pass"), batch_api=api) as server:
+        for on_poll in (interrupt, judge_meanwhile):
+            backend = OpenAIBackend(model="judge-x", base_url=server.url, api_key="sk-test", max_retries=0)
+            try:
+                r = jobs.judge_pairs_batch_api(project, backend, repeats=2, poll_s=0.01, on_poll=on_poll)
+            finally:
+                backend.close()
+        assert r.resumed and r.status == "done"
+    assert sent == [0]
+    assert "12 left to another running batch" in capsys.readouterr().out
+    assert len(_rows(project)) == 12
