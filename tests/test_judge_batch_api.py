@@ -546,3 +546,34 @@ def test_a_resumed_job_holds_its_pairs_while_it_is_polled(project: Path, capsys)
     assert sent == [0]
     assert "12 left to another running batch" in capsys.readouterr().out
     assert len(_rows(project)) == 12
+
+
+def test_a_job_of_an_edited_rubric_is_named_with_the_command_that_resumes_it(project: Path, tmp_path: Path,
+                                                                           capsys) -> None:
+    """A rubric file edited between submit and collect is a new rubric version, so the next `judge --batch` submits
+    a new job and never mentioned the first one, paid for and still to be stored (a review, wave 18). It is named,
+    with the command that resumes it; that command lands it."""
+    from judgecal.judge import shipped_rubric
+
+    rubric = tmp_path / "mine.txt"
+    rubric.write_text(shipped_rubric("strict").template + "\nJudge the stated constraint only.\n")
+    api = FakeBatchAPI(hold=True)
+    with StubServer(verdicts(lambda req: "pass"), batch_api=api) as server:
+        proc = subprocess.Popen(_argv(project, server.url) + ["--rubric", str(rubric)], env=ENV,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+        api.release()
+        rubric.write_text(rubric.read_text() + "Be strict.\n")
+        capsys.readouterr()
+        assert _batch(project, server.url, "--rubric", str(rubric)) == 0
+        err = capsys.readouterr().err
+        assert api.creates == 2
+        assert "warning: Batch API job batch_0001 (rubric mine@1, model judge-x" in err, err
+        command = err.split("warning: Batch API job batch_0001", 1)[1].split(": judgecal ", 1)[1].splitlines()[0]
+        assert main(["--db", str(project), *command.split(), "--repeats", "2", "--api-key", "sk-test",
+                     "--poll-interval", "0.01", "--quiet"]) == 0
+        assert "warning: Batch API job" not in capsys.readouterr().err
+    assert [r[3] for r in _remote(project)] == [1, 1]  # both jobs landed
+    assert len(_rows(project)) == 24
