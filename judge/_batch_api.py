@@ -118,7 +118,11 @@ def read_result(data: dict[str, Any], labels: tuple[str, ...],
     error, response = data.get("error"), data.get("response")
     if error:
         code = error.get("code") if isinstance(error, dict) else None
-        cause = code if code in BATCH_CAUSES else "api_error"
+        # vLLM's run_batch puts a failed request's error object here beside `response.status_code` (a 500 was
+        # stored as api_error: a review, wave 18); OpenAI's files use `error` for requests that never ran.
+        status = response.get("status_code") if isinstance(response, dict) else None
+        cause = (code if code in BATCH_CAUSES else _status_cause(status)
+                 if isinstance(status, int) and not isinstance(status, bool) and status != 200 else "api_error")
         return _error_answer(cause, f"batch request error: {_message(error)}", redact=redact)
     if not isinstance(response, dict):
         return _error_answer("unparsable", "result line has neither a response nor an error", redact=redact)

@@ -107,6 +107,11 @@ def _submit(args: argparse.Namespace, backend) -> int:
             on_start=started, on_submit=submitted, on_poll=polled, on_stop=stopped)
     finally:
         backend.close()
+    for job in result.others:
+        say(f"warning: Batch API job {job.remote_id} (rubric {job.rubric}, model {job.judge_model}, {job.endpoint}) "
+            "has results not stored yet; this run does not resume it (another rubric version, model or endpoint): "
+            f"judgecal judge --batch --rubric {job.rubric_sha256[:12]} --model {job.judge_model} --base-url "
+            f"{job.endpoint}", err=True)
     if result.pairs == 0 and not result.resumed:
         say("nothing to judge: no (run record, semantic constraint) pairs match", err=True)
         return 0

@@ -47,7 +47,7 @@ __all__ = [
     "Batch", "BatchStopped", "JobError", "JudgeResult", "PairwiseResult", "RunResult", "batch", "judge_pairs",
     "judge_pairwise", "resolve_rubric",
     "run_evalset",
-    "BatchPoll", "ImportedResults", "RemoteJudgeResult", "WrittenRequests", "import_batch_results",
+    "BatchPoll", "ImportedResults", "OtherJob", "RemoteJudgeResult", "WrittenRequests", "import_batch_results",
     "judge_pairs_batch_api", "write_batch_requests",
 ]
 
@@ -505,6 +505,17 @@ class BatchPoll(NamedTuple):
     total: int
 
 
+class OtherJob(NamedTuple):
+    """A Batch API job whose results are not stored, which this run does not resume: it was submitted for another
+    rubric version (the rubric file was edited since), judge model or endpoint, and resumes with those."""
+
+    remote_id: str
+    rubric: str  # name@version (the rubric's sha256 when the project does not hold it)
+    rubric_sha256: str
+    judge_model: str
+    endpoint: str  # redacted
+
+
 class RemoteJudgeResult(NamedTuple):
     batch_id: str
     status: str  # done | failed | interrupted (see `batch`)
@@ -517,6 +528,7 @@ class RemoteJudgeResult(NamedTuple):
     resumed: bool  # True: pending jobs were found and polled, nothing was submitted
     unreadable: int  # result lines naming no request of the job (their requests are error rows `batch_missing`)
     conflicting: int = 0  # requests answered twice, differently: error rows `batch_conflict`, asked again by a re-run
+    others: tuple[OtherJob, ...] = ()  # jobs of this project for another rubric version, model or endpoint, not landed
 
 
 _UNANSWERED_CAUSE = {"expired": "batch_expired", "cancelled": "batch_cancelled", "failed": "batch_failed"}
@@ -541,6 +553,12 @@ def _chunks(lines: list[str]) -> Iterator[list[str]]:
 
 def _pair_labels(db) -> dict[tuple[str, str], tuple[str, ...]]:
     return {(r.id, c.id): c.labels for r, _, c in ann.semantic_pairs(db)}
+
+
+def _other_job(db, r: av.RemoteBatch) -> OtherJob:
+    row = db.execute("SELECT name, version FROM rubrics WHERE sha256 = ?", [r.rubric_sha256]).fetchone()
+    return OtherJob(r.id, f"{row[0]}@{row[1]}" if row else r.rubric_sha256, r.rubric_sha256, r.judge_model,
+                    r.endpoint)
 
 
 def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Rubric = "strict",
@@ -575,6 +593,9 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
         _refuse_other_settings(db, chosen, version, backend.model, backend.settings())
         pending = av.pending_remote_batches(db, endpoint=endpoint.url, judge_model=backend.model,
                                             rubric_sha256=chosen.sha256)
+        # Said, not resumed: a rubric edited between submit and collect left its paid job unmentioned (a review,
+        # wave 18). A job of another judge lands under its own key, so only its own flags resume it.
+        others = tuple(_other_job(db, r) for r in av.pending_remote_batches(db) if r.id not in {p.id for p in pending})
     settings = backend.settings() | {
         "rubric": chosen.name, "rubric_version": version, "rubric_sha256": chosen.sha256,
         "repeats": repeats, "constraint": constraint, "only_labelled": only_labelled, "limit": limit,
@@ -631,6 +652,11 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                     for r in pending:
                         av.update_remote_batch(db, r.id, batch_id=b.id)
                     summary.planned = sum(r.requests for r in pending)
+                    asked = [key_of(c) for r in pending for c in av.remote_batch_requests(db, r.id)]
+                # Leased while polled, as the submitting batch leases them: a synchronous judge meanwhile asked every
+                # pair of a resumed job again (a review, wave 18). Keys another live batch holds stay its own.
+                for at in range(0, len(asked), CLAIM_CHUNK):
+                    sink.claim(asked[at:at + CLAIM_CHUNK])
             left = {r.id: r for r in pending}
             pair_labels: dict[tuple[str, str], tuple[str, ...]] | None = None
 
@@ -652,11 +678,14 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                 # Every result line first, then the verdicts: a request answered twice (an endpoint's retry, a
                 # provider's bug) with two different answers is an error row, not whichever line came first.
                 answers: dict = {}
+                billed = [0, 0]  # the tokens of every answer the job returned: the endpoint bills them, stored or not
                 for text in texts:
                     for r in read_results(text, labels_of, endpoint.redact):
                         if isinstance(r, BadLine):
                             unreadable[0] += 1
                             continue
+                        billed[0] += r.answer.input_tokens or 0
+                        billed[1] += r.answer.output_tokens or 0
                         first = answers.setdefault(r.key, r.answer)
                         if first is not r.answer and (first.label, first.error) != (r.answer.label, r.answer.error):
                             if first.error != "batch_conflict":
@@ -676,6 +705,13 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                         continue
                     sink.save(Verdict.of(key, answer))
                     summary.add(answer)
+                    billed[0] -= answer.input_tokens or 0
+                    billed[1] -= answer.output_tokens or 0
+                # What no stored row counts was billed all the same: answers stored meanwhile (a synchronous judge
+                # after a Ctrl+C, a killed landing), a line repeated with the same answer. Left out, a job whose pairs
+                # were labelled meanwhile cost nothing in any summary (a review, wave 18).
+                summary.input_tokens += billed[0]
+                summary.output_tokens += billed[1]
                 cause = _UNANSWERED_CAUSE.get(remote.status, "batch_missing")
                 why = ""
                 if remote.status == "failed" and getattr(remote, "errors", None) and remote.errors.data:
@@ -725,7 +761,7 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
         if price is not None:
             summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
     return RemoteJudgeResult(b.id, b.status, summary, chosen, version, len(pairs),
-                             tuple(r.id for r in pending), tuple(left), resumed, unreadable[0], conflicting[0])
+                             tuple(r.id for r in pending), tuple(left), resumed, unreadable[0], conflicting[0], others)
 
 
 class WrittenRequests(NamedTuple):
@@ -777,7 +813,8 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
     rows, read exactly as `judge --batch` reads its downloads. Every line must name a request judgecal could have
     written for this project (custom_id = a verdict key of a stored rubric and a semantic pair), else InputError
     naming file, line and field, and nothing is stored. A failed or unreadable answer is an error row; a verdict
-    already stored is kept. Costed at the batch price of the judge model."""
+    already stored is kept. Costed at the judge model's stored price (not the Batch API's half: a vLLM run's file
+    had no discount, and judgecal cannot tell the two apart)."""
     from judgecal.evalsets import InputError, Problem  # noqa: PLC0415
     from judgecal.judge import BadLine, Verdict, key_of, read_results  # noqa: PLC0415
 
@@ -846,8 +883,10 @@ def import_batch_results(db_path: str | Path, file: str | Path) -> ImportedResul
         for verdict, _ in sink.replaced:
             summary.unstored(verdict)
         summary.wall_s = time.monotonic() - start
+        # At the stored price, as `report --compare` costs these rows: nothing tells a file the Batch API billed at
+        # half from a self-hosted run's, which had no discount (it was costed at half: a review, wave 18).
         if len(models) == 1 and (price := prices[next(iter(models))]) is not None:
-            summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
+            summary.cost = price.cost(summary.input_tokens, summary.output_tokens)
     return ImportedResults(b.id, b.status, summary, len(results))
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from judgecal import annotations as ann
+from judgecal import annotations as ann, jobs
 from judgecal.annotations import store as av
 from judgecal.cli import main
-from judgecal.judge import VerdictKey, custom_id, key_of
+from judgecal.judge import OpenAIBackend, VerdictKey, custom_id, key_of
 from openai_batch_stub import FakeBatchAPI
 from openai_stub import Reply, StubServer, chat_completion, error_body, verdicts
 from test_judge_fixtures import make_project
@@ -439,3 +439,141 @@ def test_a_request_answered_twice_differently_is_an_error_row_not_the_first_answ
     assert (conflict[8], conflict[9]) == (2 * one[8], 2 * one[9])  # both lines were billed: their tokens summed
     assert rows[("run-1-0", "grounded", 1)][5] == "pass"  # the same answer twice: one verdict
     assert sum(1 for r in rows.values() if r[7] is not None) == 1
+
+
+# --------------------------------------------------------------------------- a review's findings (wave 18)
+
+
+def _summaries(db: Path) -> list[dict]:
+    with ann.unit_of_work(db) as conn:
+        return [json.loads(s or "{}") for s, in conn.execute("SELECT summary FROM batches ORDER BY started_at")]
+
+
+def test_a_landed_job_counts_the_tokens_it_was_billed_for_also_of_answers_stored_meanwhile(project: Path,
+                                                                                           capsys) -> None:
+    """Ctrl+C while a Batch API job runs frees its pairs; a synchronous `judge` labels them meanwhile (README: the
+    label stored first stands); the resumed job's answers were then counted as "already stored (no request)" and
+    their tokens left out, so the job the endpoint billed cost 0.0000 in every batch's summary (a review, wave 18).
+    The tokens of every answer a job returned are counted by the batch that lands it, stored or not."""
+    with ann.unit_of_work(project) as conn:
+        av.set_price(conn, "judge-x", 2.0, 8.0)
+    api = FakeBatchAPI(hold=True)
+    with StubServer(verdicts(lambda req: "pass"), batch_api=api) as server:
+        proc = _start(project, server.url)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+        assert main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url, "--api-key",
+                     "sk-test", "--repeats", "2", "--quiet"]) == 0
+        api.release()
+        assert _batch(project, server.url) == 0
+        assert api.processed == 12  # the job ran every request, and the endpoint bills them
+    interrupted, sync, landed = _summaries(project)
+    assert interrupted["input_tokens"] == 0 and sync["sent"] == 12
+    assert landed["cached"] == 12 and landed["sent"] == 0  # every answer was already stored: kept, not overwritten
+    assert (landed["input_tokens"], landed["output_tokens"]) == (sync["input_tokens"], sync["output_tokens"])
+    assert landed["cost"] == pytest.approx(sync["cost"] / 2)
+
+
+@pytest.mark.parametrize("status, cause", [(500, "server_error"), (429, "rate_limit"), (400, "api_error")])
+def test_a_vllm_error_line_is_stored_under_the_synchronous_cause_of_its_status(project: Path, tmp_path: Path,
+                                                                               status: int, cause: str) -> None:
+    """vLLM's run_batch writes a failed request as `response: {status_code, request_id, body: null}` with the error
+    object in `error` (OpenAI's files carry `error` only for requests that never ran): every such line was stored
+    as `api_error`, a 500 too, where the synchronous judge and an OpenAI error file store `server_error` (a review,
+    wave 18)."""
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "1", "--limit", "1",
+                 "--batch-requests", str(requests)]) == 0
+    cid = json.loads(requests.read_text().splitlines()[0])["custom_id"]
+    error = {"error": {"message": "engine overloaded", "type": "ServerError", "param": None, "code": status}}
+    results.write_text(json.dumps({"id": "vllm-1", "custom_id": cid, "error": error,
+                                   "response": {"status_code": status, "request_id": "vllm-batch-1", "body": None}})
+                       + "\n")
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 3
+    rows = _rows(project)
+    assert [(r[5], r[7]) for r in rows] == [(None, cause)]
+
+
+def test_a_results_file_is_costed_at_the_stored_price_as_the_report_costs_it(project: Path, tmp_path: Path,
+                                                                            capsys) -> None:
+    """`--batch-results` costed its tokens at half the price (the Batch API discount) while `report --compare` costs
+    the same verdict rows at the full price (their batch is no Batch API job): two costs for one run, and the lower
+    one is a discount a self-hosted vLLM run never had (a review, wave 18). judgecal cannot tell a file the Batch
+    API billed at half from a self-hosted run's, so it costs it at the stored price."""
+    requests, results = tmp_path / "requests.jsonl", tmp_path / "results.jsonl"
+    with ann.unit_of_work(project) as conn:
+        av.set_price(conn, "judge-x", 2.0, 8.0)
+    assert main(["--db", str(project), "judge", "--model", "judge-x", "--repeats", "1", "--batch-requests",
+                 str(requests)]) == 0
+    _vllm_results(requests, results)
+    capsys.readouterr()
+    assert main(["--db", str(project), "judge", "--batch-results", str(results)]) == 0
+    out = capsys.readouterr().out
+    (summary,) = [s for s in _summaries(project) if s]
+    tokens_in, tokens_out = summary["input_tokens"], summary["output_tokens"]
+    assert tokens_in > 0
+    assert summary["cost"] == pytest.approx(av.Price(2.0, 8.0).cost(tokens_in, tokens_out))
+    assert f"cost:     {summary['cost']:.4f}" in out
+
+
+def test_a_resumed_job_holds_its_pairs_while_it_is_polled(project: Path, capsys) -> None:
+    """The batch that submits a job leases its pairs while it polls, so a synchronous `judge` meanwhile leaves them
+    to it; the batch that resumes the job (after a Ctrl+C or a kill) took no lease, and a synchronous `judge` run
+    while it polled asked every pair again, paid twice (a review, wave 18)."""
+    api = FakeBatchAPI(hold=True)
+    sent: list[int] = []
+
+    def interrupt(poll: jobs.BatchPoll) -> None:
+        raise KeyboardInterrupt
+
+    def judge_meanwhile(poll: jobs.BatchPoll) -> None:
+        if not sent:  # the synchronous judge, while this process polls the resumed job
+            before = server.count
+            assert main(["--db", str(project), "judge", "--model", "judge-x", "--base-url", server.url,
+                         "--api-key", "sk-test", "--repeats", "2", "--quiet"]) == 0
+            sent.append(server.count - before)
+            api.release()
+
+    with StubServer(verdicts(lambda req: "pass"), batch_api=api) as server:
+        for on_poll in (interrupt, judge_meanwhile):
+            backend = OpenAIBackend(model="judge-x", base_url=server.url, api_key="sk-test", max_retries=0)
+            try:
+                r = jobs.judge_pairs_batch_api(project, backend, repeats=2, poll_s=0.01, on_poll=on_poll)
+            finally:
+                backend.close()
+        assert r.resumed and r.status == "done"
+    assert sent == [0]
+    assert "12 left to another running batch" in capsys.readouterr().out
+    assert len(_rows(project)) == 12
+
+
+def test_a_job_of_an_edited_rubric_is_named_with_the_command_that_resumes_it(project: Path, tmp_path: Path,
+                                                                           capsys) -> None:
+    """A rubric file edited between submit and collect is a new rubric version, so the next `judge --batch` submits
+    a new job and never mentioned the first one, paid for and still to be stored (a review, wave 18). It is named,
+    with the command that resumes it; that command lands it."""
+    from judgecal.judge import shipped_rubric
+
+    rubric = tmp_path / "mine.txt"
+    rubric.write_text(shipped_rubric("strict").template + "\nJudge the stated constraint only.\n")
+    api = FakeBatchAPI(hold=True)
+    with StubServer(verdicts(lambda req: "pass"), batch_api=api) as server:
+        proc = subprocess.Popen(_argv(project, server.url) + ["--rubric", str(rubric)], env=ENV,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 130
+        api.release()
+        rubric.write_text(rubric.read_text() + "Be strict.\n")
+        capsys.readouterr()
+        assert _batch(project, server.url, "--rubric", str(rubric)) == 0
+        err = capsys.readouterr().err
+        assert api.creates == 2
+        assert "warning: Batch API job batch_0001 (rubric mine@1, model judge-x" in err, err
+        command = err.split("warning: Batch API job batch_0001", 1)[1].split(": judgecal ", 1)[1].splitlines()[0]
+        assert main(["--db", str(project), *command.split(), "--repeats", "2", "--api-key", "sk-test",
+                     "--poll-interval", "0.01", "--quiet"]) == 0
+        assert "warning: Batch API job" not in capsys.readouterr().err
+    assert [r[3] for r in _remote(project)] == [1, 1]  # both jobs landed
+    assert len(_rows(project)) == 24

@@ -39,9 +39,14 @@ def record_remote_batch(db: sqlite_utils.Database, remote_id: str, batch_id: str
     return row
 
 
-def pending_remote_batches(db: sqlite_utils.Database, *, endpoint: str, judge_model: str,
-                           rubric_sha256: str) -> list[RemoteBatch]:
-    """Jobs of this endpoint, model and rubric version whose results are not stored yet, oldest first."""
+def pending_remote_batches(db: sqlite_utils.Database, *, endpoint: str | None = None, judge_model: str | None = None,
+                           rubric_sha256: str | None = None) -> list[RemoteBatch]:
+    """Jobs of this endpoint, model and rubric version whose results are not stored yet, oldest first; None for all
+    three: every such job of the project."""
+    if endpoint is None and judge_model is None and rubric_sha256 is None:
+        return [RemoteBatch(*r) for r in db.execute(
+            f"SELECT {', '.join(RemoteBatch._fields)} FROM remote_batches WHERE landed_at IS NULL"
+            " ORDER BY submitted_at, id").fetchall()]
     return [RemoteBatch(*r) for r in db.execute(
         f"SELECT {', '.join(RemoteBatch._fields)} FROM remote_batches WHERE landed_at IS NULL AND endpoint = ?"
         " AND judge_model = ? AND rubric_sha256 = ? ORDER BY submitted_at, id",
