@@ -17,6 +17,7 @@ from judgecal.judge._endpoint import (
     EndpointError,
     EndpointMemory,
     FatalBackendError,
+    GoneError,
     redact_url,
     url_secrets,
 )
@@ -79,7 +80,7 @@ __all__ = [
     "shipped_versions",
     "FINAL_OUTPUT_MARKER", "MAX_RESULT_CHARS", "render_evidence", "render_messages", "render_trajectory",
     "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT_S", "ENDPOINT_CAUSES", "ENDPOINTS", "Completion", "Endpoint",
-    "EndpointError", "EndpointMemory", "FatalBackendError", "redact_url", "url_secrets",
+    "EndpointError", "EndpointMemory", "FatalBackendError", "GoneError", "redact_url", "url_secrets",
     "KEY_HEADER", "Answer", "Backend", "OpenAIBackend", "verdict_key_header", "CLAIM_CHUNK", "PoolResult", "run_pool",
     "DEFAULT_CONCURRENCY", "DEFAULT_REPEATS", "BatchSummary", "Pair", "Progress", "Verdict", "VerdictKey",
     "VerdictSink", "plan", "run_batch", "PAIR_SWAP", "PairwiseTask", "pair_output", "plan_pairwise",

@@ -26,6 +26,7 @@ BATCH_CAUSES = (
     "batch_failed",     # the endpoint refused the whole batch (e.g. its input file did not validate)
     "batch_missing",    # the batch finished and returned nothing readable for this request
     "batch_conflict",   # the batch returned two different answers for this request: neither is a verdict
+    "batch_gone",       # the endpoint no longer has the batch or its results file (HTTP 404): asked again by a re-run
 )
 # A batch in one of these states will not change any more.
 TERMINAL = ("completed", "expired", "cancelled", "failed")

@@ -47,6 +47,11 @@ class FatalBackendError(RuntimeError):
     """A failure every request would hit (bad key, unknown model, unreachable configuration): stop the batch."""
 
 
+class GoneError(FatalBackendError):
+    """The endpoint does not know a Batch API job or file id (HTTP 404): deleted, or past its retention. Fatal to any
+    call, but a job that is gone is landed with error rows instead of stopping every later run (`judge --batch`)."""
+
+
 class EndpointError(Exception):
     """A request that failed after the SDK's retries; `cause` is one of ENDPOINT_CAUSES (or the caller's name for
     it), `detail` is redacted and at most 2,000 characters."""
@@ -299,7 +304,9 @@ class Endpoint:
         openai = self._openai
         try:
             return call()
-        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+        except openai.NotFoundError as exc:
+            raise GoneError(self.redact(f"{what}: {type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise FatalBackendError(self.redact(f"{what}: {type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
         except openai.APITimeoutError:
             raise EndpointError("timeout", f"{what}: no answer within {self.timeout_s:g} s") from None

@@ -578,7 +578,8 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
     seconds (`on_poll` for each look). Ctrl+C stops polling, not the jobs: `on_stop(pending ids)` is called, the
     batch is recorded `interrupted`, and a re-run picks them up. A request the results leave out is an error row
     (`batch_expired`, `batch_cancelled`, `batch_failed`, else `batch_missing`), asked again by the next run."""
-    from judgecal.judge import BATCH_TERMINAL, Answer, BadLine, EndpointError, Verdict, plan, read_results, request_line  # noqa: PLC0415
+    from judgecal.judge import (  # noqa: PLC0415
+        BATCH_TERMINAL, Answer, BadLine, EndpointError, GoneError, Verdict, plan, read_results, request_line)
     from judgecal.judge import custom_id as custom_id_of, key_of  # noqa: PLC0415
 
     if repeats < 1:
@@ -660,7 +661,9 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
             left = {r.id: r for r in pending}
             pair_labels: dict[tuple[str, str], tuple[str, ...]] | None = None
 
-            def land(row: av.RemoteBatch, remote: Any) -> None:
+            def land(row: av.RemoteBatch, remote: Any, gone: str | None = None) -> None:
+                """Store what the job answered and an error row for each request it did not. `remote` None with
+                `gone`: the endpoint no longer has the job (HTTP 404 on its poll)."""
                 nonlocal pair_labels
                 with ann.unit_of_work(db_path) as db:
                     asked = [key_of(c) for c in av.remote_batch_requests(db, row.id)]
@@ -668,12 +671,17 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                         pair_labels = _pair_labels(db)
                 labels_of = {k: pair_labels[(k.run_record_id, k.constraint_id)] for k in asked
                              if (k.run_record_id, k.constraint_id) in pair_labels}
-                try:
-                    texts = [endpoint.download_file(fid).decode("utf-8", "replace")
-                             for fid in (remote.output_file_id, remote.error_file_id) if fid]
-                except EndpointError as exc:  # the job stays pending: a re-run downloads again
-                    raise FatalBackendError(f"downloading the results of {row.id} failed ({exc.cause}): "
-                                            f"{exc.detail}; re-run to resume") from None
+                texts = []
+                for fid in (remote.output_file_id, remote.error_file_id) if remote is not None else ():
+                    if not fid:
+                        continue
+                    try:
+                        texts.append(endpoint.download_file(fid).decode("utf-8", "replace"))
+                    except GoneError as exc:  # deleted, or past the endpoint's retention: it will never come back
+                        gone = str(exc)
+                    except EndpointError as exc:  # the job stays pending: a re-run downloads again
+                        raise FatalBackendError(f"downloading the results of {row.id} failed ({exc.cause}): "
+                                                f"{exc.detail}; re-run to resume") from None
                 already = sink.done(labels_of)  # labelled meanwhile (another batch): kept, not overwritten
                 # Every result line first, then the verdicts: a request answered twice (an endpoint's retry, a
                 # provider's bug) with two different answers is an error row, not whichever line came first.
@@ -712,15 +720,21 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                 # were labelled meanwhile cost nothing in any summary (a review, wave 18).
                 summary.input_tokens += billed[0]
                 summary.output_tokens += billed[1]
-                cause = _UNANSWERED_CAUSE.get(remote.status, "batch_missing")
-                why = ""
-                if remote.status == "failed" and getattr(remote, "errors", None) and remote.errors.data:
-                    why = endpoint.redact(f": {remote.errors.data[0].message}") or ""
+                if gone is not None:
+                    # A job or results file the endpoint no longer has stopped every later run at its poll or
+                    # download (a review, wave 18): its requests are error rows, which a re-run asks again.
+                    cause, what = "batch_gone", (f"the endpoint no longer has batch {row.id} or its results "
+                                                 f"({gone}): asked again by a re-run")
+                else:
+                    cause = _UNANSWERED_CAUSE.get(remote.status, "batch_missing")
+                    why = ""
+                    if remote.status == "failed" and getattr(remote, "errors", None) and remote.errors.data:
+                        why = endpoint.redact(f": {remote.errors.data[0].message}") or ""
+                    what = f"batch {row.id} ended {remote.status}{why} without an answer for this request"
                 for k in labels_of:
                     if k in seen or tuple(k) in already:
                         continue
-                    answer = Answer(None, None, cause, f"batch {row.id} ended {remote.status}{why} without an "
-                                    "answer for this request", None, None, None, None)
+                    answer = Answer(None, None, cause, what, None, None, None, None)
                     sink.save(Verdict.of(k, answer))
                     summary.add(answer)
                 landed.append(row.id)
@@ -730,6 +744,11 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                     for rid in list(left):
                         try:
                             remote = endpoint.get_batch(rid)
+                        except GoneError as exc:  # the endpoint does not know the job (any more): nothing to wait for
+                            if on_poll is not None:
+                                on_poll(BatchPoll(rid, "gone (HTTP 404)", 0, 0, left[rid].requests))
+                            land(left.pop(rid), None, str(exc))
+                            continue
                         except EndpointError as exc:  # a poll that failed after retries: look again next time
                             if on_poll is not None:
                                 on_poll(BatchPoll(rid, f"unreachable ({exc.cause})", 0, 0, left[rid].requests))

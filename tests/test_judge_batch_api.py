@@ -577,3 +577,42 @@ def test_a_job_of_an_edited_rubric_is_named_with_the_command_that_resumes_it(pro
         assert "warning: Batch API job" not in capsys.readouterr().err
     assert [r[3] for r in _remote(project)] == [1, 1]  # both jobs landed
     assert len(_rows(project)) == 24
+
+
+# --------------------------------------------------------------------------- a job the endpoint no longer has
+
+
+@pytest.mark.parametrize("what", ["job", "results file"])
+def test_a_job_the_endpoint_no_longer_has_lands_as_error_rows_and_a_rerun_asks_again(project: Path, capsys,
+                                                                                     what: str) -> None:
+    # Left by the review of the Batch API path (wave 18): a job the endpoint answers 404 for (deleted, or its output
+    # file past the retention period) stopped every later `judge --batch` of that judge at its poll or download,
+    # exit 2, and only deleting its remote_batches row by hand got the project going again.
+    api = FakeBatchAPI(hold=True)
+    with StubServer(batch_api=api) as server:
+        proc = _start(project, server.url)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        if what == "job":  # (kept under another id: the fake numbers jobs by count, an endpoint never reuses one)
+            api.batches["batch_deleted"] = api.batches.pop("batch_0001")
+        else:
+            api.release()
+            while api.batches["batch_0001"]["status"] != "completed":
+                api._retrieve("batch_0001")  # house: private (the job finishes while no judgecal polls it)
+            del api.files[api.batches["batch_0001"]["output_file_id"]]
+        capsys.readouterr()
+        assert _batch(project, server.url) == 3  # nothing answered
+        err = capsys.readouterr().err
+        assert "resuming Batch API job(s) batch_0001" in err
+        rows = _rows(project)
+        assert len(rows) == 12 and {r[7] for r in rows} == {"batch_gone"} and {r[5] for r in rows} == {None}
+        with ann.unit_of_work(project) as conn:
+            details = {r[0] for r in conn.execute("SELECT error_detail FROM verdicts")}
+        assert len(details) == 1 and "no longer has batch batch_0001" in details.pop()
+        assert _remote(project)[0][3] == 1  # landed: no later run waits for it
+        api.release()
+        assert _batch(project, server.url) == 0  # a re-run asks the error rows again, in a new job
+        assert (api.uploads, api.creates) == (2, 2)
+    rows = _rows(project)
+    assert len(rows) == 12 and {r[5] for r in rows} == {"pass"} and {r[7] for r in rows} == {None}
