@@ -321,13 +321,12 @@ class ModelRunner:
                 usage = getattr(completion, "usage", None)
                 tokens[0] += getattr(usage, "prompt_tokens", None) or 0
                 tokens[1] += getattr(usage, "completion_tokens", None) or 0
-                message = completion.choices[0].message
-                tool_calls = list(getattr(message, "tool_calls", None) or [])
+                choice, message, tool_calls = _reply(completion)
                 if not tool_calls:
                     # A refusal is an answer (boundary cases are about exactly this), not an error.
                     output = message.content if message.content is not None else (getattr(message, "refusal", None) or "")
                     steps.append(Step(type="final_answer", text=output))
-                    truncated = getattr(completion.choices[0], "finish_reason", None) == TRUNCATED_FINISH
+                    truncated = getattr(choice, "finish_reason", None) == TRUNCATED_FINISH
                     messages.append({"role": "assistant", "content": output})
                     if truncated or not pending_turns:
                         break
@@ -336,6 +335,11 @@ class ModelRunner:
                     continue
                 if message.content:
                     steps.append(Step(type="thought", text=message.content))
+                for tc in tool_calls:
+                    if getattr(tc, "function", None) is None:  # a custom tool or a broken call: nothing to execute
+                        detail = f"tool call {getattr(tc, 'id', None)!r} names no function"
+                        calls.append(ToolCall(name="<unnamed>", error=f"parse_failure: {detail}"))
+                        raise _Failed("parse_failure", detail)
                 messages.append({"role": "assistant", "content": message.content, "tool_calls": [
                     {"id": tc.id, "type": "function", "function": {"name": tc.function.name, "arguments": tc.function.arguments}}
                     for tc in tool_calls]})
@@ -360,9 +364,11 @@ class ModelRunner:
 
     def _call_tool(self, tc: Any, fixtures: dict[str, Any], steps: list[Step], calls: list[ToolCall],
                    messages: list[dict[str, Any]], seen: Counter) -> None:
-        name = tc.function.name or "<unnamed>"
+        name = tc.function.name if isinstance(tc.function.name, str) and tc.function.name else "<unnamed>"
         raw = tc.function.arguments
         try:
+            if raw is not None and not isinstance(raw, str):
+                raise ValueError("not a JSON string")
             args = json.loads(raw) if raw and raw.strip() else {}
             if not isinstance(args, dict):
                 raise ValueError("not an object")
@@ -384,6 +390,25 @@ class ModelRunner:
         seen[key] += 1
         if seen[key] >= self.settings.loop_limit:
             raise _Failed("loop", f"{name} called {seen[key]} times with the same arguments")
+
+
+def _reply(completion: Any) -> tuple[Any, Any, list[Any]]:
+    """The first choice, its message and tool calls; `_Failed("bad_response")` for a 200 without a usable message: a
+    null choice or message, content or refusal that is not text, or neither content, tool calls nor a refusal (unless
+    cut at the token limit: that is a truncated answer). Such replies stopped the whole run with a traceback, or were
+    stored as a completed empty answer (a review, wave 18)."""
+    choice = completion.choices[0]
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise _Failed("bad_response", "the response's first choice has no message")
+    content, refusal = message.content, getattr(message, "refusal", None)
+    if not isinstance(content, (str, type(None))) or not isinstance(refusal, (str, type(None))):
+        raise _Failed("bad_response", f"the message's content is not text: {str(content)[:200]!r}")
+    tool_calls = list(getattr(message, "tool_calls", None) or [])
+    if not tool_calls and content is None and refusal is None \
+            and getattr(choice, "finish_reason", None) != TRUNCATED_FINISH:
+        raise _Failed("bad_response", "the message has no content, tool call or refusal")
+    return choice, message, tool_calls
 
 
 def _complete_transcript(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], ...] | None:
