@@ -267,3 +267,24 @@ def test_a_reply_without_a_usable_message_is_a_failed_record_and_the_run_goes_on
         assert rec.tool_calls[-1].error.startswith("parse_failure:")  # counted by compare's tool-call parse rate
     else:
         assert summary.nothing_answered  # exit 3: the endpoint answered nothing usable
+
+
+def test_a_reply_without_token_counts_leaves_the_record_s_tokens_unknown_and_a_billed_failure_counts():
+    """An endpoint that sends no `usage` was stored as 0 tokens, so `compare` costed the model at nothing (it reads a
+    record without counts as an unknown cost); the usage of a response that came back with no choices was dropped,
+    where the judge counts it (a review, wave 18)."""
+    def respond(req):
+        body = chat_completion("An answer.", prompt_tokens=40, completion_tokens=5)
+        if "Question 1?" in req.prompt:
+            del body["usage"]
+        if "Question 2?" in req.prompt:
+            body["choices"] = []
+        return Reply(200, body)
+
+    with StubServer(respond) as s:
+        summary, sink = run([text_item(0), text_item(1), text_item(2)], s, backend_kw={"max_retries": 0})
+    counts = {r.item_id: (r.input_tokens, r.output_tokens) for r in sink.records.values()}
+    assert counts == {"t-0": (40, 5), "t-1": (None, None), "t-2": (40, 5)}
+    assert error_cause(sink.records["r1/t-2/0"].error) == "bad_response"
+    assert (summary.input_tokens, summary.without_tokens) == (80, 1)
+    assert "1 records without token counts" in summary.format()

@@ -145,3 +145,28 @@ def test_truncation_is_detected_from_finish_reason(tmp_path):
     # kept (and checked / judged as it is), but marked: not completed, counted as truncated
     assert rec.output == "Your order ships on" and rec.error.startswith("truncated: ") and not rec.failed
     assert stats.truncated == 1 and stats.completion_rate == 0.0 and stats.errors == {"truncated": 1}
+
+
+def test_a_model_whose_endpoint_sends_no_usage_is_not_cheaper_in_compare(tmp_path, capsys):
+    """`judgecal run` stored 0 tokens when the endpoint sent no usage, and `compare --thresholds` said SWITCH on
+    max_cost_ratio 0 ("tokens only: 13029 -> 0"; a review, wave 18). The tokens are unknown now, and so is the cost."""
+    from openai_stub import Reply, chat_completion
+
+    db = demo_project(tmp_path)
+
+    def no_usage(req, rnd):
+        body = chat_completion("An answer.")
+        del body["usage"]
+        return Reply(200, body)
+
+    thresholds = tmp_path / "t.json"
+    thresholds.write_text('{"max_cost_ratio": 1.2}')
+    items = ["--quiet"] + [a for i in ("demo-001", "demo-002", "demo-003") for a in ("--item", i)]
+    with StubServer(agent_script(first_tool_then_answer)) as a, StubServer(agent_script(no_usage)) as b:
+        assert main(["--db", str(db), "run", "--model", "ma", "--base-url", a.url, "--run-id", "ra"] + items) == 0
+        assert main(["--db", str(db), "run", "--model", "mb", "--base-url", b.url, "--run-id", "rb"] + items) == 0
+    ran = capsys.readouterr().out
+    assert main(["--db", str(db), "compare", "ra", "rb", "--thresholds", str(thresholds)]) == 1
+    out = capsys.readouterr().out
+    assert "token counts missing on 0 of A's and 3 of B's records with output: the cost is unknown" in out
+    assert "3 records without token counts" in ran  # the run's summary says so too
