@@ -170,3 +170,23 @@ def test_a_model_whose_endpoint_sends_no_usage_is_not_cheaper_in_compare(tmp_pat
     out = capsys.readouterr().out
     assert "token counts missing on 0 of A's and 3 of B's records with output: the cost is unknown" in out
     assert "3 records without token counts" in ran  # the run's summary says so too
+
+
+def test_run_refuses_a_run_id_that_holds_imported_records(tmp_path, capsys):
+    """`judgecal run --run-id demo-run-a --prompt-version v1` (the imported run's label) ran every item again beside
+    the imported records: two records per item, another harness's answers read as repeats of the runner's (a review,
+    wave 18). Refused now, nothing stored."""
+    db = demo_project(tmp_path)
+    assert main(["--db", str(db), "import", "runs", str(DATA / "demo_runs.jsonl")]) == 0
+    with ann.unit_of_work(db, readonly=True) as d:
+        (model, version), = d.execute(
+            "SELECT DISTINCT model, prompt_version FROM run_records WHERE run_id = 'demo-run-a'")
+        before = ann.table_counts(d)
+    capsys.readouterr()
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        assert main(["--db", str(db), "run", "--base-url", s.url, "--run-id", "demo-run-a", "--quiet", "--model", model,
+                     "--prompt-version", version, "--item", "demo-001"]) == 2
+        assert s.count == 0
+    assert "holds run record 'run-a-001', which `judgecal run` did not make" in capsys.readouterr().err
+    with ann.unit_of_work(db, readonly=True) as d:
+        assert ann.table_counts(d) == before
