@@ -325,7 +325,10 @@ def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict
                        f"asks {settings.version}: a run is one prompt (compare runs, not prompts inside one): give "
                        "another --run-id, or the same --system and tools to resume it")
     # (the prompt's hash too: a reused --prompt-version label over another prompt)
-    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS} | {"prompt_sha256": settings.prompt_sha256}
+    # (and the rules that stop a task, which decide its outcome: a run resumed at --max-rounds 5 after 1 mixed two;
+    # a review, wave 18)
+    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS} | {
+        "prompt_sha256": settings.prompt_sha256, "max_rounds": settings.max_rounds, "loop_limit": settings.loop_limit}
     # (a batch whose summary says it stored nothing does not bind the run; a killed one may have)
     other = _other_settings(db.execute(
         "SELECT id, settings FROM batches WHERE kind = 'run' AND json_extract(settings, '$.run_id') = ?"

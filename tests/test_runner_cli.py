@@ -190,3 +190,22 @@ def test_run_refuses_a_run_id_that_holds_imported_records(tmp_path, capsys):
     assert "holds run record 'run-a-001', which `judgecal run` did not make" in capsys.readouterr().err
     with ann.unit_of_work(db, readonly=True) as d:
         assert ann.table_counts(d) == before
+
+
+def test_run_refuses_to_resume_a_run_id_under_other_stopping_rules(tmp_path, capsys):
+    """`--max-rounds` and `--loop-limit` decide a task's outcome (an agent stopped at round 1 fails `max_rounds`), yet a
+    run made at `--max-rounds 1` resumed at 5: one run held both (a review, wave 18). Refused now, as another
+    temperature is."""
+    db = demo_project(tmp_path)
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        base = ["--db", str(db), "run", "--base-url", s.url, "--run-id", "r1", "--quiet", "--model", "model-x"]
+        assert main(base + ["--item", "demo-041", "--max-rounds", "1"]) == 0
+        capsys.readouterr()
+        assert main(base + ["--item", "demo-044", "--max-rounds", "5"]) == 2
+        assert "max_rounds 1" in capsys.readouterr().err
+        assert main(base + ["--item", "demo-044", "--max-rounds", "1", "--loop-limit", "2"]) == 2
+        assert "loop_limit 3" in capsys.readouterr().err
+        assert main(base + ["--item", "demo-044", "--max-rounds", "1"]) == 0  # the same rules: resumed
+    with ann.unit_of_work(db, readonly=True) as d:
+        errors = {r.item_id: r.error for r in ann.iter_runs(d, where="run_id = 'r1'")}
+    assert sorted(errors) == ["demo-041", "demo-044"] and all(e.startswith("max_rounds") for e in errors.values())
