@@ -269,7 +269,7 @@ def test_a_reply_without_a_usable_message_is_a_failed_record_and_the_run_goes_on
         assert summary.nothing_answered  # exit 3: the endpoint answered nothing usable
 
 
-def test_a_reply_without_token_counts_leaves_the_record_s_tokens_unknown_and_a_billed_failure_counts():
+def test_missing_token_counts_are_unknown_and_a_billed_failure_counts():
     """An endpoint that sends no `usage` was stored as 0 tokens, so `compare` costed the model at nothing (it reads a
     record without counts as an unknown cost); the usage of a response that came back with no choices was dropped,
     where the judge counts it (a review, wave 18)."""
