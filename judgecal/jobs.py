@@ -41,7 +41,7 @@ from judgecal.judge import (
     run_batch,
     shipped_rubric,
 )
-from judgecal.runner import RunSettings, RunSummary, run_models
+from judgecal.runner import RunSettings, RunSummary, record_id, run_models
 
 __all__ = [
     "Batch", "BatchStopped", "JobError", "JudgeResult", "PairwiseResult", "RunResult", "batch", "judge_pairs",
@@ -309,6 +309,15 @@ def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict
     """JobError when the run id already holds records asked under another prompt version (system prompt, template,
     tool specs) or other sampling settings: a resumed run was refused only for another model, so one run mixed two
     prompts, and `compare`, which checks prompt versions between runs, read it as one (a review, wave 14)."""
+    # A record the runner does not plan (its id is not `record_id(run, item, repeat)`: an `import runs` under this run
+    # id) was run again beside: its items got a second record, another harness's answers read as repeats of this
+    # run's (a review, wave 18).
+    foreign = next((rid for rid, item in db.execute(
+        "SELECT id, item_id FROM run_records WHERE run_id = ? ORDER BY seq", [settings.run_id])
+        if not _planned(rid, settings.run_id, item)), None)
+    if foreign is not None:
+        raise JobError(f"run id {settings.run_id!r} holds run record {foreign!r}, which `judgecal run` did not make "
+                       "(imported): a run resumes only its own records: give another --run-id")
     versions = sorted({r[0] for r in db.execute(
         "SELECT DISTINCT prompt_version FROM run_records WHERE run_id = ?", [settings.run_id]) if r[0] is not None})
     if versions and versions != [settings.version]:
@@ -316,7 +325,10 @@ def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict
                        f"asks {settings.version}: a run is one prompt (compare runs, not prompts inside one): give "
                        "another --run-id, or the same --system and tools to resume it")
     # (the prompt's hash too: a reused --prompt-version label over another prompt)
-    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS} | {"prompt_sha256": settings.prompt_sha256}
+    # (and the rules that stop a task, which decide its outcome: a run resumed at --max-rounds 5 after 1 mixed two;
+    # a review, wave 18)
+    wanted = {k: backend_settings.get(k) for k in SAMPLING_SETTINGS} | {
+        "prompt_sha256": settings.prompt_sha256, "max_rounds": settings.max_rounds, "loop_limit": settings.loop_limit}
     # (a batch whose summary says it stored nothing does not bind the run; a killed one may have)
     other = _other_settings(db.execute(
         "SELECT id, settings FROM batches WHERE kind = 'run' AND json_extract(settings, '$.run_id') = ?"
@@ -326,6 +338,12 @@ def _refuse_other_run_settings(db, settings: RunSettings, backend_settings: dict
         batch_id, had, asked = other
         raise JobError(f"run id {settings.run_id!r} was run with {had} (batch {batch_id}); this run asks {asked}: give "
                        "another --run-id, or the same settings to resume it")
+
+
+def _planned(run_record_id: str, run_id: str, item_id: str) -> bool:
+    """Whether a run record's id is one the runner plans for its run and item (`runner.record_id`)."""
+    repeat = run_record_id.rpartition("/")[2]
+    return repeat.isascii() and repeat.isdigit() and run_record_id == record_id(run_id, item_id, int(repeat))
 
 
 class JudgeResult(NamedTuple):

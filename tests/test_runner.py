@@ -229,3 +229,62 @@ def test_settings_are_validated_and_hash_into_the_prompt_version():
         RunSettings(run_id="r", max_rounds=0)
     with pytest.raises(ValueError):
         RunSettings(run_id="")
+
+
+def _malformed(mutate):
+    def respond(req):
+        body = chat_completion("An answer.")
+        mutate(body)
+        return Reply(200, body)
+
+    return respond
+
+
+@pytest.mark.parametrize("mutate, cause", [
+    (lambda b: b["choices"][0].update(message=None), "bad_response"),
+    (lambda b: b["choices"].__setitem__(0, None), "bad_response"),
+    (lambda b: b["choices"][0]["message"].update(content=[{"type": "text", "text": "hi"}]), "bad_response"),
+    (lambda b: b["choices"][0]["message"].update(content=None), "bad_response"),
+    (lambda b: b["choices"][0]["message"].update(content=None, tool_calls=[{"id": "c1", "type": "custom"}]),
+     "parse_failure"),
+    (lambda b: b["choices"][0]["message"].update(content=None, tool_calls=[
+        {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": {"order_id": 1}}}]),
+     "parse_failure"),
+], ids=["null-message", "null-choice", "content-not-text", "no-content-no-call", "call-without-function",
+        "arguments-not-a-string"])
+def test_a_reply_without_a_usable_message_is_a_failed_record_and_the_run_goes_on(mutate, cause):
+    """A 200 whose message the runner cannot read stopped the whole run with a traceback (exit 1, the task never
+    stored, so every resume stopped on it again), and a message with no content, tool call or refusal was stored as a
+    completed empty answer (completion 100%, `gate --run --max-error-rate 0` passed, exit 0 for an endpoint that
+    answered nothing; a review, wave 18). Each is now a failed record, and the other tasks run."""
+    items = [agent_item(1), text_item(2)]
+    with StubServer(_malformed(mutate)) as s:
+        summary, sink = run(items, s, backend_kw={"max_retries": 0})
+    assert sorted(sink.records) == ["r1/a-1/0", "r1/t-2/0"]
+    rec = sink.records["r1/a-1/0"]
+    assert error_cause(rec.error) == cause and rec.output is None and summary.ok == 0
+    if cause == "parse_failure":
+        assert rec.tool_calls[-1].error.startswith("parse_failure:")  # counted by compare's tool-call parse rate
+    else:
+        assert summary.nothing_answered  # exit 3: the endpoint answered nothing usable
+
+
+def test_missing_token_counts_are_unknown_and_a_billed_failure_counts():
+    """An endpoint that sends no `usage` was stored as 0 tokens, so `compare` costed the model at nothing (it reads a
+    record without counts as an unknown cost); the usage of a response that came back with no choices was dropped,
+    where the judge counts it (a review, wave 18)."""
+    def respond(req):
+        body = chat_completion("An answer.", prompt_tokens=40, completion_tokens=5)
+        if "Question 1?" in req.prompt:
+            del body["usage"]
+        if "Question 2?" in req.prompt:
+            body["choices"] = []
+        return Reply(200, body)
+
+    with StubServer(respond) as s:
+        summary, sink = run([text_item(0), text_item(1), text_item(2)], s, backend_kw={"max_retries": 0})
+    counts = {r.item_id: (r.input_tokens, r.output_tokens) for r in sink.records.values()}
+    assert counts == {"t-0": (40, 5), "t-1": (None, None), "t-2": (40, 5)}
+    assert error_cause(sink.records["r1/t-2/0"].error) == "bad_response"
+    assert (summary.input_tokens, summary.without_tokens) == (80, 1)
+    assert "1 records without token counts" in summary.format()

@@ -145,3 +145,67 @@ def test_truncation_is_detected_from_finish_reason(tmp_path):
     # kept (and checked / judged as it is), but marked: not completed, counted as truncated
     assert rec.output == "Your order ships on" and rec.error.startswith("truncated: ") and not rec.failed
     assert stats.truncated == 1 and stats.completion_rate == 0.0 and stats.errors == {"truncated": 1}
+
+
+def test_a_model_whose_endpoint_sends_no_usage_is_not_cheaper_in_compare(tmp_path, capsys):
+    """`judgecal run` stored 0 tokens when the endpoint sent no usage, and `compare --thresholds` said SWITCH on
+    max_cost_ratio 0 ("tokens only: 13029 -> 0"; a review, wave 18). The tokens are unknown now, and so is the cost."""
+    from openai_stub import Reply, chat_completion
+
+    db = demo_project(tmp_path)
+
+    def no_usage(req, rnd):
+        body = chat_completion("An answer.")
+        del body["usage"]
+        return Reply(200, body)
+
+    thresholds = tmp_path / "t.json"
+    thresholds.write_text('{"max_cost_ratio": 1.2}')
+    items = ["--quiet"] + [a for i in ("demo-001", "demo-002", "demo-003") for a in ("--item", i)]
+    with StubServer(agent_script(first_tool_then_answer)) as a, StubServer(agent_script(no_usage)) as b:
+        assert main(["--db", str(db), "run", "--model", "ma", "--base-url", a.url, "--run-id", "ra"] + items) == 0
+        assert main(["--db", str(db), "run", "--model", "mb", "--base-url", b.url, "--run-id", "rb"] + items) == 0
+    ran = capsys.readouterr().out
+    assert main(["--db", str(db), "compare", "ra", "rb", "--thresholds", str(thresholds)]) == 1
+    out = capsys.readouterr().out
+    assert "token counts missing on 0 of A's and 3 of B's records with output: the cost is unknown" in out
+    assert "3 records without token counts" in ran  # the run's summary says so too
+
+
+def test_run_refuses_a_run_id_that_holds_imported_records(tmp_path, capsys):
+    """`judgecal run --run-id demo-run-a --prompt-version v1` (the imported run's label) ran every item again beside
+    the imported records: two records per item, another harness's answers read as repeats of the runner's (a review,
+    wave 18). Refused now, nothing stored."""
+    db = demo_project(tmp_path)
+    assert main(["--db", str(db), "import", "runs", str(DATA / "demo_runs.jsonl")]) == 0
+    with ann.unit_of_work(db, readonly=True) as d:
+        (model, version), = d.execute(
+            "SELECT DISTINCT model, prompt_version FROM run_records WHERE run_id = 'demo-run-a'")
+        before = ann.table_counts(d)
+    capsys.readouterr()
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        assert main(["--db", str(db), "run", "--base-url", s.url, "--run-id", "demo-run-a", "--quiet", "--model", model,
+                     "--prompt-version", version, "--item", "demo-001"]) == 2
+        assert s.count == 0
+    assert "holds run record 'run-a-001', which `judgecal run` did not make" in capsys.readouterr().err
+    with ann.unit_of_work(db, readonly=True) as d:
+        assert ann.table_counts(d) == before
+
+
+def test_run_refuses_to_resume_a_run_id_under_other_stopping_rules(tmp_path, capsys):
+    """`--max-rounds` and `--loop-limit` decide a task's outcome (an agent stopped at round 1 fails `max_rounds`), yet a
+    run made at `--max-rounds 1` resumed at 5: one run held both (a review, wave 18). Refused now, as another
+    temperature is."""
+    db = demo_project(tmp_path)
+    with StubServer(agent_script(first_tool_then_answer)) as s:
+        base = ["--db", str(db), "run", "--base-url", s.url, "--run-id", "r1", "--quiet", "--model", "model-x"]
+        assert main(base + ["--item", "demo-041", "--max-rounds", "1"]) == 0
+        capsys.readouterr()
+        assert main(base + ["--item", "demo-044", "--max-rounds", "5"]) == 2
+        assert "max_rounds 1" in capsys.readouterr().err
+        assert main(base + ["--item", "demo-044", "--max-rounds", "1", "--loop-limit", "2"]) == 2
+        assert "loop_limit 3" in capsys.readouterr().err
+        assert main(base + ["--item", "demo-044", "--max-rounds", "1"]) == 0  # the same rules: resumed
+    with ann.unit_of_work(db, readonly=True) as d:
+        errors = {r.item_id: r.error for r in ann.iter_runs(d, where="run_id = 'r1'")}
+    assert sorted(errors) == ["demo-041", "demo-044"] and all(e.startswith("max_rounds") for e in errors.values())

@@ -224,6 +224,7 @@ class RunSummary:
     interrupted: bool = False
     elsewhere: int = 0  # tasks another running batch held (or stored meanwhile): left to it
     abandoned: int = 0  # tasks in flight when a second Ctrl+C (or the grace time) gave up on them
+    without_tokens: int = 0  # records a response of which came without token counts (their tokens are unknown)
 
     @property
     def nothing_answered(self) -> bool:
@@ -238,12 +239,13 @@ class RunSummary:
             self.errors[error_cause(record.error)] += 1
         self.input_tokens += record.input_tokens or 0
         self.output_tokens += record.output_tokens or 0
+        self.without_tokens += record.input_tokens is None or record.output_tokens is None
 
     def as_dict(self) -> dict[str, Any]:
         return {"planned": self.planned, "stored_before": self.stored_before, "done": self.done, "ok": self.ok,
                 "errors": dict(self.errors), "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "wall_s": round(self.wall_s, 3), "interrupted": self.interrupted, "elsewhere": self.elsewhere,
-                "abandoned": self.abandoned}
+                "abandoned": self.abandoned, "without_tokens": self.without_tokens}
 
     def format(self) -> str:
         errs = ", ".join(f"{k}: {v}" for k, v in self.errors.most_common())
@@ -255,15 +257,30 @@ class RunSummary:
             + (f"; {self.abandoned} abandoned in flight" if self.abandoned else ""),
             f"completed: {self.ok}",
             f"failed:    {self.done - self.ok}" + (f"  by cause: {errs}" if errs else ""),
-            f"tokens:    {self.input_tokens} in, {self.output_tokens} out",
+            f"tokens:    {self.input_tokens} in, {self.output_tokens} out"
+            + (f" (and {self.without_tokens} records without token counts: the endpoint sent none)"
+               if self.without_tokens else ""),
             f"time:      {self.wall_s:.1f} s{rate}",
         ])
 
 
 class _Failed(Exception):
-    def __init__(self, cause: str, detail: str):
+    def __init__(self, cause: str, detail: str, usage: Any = None):
         super().__init__(f"{cause}: {detail}")
         self.error = f"{cause}: {detail}"[:2000]
+        self.usage = usage  # the token usage of a response that came back unusable
+
+
+def _add_usage(tokens: list[int | None], usage: Any) -> None:
+    """Add one response's token counts to the task's. A response without a count (no `usage`, or not a count) makes
+    the task's unknown, None, never 0: `compare` takes a record without counts for an unknown cost, while 0 tokens
+    made a model behind an endpoint that sends no usage look free (max_cost_ratio 0; a review, wave 18)."""
+    for n, name in enumerate(("prompt_tokens", "completion_tokens")):
+        value = getattr(usage, name, None)
+        current = tokens[n]
+        known = isinstance(value, int) and not isinstance(value, bool) and value >= 0 and current is not None
+        # (a negative or huge count, which RunRecord refuses, stopped the run: it is not a count)
+        tokens[n] = current + value if known and current + value < 2**63 else None  # type: ignore[operator]
 
 
 class ModelRunner:
@@ -289,7 +306,7 @@ class ModelRunner:
         except EndpointError as exc:
             if exc.cause == "timeout" and time.monotonic() >= deadline:
                 raise _Failed("timeout", f"task not finished within {self.settings.task_timeout_s:g} s") from None
-            raise _Failed(exc.cause, exc.detail) from None
+            raise _Failed(exc.cause, exc.detail, exc.usage) from None
 
     def run_task(self, task: Task) -> RunRecord:
         """One task to the end: a run record, with `error` set when it failed (never raises for a task failure)."""
@@ -302,7 +319,7 @@ class ModelRunner:
         steps: list[Step] = []
         calls: list[ToolCall] = []
         seen: Counter = Counter()
-        tokens = [0, 0]
+        tokens: list[int | None] = [0, 0]
         rounds = 0
         output: str | None = None
         error: str | None = None
@@ -318,16 +335,13 @@ class ModelRunner:
                 completion = self._request(messages, tools, deadline)
                 rounds += 1
                 reply_rounds += 1
-                usage = getattr(completion, "usage", None)
-                tokens[0] += getattr(usage, "prompt_tokens", None) or 0
-                tokens[1] += getattr(usage, "completion_tokens", None) or 0
-                message = completion.choices[0].message
-                tool_calls = list(getattr(message, "tool_calls", None) or [])
+                _add_usage(tokens, getattr(completion, "usage", None))
+                choice, message, tool_calls = _reply(completion)
                 if not tool_calls:
                     # A refusal is an answer (boundary cases are about exactly this), not an error.
                     output = message.content if message.content is not None else (getattr(message, "refusal", None) or "")
                     steps.append(Step(type="final_answer", text=output))
-                    truncated = getattr(completion.choices[0], "finish_reason", None) == TRUNCATED_FINISH
+                    truncated = getattr(choice, "finish_reason", None) == TRUNCATED_FINISH
                     messages.append({"role": "assistant", "content": output})
                     if truncated or not pending_turns:
                         break
@@ -336,6 +350,11 @@ class ModelRunner:
                     continue
                 if message.content:
                     steps.append(Step(type="thought", text=message.content))
+                for tc in tool_calls:
+                    if getattr(tc, "function", None) is None:  # a custom tool or a broken call: nothing to execute
+                        detail = f"tool call {getattr(tc, 'id', None)!r} names no function"
+                        calls.append(ToolCall(name="<unnamed>", error=f"parse_failure: {detail}"))
+                        raise _Failed("parse_failure", detail)
                 messages.append({"role": "assistant", "content": message.content, "tool_calls": [
                     {"id": tc.id, "type": "function", "function": {"name": tc.function.name, "arguments": tc.function.arguments}}
                     for tc in tool_calls]})
@@ -343,6 +362,8 @@ class ModelRunner:
                     self._call_tool(tc, fixtures, steps, calls, messages, seen)
         except _Failed as exc:
             error = exc.error
+            if exc.usage is not None:  # a response came back (no choices ...): it is billed all the same
+                _add_usage(tokens, exc.usage)
         if truncated and error is None:
             # The endpoint stopped the answer at its token limit: kept (and checked and judged as it is), but marked,
             # so `compare` shows a truncation rate and completion does not count it as finished.
@@ -360,9 +381,11 @@ class ModelRunner:
 
     def _call_tool(self, tc: Any, fixtures: dict[str, Any], steps: list[Step], calls: list[ToolCall],
                    messages: list[dict[str, Any]], seen: Counter) -> None:
-        name = tc.function.name or "<unnamed>"
+        name = tc.function.name if isinstance(tc.function.name, str) and tc.function.name else "<unnamed>"
         raw = tc.function.arguments
         try:
+            if raw is not None and not isinstance(raw, str):
+                raise ValueError("not a JSON string")
             args = json.loads(raw) if raw and raw.strip() else {}
             if not isinstance(args, dict):
                 raise ValueError("not an object")
@@ -384,6 +407,25 @@ class ModelRunner:
         seen[key] += 1
         if seen[key] >= self.settings.loop_limit:
             raise _Failed("loop", f"{name} called {seen[key]} times with the same arguments")
+
+
+def _reply(completion: Any) -> tuple[Any, Any, list[Any]]:
+    """The first choice, its message and tool calls; `_Failed("bad_response")` for a 200 without a usable message: a
+    null choice or message, content or refusal that is not text, or neither content, tool calls nor a refusal (unless
+    cut at the token limit: that is a truncated answer). Such replies stopped the whole run with a traceback, or were
+    stored as a completed empty answer (a review, wave 18)."""
+    choice = completion.choices[0]
+    message = getattr(choice, "message", None)
+    if message is None:
+        raise _Failed("bad_response", "the response's first choice has no message")
+    content, refusal = message.content, getattr(message, "refusal", None)
+    if not isinstance(content, (str, type(None))) or not isinstance(refusal, (str, type(None))):
+        raise _Failed("bad_response", f"the message's content is not text: {str(content)[:200]!r}")
+    tool_calls = list(getattr(message, "tool_calls", None) or [])
+    if not tool_calls and content is None and refusal is None \
+            and getattr(choice, "finish_reason", None) != TRUNCATED_FINISH:
+        raise _Failed("bad_response", "the message has no content, tool call or refusal")
+    return choice, message, tool_calls
 
 
 def _complete_transcript(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], ...] | None:
