@@ -141,7 +141,8 @@ def _cmd_run_gate(args: argparse.Namespace) -> int:
 
 def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rubric", help="rubric version(s): sha256, 8+ character prefix, name (all versions; the gate "
-                                    "takes the latest) or name@version")
+                                    "takes the latest, and reads its kappa's lower bound Bonferroni-adjusted over the "
+                                    "rubric versions judged in the project: it was chosen among them) or name@version")
     p.add_argument("--model", help="judge model")
     p.add_argument("--constraint", action="append", help="constraint id (repeatable)")
 

@@ -12,7 +12,9 @@ Checked, for the latest version of each rubric (per judge model) unless `rubric`
   created, which it cannot have been tuned on (`verified_on` names them). By default the LOWER bound of the shown 95% interval (`annotations.stats.
   kappa_interval`) must reach the threshold (`on="point"` compares the point estimate, the old behaviour), and a
   gated slice needs at least `min_n` compared pairs: at n = 20 a judge with true kappa 0.49 passed a point-estimate
-  gate at 0.6 29% of the time. An undefined kappa or interval fails (with its reason).
+  gate at 0.6 29% of the time. An undefined kappa or interval fails (with its reason). When `rubric` narrows the gate
+  to some of the rubric versions the project has judged with, the one gated was chosen among them on the same
+  labels, so its lower bound is Bonferroni-adjusted over those versions (`versions_judged`): 1 - 0.05 / K.
 - pass rate (optional): the judge-corrected (prediction-powered) pass rate of each model under test, its lower
   bound by default (the point estimate with `on="point"`).
 - human vs human: never fails, but says whether there is an overlap to read the threshold against.
@@ -102,6 +104,10 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
     report = gate_report(db, GateParts(pass_rates=min_pass_rate is not None),
                          rubric=rubric, model=model, constraint=constraints or None, rate=min_coverage)
     groups = latest_groups(report)
+    # `--rubric` chose the gated version among every version judged here: candidates registered before the labels
+    # (`judge --limit 1`), each verified on all of them, and the best one named (left open by wave 17's review of
+    # rubric comparison). Without `--rubric` the latest version of every name is gated, so nothing was chosen.
+    multiplicity = _multiplicity(versions_judged(db)) if rubric is not None else None
     # each named constraint's own groups: the report above when it names one, else one report per constraint
     names = list(dict.fromkeys(constraints or ()))
     per_constraint = ([(names[0], groups)] if len(names) == 1 else
@@ -135,7 +141,7 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
         if not constraints:
             for s in g.verification or g.headline:
                 checks.append(_kappa_check(f"{where} · {s.slice}", s, min_kappa, on, min_n,
-                                           g.verified_on, bool(g.verification)))
+                                           g.verified_on, bool(g.verification), multiplicity))
         for c, of_c in per_constraint:
             # each named constraint gated as the whole judge is: on the pairs that verify the version, per label
             # set when its pairs mix sets (its `constraint:` slice counted every pair, so a revision tuned on the
@@ -145,7 +151,8 @@ def run_gate(db: sqlite_utils.Database, *, min_kappa: float, min_coverage: float
                 continue  # this judge model × version did not judge the constraint (another did, or none: below)
             for s in cg.verification or cg.headline:
                 name = f"{where} · constraint:{c}" + ("" if s.slice == "overall" else f" · {s.slice}")
-                checks.append(_kappa_check(name, s, min_kappa, on, min_n, cg.verified_on, bool(cg.verification)))
+                checks.append(_kappa_check(name, s, min_kappa, on, min_n, cg.verified_on, bool(cg.verification),
+                                           multiplicity))
         if min_pass_rate is not None:
             for p in g.pass_rates:
                 name = f"{where} · model {p.model}"
@@ -188,8 +195,51 @@ def _on_word(on: str) -> str:
     return "lower bound" if on == "lower" else "point estimate"
 
 
+def versions_judged(db: sqlite_utils.Database) -> int:
+    """The rubric versions with a verdict on a run record that is not a `judge --pairwise` pair record: every
+    version a `--rubric` gate could have chosen among (an error row counts: the version was asked). One index probe
+    per version (`verdicts_stratum` leads with the rubric)."""
+    from judgecal.annotations.reports._pairwise import PAIR_RUN_PREFIX  # noqa: PLC0415 (as the run gate's)
+
+    return db.execute(
+        "SELECT count(*) FROM rubrics r WHERE EXISTS (SELECT 1 FROM verdicts v JOIN run_records rr"
+        " ON rr.id = v.run_record_id WHERE v.rubric_sha256 = r.sha256 AND NOT coalesce(rr.run_id, '') GLOB ?)",
+        [PAIR_RUN_PREFIX + "*"]).fetchone()[0]
+
+
+class Multiplicity(NamedTuple):
+    """A Bonferroni adjustment of the kappa lower bound over `versions` candidates: the normal quantile `z` of
+    1 - 0.05 / (2 versions) and the interval's level."""
+
+    versions: int
+    z: float
+    level: float
+
+
+def _multiplicity(versions: int) -> Multiplicity | None:
+    if versions <= 1:
+        return None
+    from statistics import NormalDist  # noqa: PLC0415 (no scipy at gate start-up)
+
+    return Multiplicity(versions, NormalDist().inv_cdf(1 - 0.025 / versions), 1 - 0.05 / versions)
+
+
+def _adjusted_low(a: Any, m: Multiplicity) -> float:
+    """The lower bound of `a`'s kappa interval (`kappa_interval`, the same method and effective size) at the adjusted
+    level: from the agreement's confusion table scaled to its effective size, as the report computes the 95% one
+    (a design-weighted table is stored rounded to 6 decimals, so its bound is as exact as that). Never above the
+    95% bound."""
+    import numpy as np  # noqa: PLC0415
+
+    from judgecal.annotations.stats import kappa_interval  # noqa: PLC0415
+
+    table = np.asarray(a.confusion, dtype=float)
+    iv = kappa_interval(table * (a.n_effective / table.sum()), labels=a.labels, z=m.z)
+    return iv.low if math.isnan(a.kappa_ci_low) else min(iv.low, a.kappa_ci_low)
+
+
 def _kappa_check(name: str, s: Any, min_kappa: float, on: str, min_n: int, verified_on: str,
-                 revision: bool) -> GateCheck:
+                 revision: bool, multiplicity: Multiplicity | None = None) -> GateCheck:
     a, u = s.headline, s.majority
     failures = f"{s.excluded_tie} ties and {s.excluded_no_valid} pairs without a valid repeat counted as disagreements"
     errors = f"{s.verdict_errors} of {s.verdict_rows} verdict rows were judge errors"
@@ -216,9 +266,17 @@ def _kappa_check(name: str, s: Any, min_kappa: float, on: str, min_n: int, verif
         return GateCheck(name, "kappa", None, min_kappa, False,
                          f"kappa {a.kappa:.3f} {ci} on {a.n} random pairs: no lower bound to compare "
                          "(`--on point` compares the point estimate)")
+    compared = _on_word(on)
+    if multiplicity is not None and on == "lower":
+        value = _adjusted_low(a, multiplicity)
+        compared = (f"{multiplicity.level:.2%} lower bound (Bonferroni over the {multiplicity.versions} rubric "
+                    "versions judged in this project: --rubric chose this one among them)")
+        if math.isnan(value):
+            return GateCheck(name, "kappa", None, min_kappa, False,
+                             f"kappa {a.kappa:.3f} {ci} on {a.n} random pairs: no {compared} to compare")
     ok = value >= min_kappa
     return GateCheck(name, "kappa", value, min_kappa, ok,
-                     f"kappa {a.kappa:.3f} {ci} on {a.n} random pairs ({weighted}); {_on_word(on)} {value:.3f} "
+                     f"kappa {a.kappa:.3f} {ci} on {a.n} random pairs ({weighted}); {compared} {value:.3f} "
                      f"{'≥' if ok else '<'} {min_kappa}; {failures}; {errors}; verified on {verified_on}")
 
 

@@ -391,7 +391,8 @@ def _wilson(po: float, n: float, z: float = Z_95) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence | None = None) -> KappaInterval:
+def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence | None = None,
+                   z: float = Z_95) -> KappaInterval:
     """The interval the report, the app and the gate show for Cohen's kappa of a count table (rows = rater A).
 
     Method ``"wilson-mapped+wald"``: the Wilson score interval of the observed agreement p_o (n pairs) mapped
@@ -404,6 +405,9 @@ def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence |
     counts: their total is the n used (pass a table scaled to an effective sample size). For weighted kappa p_o is
     the weighted agreement, still a mean in [0, 1].
 
+    ``z`` is the normal quantile of both parts (default 1.96: 95%); a larger one gives the wider interval a
+    multiplicity-adjusted gate reads (`run_gate`: Bonferroni over the rubric versions `--rubric` chose among).
+
     NaN bounds with ``reason`` when kappa is undefined (expected agreement 1) and when one rater used a single
     category (kappa is then 0 whatever the other rater says: the data carry no information on kappa). Empty or
     malformed tables raise ``ValueError``. ``labels`` only name the categories in ``reason``.
@@ -415,8 +419,8 @@ def kappa_interval(table: Any, *, weights: str | None = None, labels: Sequence |
     if not math.isfinite(res.kappa) or not math.isfinite(res.se):
         return KappaInterval(math.nan, math.nan, KAPPA_INTERVAL_METHOD, approximate, n, res.reason)
     pe = res.p_expected
-    lo_po, hi_po = _wilson(min(max(res.p_observed, 0.0), 1.0), n)
+    lo_po, hi_po = _wilson(min(max(res.p_observed, 0.0), 1.0), n, z)
     low, high = (lo_po - pe) / (1.0 - pe), (hi_po - pe) / (1.0 - pe)
     if res.se > 0:
-        low, high = min(low, res.kappa - Z_95 * res.se), max(high, res.kappa + Z_95 * res.se)
+        low, high = min(low, res.kappa - z * res.se), max(high, res.kappa + z * res.se)
     return KappaInterval(max(-1.0, low), min(1.0, high), KAPPA_INTERVAL_METHOD, approximate, n)
