@@ -6,7 +6,8 @@ on 30 characters of output backtracks for minutes in the standard library's `re`
 `regex` package, the one library here with a per-match time limit; a match that runs past PATTERN_SECONDS raises
 `PatternTimeout`, which `check_record` turns into a failed check whose detail names the pattern (never a pass, and
 never a hang). A pattern must still compile with `re` (what the checkers document, and the errors users see), and is
-matched in `regex`'s `re`-compatible mode (V0); patterns we write ourselves stay with `re`.
+matched in `regex`'s `re`-compatible mode (V0), with what `re` reads as a literal brace or bracket escaped
+(`as_re_reads`: V0 still reads `x_{i}` as a fuzzy match); patterns we write ourselves stay with `re`.
 """
 
 from __future__ import annotations
@@ -31,12 +32,76 @@ class PatternTimeout(RuntimeError):
 
 @functools.lru_cache(maxsize=1024)
 def _compiled(pattern: str, flags: int) -> regex.Pattern[str]:
-    re.compile(pattern, flags)  # re's error for a pattern re rejects (the caller's message names the argument)
+    verbose = bool(re.compile(pattern, flags).flags & re.VERBOSE)  # re's error for a pattern re rejects
     bits = regex.V0
     for ours, theirs in _FLAGS:
         if flags & ours:
             bits |= theirs
-    return regex.compile(pattern, bits)
+    return regex.compile(as_re_reads(pattern, verbose), bits)
+
+
+# `re`'s repeat: {m}, {m,}, {,n}, {m,n}, {,} (digits only, no space); any other `{` is a literal brace to `re`
+_REPEAT = re.compile(r"\{\d*(?:,\d*)?\}")
+_SCOPED = re.compile(r"\(\?([aiLmsux]*)(?:-([imsx]+))?:")
+
+
+def as_re_reads(pattern: str, verbose: bool = False) -> str:
+    """`pattern` (one `re` accepts) with the characters `re` reads as literals that `regex` reads as syntax escaped:
+    a `{` that starts no repeat (`regex` reads `x_{i}` as a fuzzy match, "x_" with any insertions, and `{e}` is an
+    error there; `re` reads the brace), and a `[` inside a set (`regex` reads `[[:alpha:]]` as a POSIX class; `re`
+    as `[`, `:` and letters). `verbose` (re.VERBOSE in force): `#` comments are copied as they are. A review of the
+    time limit (wave 18): `x_{i}` passed `must_match` on "x_" with no brace in it."""
+    out: list[str] = []
+    stack: list[bool] = []
+    i, n = 0, len(pattern)
+
+    def escape_end(j: int) -> int:  # the index after the escape at j (`\N{NAME}` with its braces)
+        if pattern.startswith("\\N{", j):
+            close = pattern.find("}", j)
+            return n if close < 0 else close + 1
+        return min(j + 2, n)
+
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            end = escape_end(i)
+        elif c == "[":  # a set: to its `]` (a `]` first is a literal)
+            j = i + 1 + (pattern.startswith("^", i + 1))
+            j += pattern.startswith("]", j)
+            out.append(pattern[i:j])
+            while j < n and pattern[j] != "]":
+                end = escape_end(j) if pattern[j] == "\\" else j + 1
+                out.append("\\[" if pattern[j] == "[" else pattern[j:end])
+                j = end
+            i = j
+            continue
+        elif c == "{":
+            m = _REPEAT.match(pattern, i)
+            end = m.end() if m and m.group() != "{}" else i + 1
+            if end == i + 1:
+                out.append("\\{")
+                i = end
+                continue
+        elif pattern.startswith("(?#", i):  # a comment: to its `)`
+            close = pattern.find(")", i)
+            end = n if close < 0 else close + 1
+        elif c == "#" and verbose:
+            close = pattern.find("\n", i)
+            end = n if close < 0 else close + 1
+        elif c == "(":
+            stack.append(verbose)
+            m = _SCOPED.match(pattern, i)  # (?x:...) and (?-x:...) turn verbose on or off inside
+            if m:
+                verbose = (verbose or "x" in m.group(1)) and "x" not in (m.group(2) or "")
+            end = m.end() if m else i + 1
+        elif c == ")":
+            verbose = stack.pop() if stack else verbose
+            end = i + 1
+        else:
+            end = i + 1
+        out.append(pattern[i:end])
+        i = end
+    return "".join(out)
 
 
 def _timed(pattern: str, call: functools.partial) -> object:

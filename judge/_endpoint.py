@@ -332,6 +332,10 @@ class Endpoint:
         """The Batch API job `batch_id` as the endpoint reports it now (status, request counts, file ids)."""
         return self._remote("poll batch", lambda: self._client.batches.retrieve(batch_id))
 
+    def get_file(self, file_id: str) -> Any:
+        """The file `file_id` as the endpoint describes it (GoneError when it does not know it)."""
+        return self._remote("look up file", lambda: self._client.files.retrieve(file_id))
+
     def download_file(self, file_id: str) -> bytes:
         """The content of a file (a batch's output or error file)."""
         return self._remote("download", lambda: self._client.files.content(file_id).content)

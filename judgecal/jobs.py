@@ -763,6 +763,17 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
                         try:
                             remote = endpoint.get_batch(rid)
                         except GoneError as exc:  # the endpoint does not know the job (any more): nothing to wait for
+                            # ... if it still knows the job's input file: a 404 for both is also what another
+                            # project's or organisation's key gets (ids are scoped to it), and landing it forgot a paid
+                            # job, then asked its pairs again (a review of the fix, wave 18)
+                            try:
+                                endpoint.get_file(left[rid].input_file_id)
+                            except GoneError as also:
+                                raise FatalBackendError(_not_landed(left[rid], exc, also)) from None
+                            except EndpointError as look:  # cannot say now: look again next time
+                                if on_poll is not None:
+                                    on_poll(BatchPoll(rid, f"unreachable ({look.cause})", 0, 0, left[rid].requests))
+                                continue
                             if on_poll is not None:
                                 on_poll(BatchPoll(rid, "gone (HTTP 404)", 0, 0, left[rid].requests))
                             land(left.pop(rid), None, str(exc))
@@ -799,6 +810,13 @@ def judge_pairs_batch_api(db_path: str | Path, backend: Any, *, rubric: str | Ru
             summary.cost = price.batch_api().cost(summary.input_tokens, summary.output_tokens)
     return RemoteJudgeResult(b.id, b.status, summary, chosen, version, len(pairs),
                              tuple(r.id for r in pending), tuple(left), resumed, unreadable[0], conflicting[0], others)
+
+
+def _not_landed(row: av.RemoteBatch, gone: Exception, also: Exception) -> str:
+    """Why a job the endpoint answers 404 for is kept pending: it does not know the job's input file either."""
+    return (f"{gone}; nor does it know the job's input file {row.input_file_id} ({also}): is this the API key "
+            f"(project, organisation) and endpoint the job was submitted with? Job {row.id} is kept pending: re-run "
+            "with those to land it")
 
 
 class WrittenRequests(NamedTuple):

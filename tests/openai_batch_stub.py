@@ -76,6 +76,12 @@ class FakeBatchAPI:
                 status, body = self._create(json.loads(raw or b"{}"))
             elif method == "GET" and path.startswith("/v1/batches/"):
                 status, body = self._retrieve(path.rsplit("/", 1)[1])
+            elif method == "GET" and path.startswith("/v1/files/") and path.count("/") == 3:
+                fid = path.split("/")[3]
+                status, body = ((200, {"id": fid, "object": "file", "bytes": len(self.files[fid]), "created_at": 0,
+                                       "filename": "upload.jsonl", "purpose": "batch", "status": "processed"})
+                                if fid in self.files else
+                                (404, {"error": {"message": f"no file {fid}", "type": "invalid_request_error"}}))
             elif method == "GET" and path.startswith("/v1/files/") and path.endswith("/content"):
                 fid = path.split("/")[3]
                 if fid not in self.files:

@@ -616,3 +616,32 @@ def test_a_job_the_endpoint_no_longer_has_lands_as_error_rows_and_a_rerun_asks_a
         assert (api.uploads, api.creates) == (2, 2)
     rows = _rows(project)
     assert len(rows) == 12 and {r[5] for r in rows} == {"pass"} and {r[7] for r in rows} == {None}
+
+
+def test_a_job_another_api_key_cannot_see_is_kept_pending_not_landed_as_gone(project: Path, capsys) -> None:
+    # A review of the fix above (wave 18): OpenAI scopes batch and file ids to a project, so a key of another project
+    # or organisation (CI's, a colleague's) gets a 404 for a job that is still running, and an endpoint URL now served
+    # by another server does too. Landed as gone, the paid job was forgotten (landed, every pair an error row) and the
+    # next run asked and paid for every pair again; the job's own results were never collected. A 404 is final only
+    # when the endpoint still knows the job's input file.
+    api = FakeBatchAPI(hold=True)
+    with StubServer(batch_api=api) as server:
+        proc = _start(project, server.url)
+        _wait_for_remote_row(project, proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        batches, files = dict(api.batches), dict(api.files)
+        api.batches.clear()  # what another project's key sees: none of its ids
+        api.files.clear()
+        capsys.readouterr()
+        assert _batch(project, server.url) == 2
+        err = capsys.readouterr().err
+        assert "nor does it know the job's input file file-0001" in err and "kept pending" in err, err
+        assert _rows(project) == [] and _remote(project)[0][3] == 0  # nothing stored, the job not landed
+        api.batches.update(batches)  # the key the job was submitted with
+        api.files.update(files)
+        api.release()
+        assert _batch(project, server.url) == 0
+        assert (api.uploads, api.creates) == (1, 1)  # nothing asked twice
+    rows = _rows(project)
+    assert len(rows) == 12 and {r[5] for r in rows} == {"pass"} and _remote(project)[0][3] == 1

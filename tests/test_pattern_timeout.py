@@ -84,3 +84,36 @@ def test_patterns_mean_what_re_says():
     assert patterns.split(r"\s?Section\s?\d+\s?", text) == re.split(r"\s?Section\s?\d+\s?", text)
     with pytest.raises(re.error):  # what `re` rejects stays rejected, with re's message
         patterns.search("(unclosed", "x")
+
+
+def test_what_re_reads_as_a_literal_is_not_regex_syntax(tmp_path, capsys):
+    # A review of the time limit (wave 18): `regex` reads some patterns `re` accepts as its own syntax, even in its
+    # re-compatible mode V0. `x_{i}` (a LaTeX subscript) is a fuzzy match there ("x_" with any insertions), so
+    # `must_match` passed on an answer with no brace in it; `{e}` was an error (every record a checker error); a
+    # `[` in a set began a POSIX class; in verbose mode `{1, 2}` was a repeat.
+    assert not run_check("text:regex", {"pattern": "x_{i}"}, text="the sum over x_ only").passed
+    assert run_check("text:regex", {"pattern": "x_{i}"}, text="the sum over x_{i}").passed
+    assert run_check("text:regex", {"pattern": "x_{i}", "must_match": False}, text="the sum over x_ only").passed
+    assert run_check("text:regex", {"pattern": "{e}"}, text="Euler's {e}").passed
+    assert not run_check("text:regex", {"pattern": r"^[[:alpha:]]+$"}, text="word").passed
+    assert run_check("text:regex", {"pattern": r"^[[:alpha:]]+$"}, text=":]]").passed  # (re: `[:alph` once, `]`s)
+    assert not run_check("text:regex", {"pattern": "a{1, 2}", "flags": "x"}, text="a").passed
+    assert run_check("keywords:existence", {"keywords": ["colour{e<=1}"]}, text="colour{e<=1}").passed
+    assert not run_check("keywords:existence", {"keywords": ["colour{e<=1}"]}, text="color").passed
+    assert run_check("keywords:forbidden_words", {"forbidden_words": ["bad{s}"]}, text="a sad day").passed
+    # what `re` reads as a repeat stays one, comments stay comments
+    for pattern, flags, text in [("a{2}", 0, "caab"), ("a{,2}b", 0, "aaab"), ("(?#[)x{e}", 0, "x{e}"),
+                                 ("a{2} # {e} [x", re.VERBOSE, "aa"), (r"\N{DIGIT ONE}{e}", 0, "1{e}"),
+                                 ("(?x: a{1, 2})b", 0, "a{1,2}b"), (r"[]{e}[]", 0, "{")]:
+        assert [m.span() for m in patterns._compiled(pattern, flags).finditer(text)] == [  # house: private
+            m.span() for m in re.finditer(pattern, text, flags)], pattern
+    db = tmp_path / "p.db"
+    item = {"id": "i1", "instruction": "x", "constraints": [
+        {"id": "c1", "text": "names the index", "type": "format",
+         "check": {"id": "text:regex", "args": {"pattern": "x_{i}"}}}]}
+    runs = [{"id": "r1", "item_id": "i1", "model": "m", "run_id": "A", "output": "the sum over x_ only"}]
+    assert main(["--db", str(db), "import", "evalset", str(_write(tmp_path / "es.jsonl", [item]))]) == 0
+    assert main(["--db", str(db), "import", "runs", str(_write(tmp_path / "runs.jsonl", runs))]) == 0
+    assert main(["--db", str(db), "check"]) == 0
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT passed FROM check_results").fetchall() == [(0,)]
