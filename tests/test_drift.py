@@ -761,3 +761,22 @@ def test_a_run_killed_before_it_finished_is_pooled_on_its_answered_pairs(project
         assert _drift(project, server.url, "--repeats", "2", "--max-flip-rate", "0.2", "--json") == 1
     out = _json_out(capsys)
     assert out["pooled"]["runs"] == 2 and [c["name"] for c in out["checks"] if not c["ok"]] == ["max_flip_rate_pooled"]
+
+
+def test_the_pool_reads_earlier_runs_labels_without_their_bootstrap(project: Path, monkeypatch) -> None:
+    # A review of the pooled kappa (wave 18): each earlier run's full report, bootstrap included (~0.3 s), was
+    # rebuilt on every limited drift run only to read its labels. The pool computes one kappa change: the pooled one.
+    from judgecal.annotations.reports import _drift as drift_module  # house: private
+
+    assert _cli(project, "anchor", "freeze") == 0
+    with StubServer(verdicts(drifted_judge)) as server:
+        for _ in range(3):
+            assert _drift(project, server.url) == 0
+    with ann.unit_of_work(project, readonly=True) as db:
+        runs = av.list_drift_runs(db, finished_only=False)
+        report = ann.drift_report(db, runs[-1].id)
+        calls = []
+        real = drift_module.paired_kappa_change
+        monkeypatch.setattr(drift_module, "paired_kappa_change", lambda *a, **k: calls.append(1) or real(*a, **k))
+        pool = ann.drift_pool(db, report)
+    assert len(pool.runs) == 3 and calls == [] and pool.kappa is not None
