@@ -26,6 +26,7 @@ LAST_KEY = "last_saved"  # SavedLabel of the reviewer's latest action (its verdi
 QUEUE_KEY = "review_queue"  # ReviewQueue: this session's walk through the sample
 SHOWN_KEY = "shown_at"  # pair -> time.time() when first shown (seconds spent = save time - this)
 GUIDELINE_ERROR_KEY = "guideline_error"  # why the last guideline edit was refused
+NOTICE_KEY = "review_notice"  # why the last key press changed nothing, shown once
 MAX_STRATA_SHOWN = 30
 
 
@@ -35,12 +36,17 @@ def _seconds(pair: ann.Pair) -> float | None:
 
 
 def _on_label(name: str, pair: ann.Pair, label: str, note_key: str, mode_key: str,
-              guideline_version: str | None = None) -> None:
-    with ann.unit_of_work(db_path()) as db:
-        st.session_state[LAST_KEY] = ann.record_label(
-            db, name, pair, label, note=st.session_state.get(note_key),
-            failure_mode=st.session_state.get(mode_key), seconds_spent=_seconds(pair),
-            guideline_version=guideline_version)
+              guideline_version: str | None = None, first: bool = False) -> None:
+    # first: a card's label button. A second key press that reaches the server before the next card is drawn still
+    # carries the labelled pair: it is refused and said, never stored as a change (a review, wave 18).
+    try:
+        with ann.unit_of_work(db_path()) as db:
+            st.session_state[LAST_KEY] = ann.record_label(
+                db, name, pair, label, note=st.session_state.get(note_key),
+                failure_mode=st.session_state.get(mode_key), seconds_spent=_seconds(pair),
+                guideline_version=guideline_version, first=first)
+    except ann.ReviewError as exc:
+        st.session_state[NOTICE_KEY] = str(exc)
 
 
 def _on_save_guideline(name: str, constraint_id: str | None, text_key: str) -> None:
@@ -125,7 +131,7 @@ def _render_label_buttons(name: str, card: ann.ReviewCard, note_key: str, mode_k
         key_col.button(md_escape(lab), key=f"label_{n}", shortcut=str(n) if n <= 9 else None, width="stretch",
                        type="primary", on_click=_on_label,
                        args=(name, pair, order.stored_label(lab) if order else lab, note_key, mode_key,
-                             card.guidelines.version))
+                             card.guidelines.version, True))
         if lab in meaning:  # the button itself shows its key
             text_col.caption(md_escape(meaning[lab]))
 
@@ -290,6 +296,8 @@ with ann.unit_of_work(db_path()) as db:
         last_card = ann.review_card(db, last.pair)
         last_order = review_order(db, name, last.pair.run_record_id)
 
+if st.session_state.get(NOTICE_KEY):
+    st.toast(md_escape(st.session_state.pop(NOTICE_KEY)))
 _render_progress(progress, review, mine, overlap)
 
 if card is None and review.left:

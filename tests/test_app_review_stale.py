@@ -1,0 +1,48 @@
+"""The Review screen when what a reviewer acts on is older than the database (a review of the app, wave 18): a key
+press that reaches the server before the next card is drawn, and a card another reviewer closed while it was read.
+Through Streamlit's AppTest: a button's callback keeps the arguments of the run that drew it until the next run, as
+in the browser, where a second key press 20-60 ms after the first named the pair just labelled."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from judgecal import annotations as ann
+from test_app_pages import _app, _sample_only  # house: private
+
+
+def _shown(at: AppTest) -> ann.Pair:
+    """The pair on the card: its caption names the run record, its constraint caption the constraint."""
+    caps = [c.value.replace("\\", "") for c in at.caption]
+    rid = next(re.search(r"run record (\S+) ·", c).group(1) for c in caps if c.startswith("Item "))
+    cid = next(c.split(" · ")[1] for c in caps if c.startswith("Constraint · "))
+    return ann.Pair(rid, cid)
+
+
+def _events(db: Path) -> list[tuple]:
+    with ann.unit_of_work(db) as conn:
+        return [tuple(r) for r in conn.execute(
+            "SELECT run_record_id, constraint_id, reviewer, event, label, blind FROM human_labels ORDER BY id")]
+
+
+def test_a_second_key_press_on_the_pair_just_labelled_changes_nothing(project_db: Path, monkeypatch):
+    """Pressing 1 twice fast stored a `change` (blind=0) on the pair labelled by the first press, and 1 then 2 changed
+    that pair's label to the second key's: the buttons of a card only ever make a first label."""
+    pairs = [ann.Pair("run-a-2", "grounded"), ann.Pair("run-a-4", "grounded")]
+    _sample_only(project_db, *pairs)
+    at = _app(project_db, monkeypatch)
+    pair = _shown(at)
+    other = next(p for p in pairs if p != pair)
+    # the first press reached the server and saved the label; the second arrives before the next card is drawn
+    with ann.unit_of_work(project_db) as db:
+        ann.record_label(db, "ann", pair, "pass")
+    at.button(key="label_2").click().run()
+    assert not at.exception
+    assert _events(project_db) == [(*pair, "ann", "label", "pass", 1)]
+    assert any("already labelled" in t.value.replace("\\", "") for t in at.toast)
+    assert _shown(at) == other  # the next pair, still unlabelled: the next press labels it
+    at.button(key="label_2").click().run()
+    assert _events(project_db)[1:] == [(*other, "ann", "label", "fail", 1)]
