@@ -27,6 +27,7 @@ QUEUE_KEY = "review_queue"  # ReviewQueue: this session's walk through the sampl
 SHOWN_KEY = "shown_at"  # pair -> time.time() when first shown (seconds spent = save time - this)
 GUIDELINE_ERROR_KEY = "guideline_error"  # why the last guideline edit was refused
 NOTICE_KEY = "review_notice"  # why the last key press changed nothing, shown once
+CURRENT_KEY = "review_current"  # (reviewer, pair) on the card of the last run: said when it closes under them
 MAX_STRATA_SHOWN = 30
 
 
@@ -280,6 +281,13 @@ with ann.unit_of_work(db_path()) as db:
     pair = ann.next_pair(db, queue)
     if pair is None and ann.top_up_sample(db) is not None:
         pair = ann.next_pair(db, queue)
+    # The card of the last run closed under the reviewer (another reviewer gave it the labels it needs, or the
+    # sample or an assignment changed): say so, with the note typed on it, instead of swapping the card silently
+    # (a review, wave 18).
+    before = st.session_state.get(CURRENT_KEY)
+    closed = before[1] if (before and before[0] == name and before[1] != pair and before[1] not in queue.skipped
+                           and ann.my_label(db, name, before[1]) is None
+                           and not ann.is_open(db, name, before[1])) else None
     progress = ann.review_quota(db)  # quota_progress keyed by the O(1) review_version (issue 16.3)
     review = ann.review_progress(db, progress)
     mine, overlap = ann.reviewer_progress(db, name), ann.overlap_progress(db)
@@ -298,6 +306,12 @@ with ann.unit_of_work(db_path()) as db:
 
 if st.session_state.get(NOTICE_KEY):
     st.toast(md_escape(st.session_state.pop(NOTICE_KEY)))
+st.session_state[CURRENT_KEY] = (name, pair) if pair else None
+if closed is not None:
+    typed = (st.session_state.get(f"note:{closed[0]}:{closed[1]}") or "").strip()
+    st.warning(md_escape(f"The pair you were reading, {closed[0]} · {closed[1]}, needs no label from you any more "
+                         "(another reviewer gave it the labels it needs, or the sample changed): here is your next "
+                         "pair." + (f" Your note on it was not saved: {typed}" if typed else "")))
 _render_progress(progress, review, mine, overlap)
 
 if card is None and review.left:

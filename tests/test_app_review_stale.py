@@ -46,3 +46,23 @@ def test_a_second_key_press_on_the_pair_just_labelled_changes_nothing(project_db
     assert _shown(at) == other  # the next pair, still unlabelled: the next press labels it
     at.button(key="label_2").click().run()
     assert _events(project_db)[1:] == [(*other, "ann", "label", "fail", 1)]
+
+
+def test_a_card_closed_by_another_reviewer_is_replaced_with_a_word_and_the_typed_note(project_db: Path, monkeypatch):
+    """Two reviewers read the same random pair (it needs one label); bob labels it first. When ann's page next ran
+    (she typed a note and left the field), her card was silently another pair and her note was gone."""
+    pairs = [ann.Pair("run-a-2", "grounded"), ann.Pair("run-a-4", "grounded")]
+    _sample_only(project_db, *pairs)
+    at = _app(project_db, monkeypatch)
+    pair = _shown(at)
+    with ann.unit_of_work(project_db) as db:
+        ann.record_label(db, "bob", pair, "fail")
+    at.text_input(key=f"note:{pair[0]}:{pair[1]}").input("the date is invented").run()
+    assert not at.exception
+    assert _shown(at) != pair
+    said = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert f"{pair[0]} · {pair[1]}" in said and "the date is invented" in said
+    assert "bob" not in said and "fail" not in said  # still blind: nothing of bob's label
+    assert _events(project_db) == [(*pair, "bob", "label", "fail", 1)]
+    at.button(key="skip").click().run()  # the word is said once
+    assert not at.warning
