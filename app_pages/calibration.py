@@ -75,15 +75,20 @@ for start in range(0, len(heads), HEADLINES_PER_ROW):
     for col, (g, h) in zip(cols, heads[start:start + HEADLINES_PER_ROW]):
         a = h.headline
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
-        label = f"kappa · {where}" + ("" if h.slice == "overall" else f" · {h.slice}")
+        label = md_escape(f"kappa · {where}" + ("" if h.slice == "overall" else f" · {h.slice}"))
+        # The name is a caption, which wraps: a metric's own label is cut to one line, and at 1280x720 that cut
+        # every headline to "kappa · <judge model>…", before the label set that tells two headlines apart (a
+        # review, wave 18). The metric keeps it as its (hidden) label.
         if a is None:
-            col.metric(md_escape(label), "–", help="No counted random pair is labelled yet.")
+            col.caption(label, help="No counted random pair is labelled yet.")
+            col.metric(label, "–", label_visibility="collapsed")
             continue
+        col.caption(label, help=f"95% interval: {a.kappa_ci_method or 'kappa_interval'}"
+                                + (" (approximate: under 30 pairs)" if a.kappa_ci_approximate else "")
+                                + ". Design-weighted over the counted random pairs (each reviewer's blind first "
+                                  "label).")
         # The value is the kappa alone (a metric truncates long values); its interval is the line under it.
-        col.metric(md_escape(label), fmt_num(a.kappa),
-                   help=f"95% interval: {a.kappa_ci_method or 'kappa_interval'}"
-                        + (" (approximate: under 30 pairs)" if a.kappa_ci_approximate else "")
-                        + ". Design-weighted over the counted random pairs (each reviewer's blind first label).")
+        col.metric(label, fmt_num(a.kappa), label_visibility="collapsed")
         col.markdown(f"**95% CI [{fmt_num(a.kappa_ci_low, 2)}, {fmt_num(a.kappa_ci_high, 2)}]**"
                      + (" ~approx." if a.kappa_ci_approximate else ""))
         col.caption(f"{a.interpretation} · {fmt_int(a.n)} counted pairs · agreement {fmt_pct(a.pct_agreement)}"
