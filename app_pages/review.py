@@ -148,6 +148,13 @@ def _render_label_extras(card: ann.ReviewCard, note_key: str, mode_key: str) -> 
     _render_undo(undo_col)
 
 
+def _render_keys(card: ann.ReviewCard) -> None:
+    # In a field the keys type text, and Escape does not leave it (a review, wave 18): say how to get back. Last in
+    # the column, so the reveal of the previous label stays on the first screen.
+    st.caption(f"Keys: 1–{min(len(card.constraint.labels), 9)} label · S skip · U undo · Tab moves on. In the note "
+               "or failure-mode field keys type: press Tab to leave it (twice from the note).")
+
+
 def _render_undo(where) -> None:
     where.button("Undo last label", key="undo", shortcut="U", on_click=_on_undo, width="stretch")
 
@@ -335,5 +342,6 @@ with right:
     _render_labelling(name, card, order)
     _render_last(name, shown, last_card, last_order)
     _render_guidelines(name, card)
+    _render_keys(card)
 with left:
     _render_card(card)

@@ -66,3 +66,12 @@ def test_a_card_closed_by_another_reviewer_is_replaced_with_a_word_and_the_typed
     assert _events(project_db) == [(*pair, "bob", "label", "fail", 1)]
     at.button(key="skip").click().run()  # the word is said once
     assert not at.warning
+
+
+def test_the_card_says_its_keys_and_how_to_leave_the_note_field(project_db: Path, monkeypatch):
+    """Keyboard-only labelling with a note (a review of the app, wave 18): after typing a note, 1/2 type into the
+    field and Escape does not leave it; Tab twice reaches the buttons. The card says so, beside its keys."""
+    _sample_only(project_db, ("run-a-2", "grounded"))
+    at = _app(project_db, monkeypatch)
+    keys = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Keys:")]
+    assert keys and "1–2 label" in keys[0] and "S skip" in keys[0] and "U undo" in keys[0] and "Tab" in keys[0]
