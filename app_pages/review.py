@@ -26,7 +26,7 @@ LAST_KEY = "last_saved"  # SavedLabel of the reviewer's latest action (its verdi
 QUEUE_KEY = "review_queue"  # ReviewQueue: this session's walk through the sample
 SHOWN_KEY = "shown_at"  # pair -> time.time() when first shown (seconds spent = save time - this)
 GUIDELINE_ERROR_KEY = "guideline_error"  # why the last guideline edit was refused
-NOTICE_KEY = "review_notice"  # why the last key press changed nothing, shown once
+NOTICE_KEY = "review_notice"  # what the last key press did not do, or undid: shown once
 CURRENT_KEY = "review_current"  # (reviewer, pair) on the card of the last run: said when it closes under them
 MAX_STRATA_SHOWN = 30
 
@@ -60,8 +60,11 @@ def _on_save_guideline(name: str, constraint_id: str | None, text_key: str) -> N
 
 
 def _on_undo() -> None:
+    # U is one key: say what it withdrew (maybe a label of another session), or that there was nothing (wave 18).
     with ann.unit_of_work(db_path()) as db:
-        st.session_state["undone"] = ann.undo(db, st.session_state[QUEUE_KEY])
+        undone = st.session_state["undone"] = ann.undo(db, st.session_state[QUEUE_KEY])
+    st.session_state[NOTICE_KEY] = ("Nothing to undo: you have no label standing." if undone is None else
+                                    f"Withdrew your label on {undone[0]} · {undone[1]}: label it again.")
 
 
 def _on_skip(pair: ann.Pair) -> None:

@@ -75,3 +75,19 @@ def test_the_card_says_its_keys_and_how_to_leave_the_note_field(project_db: Path
     at = _app(project_db, monkeypatch)
     keys = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Keys:")]
     assert keys and "1–2 label" in keys[0] and "S skip" in keys[0] and "U undo" in keys[0] and "Tab" in keys[0]
+
+
+def test_undo_says_what_it_withdrew_or_that_there_was_nothing(project_db: Path, monkeypatch):
+    """U is one key: pressed with nothing to undo it did nothing and said nothing, and pressed by accident after a
+    reload it withdrew the reviewer's latest label (maybe from another session) without naming it."""
+    _sample_only(project_db, ("run-a-2", "grounded"), ("run-a-4", "grounded"))
+    at = _app(project_db, monkeypatch)
+    at.button(key="undo").click().run()
+    assert not at.exception and _events(project_db) == []
+    assert [t.value.replace("\\", "") for t in at.toast] == ["Nothing to undo: you have no label standing."]
+    pair = _shown(at)
+    at.button(key="label_1").click().run()
+    at.button(key="undo").click().run()
+    said = [t.value.replace("\\", "") for t in at.toast]
+    assert said == [f"Withdrew your label on {pair[0]} · {pair[1]}: label it again."], said
+    assert _shown(at) == pair
