@@ -22,6 +22,9 @@ from judgecal.app_pages._common import db_path, fmt_int, fmt_judge_rate, fmt_kap
 ALL = "(all)"
 SHOWN = 50
 HEADLINES_PER_ROW = 4
+# Streamlit's chart theme cuts axis and legend labels at 100 px: "constraint:groun…" stood for two constraints on
+# the demo (a review, wave 18). Names are whole up to this width.
+LABEL_LIMIT = 400
 
 path = db_path()
 
@@ -294,8 +297,11 @@ with tab_more:
         per_constraint = points[points["slice"].str.startswith("constraint:")]
         if not per_constraint.empty:
             st.caption("Kappa with 95% CI per constraint")
-            base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None), yOffset="rubric:N",
-                                                    color="rubric:N")
+            base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None,
+                                                            axis=alt.Axis(labelLimit=LABEL_LIMIT)),
+                                                    yOffset="rubric:N",
+                                                    color=alt.Color("rubric:N", legend=alt.Legend(
+                                                        labelLimit=LABEL_LIMIT)))
             st.altair_chart(
                 base.mark_rule().encode(x=alt.X("ci_low:Q", title="kappa", scale=alt.Scale(domain=[-1, 1])),
                                         x2="ci_high:Q")
@@ -310,7 +316,9 @@ with tab_more:
             st.altair_chart(
                 alt.Chart(overall).mark_line(point=True).encode(
                     x=alt.X("version:O", title="rubric version"), y=alt.Y("kappa:Q", scale=alt.Scale(domain=[-1, 1])),
-                    color="rubric_name:N", strokeDash="slice:N", detail="judge:N",
+                    color=alt.Color("rubric_name:N", legend=alt.Legend(labelLimit=LABEL_LIMIT)),
+                    strokeDash=alt.StrokeDash("slice:N", legend=alt.Legend(labelLimit=LABEL_LIMIT)),
+                    detail="judge:N",
                     tooltip=["rubric", "judge", "slice", "kappa", "n", "created_at"]),
                 width="stretch")
     for g in report.groups:

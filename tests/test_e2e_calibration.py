@@ -141,3 +141,32 @@ def test_each_headline_names_its_label_set_in_full_at_1280x720(tmp_path):
         assert all(seen for _text, _cut, seen in names), names  # and on the first screen
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "calibration-headlines-1280x720.png"))
+
+
+def test_chart_labels_name_each_constraint_in_full(tmp_path):
+    """The Details tab's kappa per constraint at 1280×720: Streamlit's chart theme cuts axis and legend labels at
+    100 px, so on the demo "constraint:groun…" stood for both grounded_in_policy and grounded_in_record (a review of
+    the app, wave 18). Every label in the charts is whole."""
+    _need_browser()
+    from test_e2e_browser import _demo_db  # house: private
+
+    db = _demo_db(tmp_path)
+    with ann.unit_of_work(db) as conn:
+        pairs = [ann.Pair(*r) for r in conn.execute("SELECT DISTINCT run_record_id, constraint_id FROM samples"
+                                                    " WHERE rule = 'random'")]
+        sets = ann.pair_label_sets(conn, pairs)
+        for n, pair in enumerate(pairs):  # both labels of each set, so each constraint's kappa is defined
+            ann.record_label(conn, "ann", pair, sets[pair][n % 2])
+    with streamlit_server(db, tmp_path, JUDGECAL_REVIEWER="ann") as url, browser_page(1280, 720) as page:
+        page.goto(f"{url}/calibration")
+        page.get_by_role("tab", name="Details").click()
+        chart = page.locator("[data-testid='stVegaLiteChart']:visible svg").first
+        chart.wait_for()
+        page.wait_for_timeout(500)
+        texts = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stVegaLiteChart'] svg text"))
+                                     .map(t => t.textContent)""")
+        assert {"constraint:grounded_in_policy", "constraint:grounded_in_record"} <= set(texts), texts
+        assert not [t for t in texts if t.endswith("…")], texts
+        ARTIFACTS.mkdir(exist_ok=True)
+        chart.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "calibration-details-1280x720.png"))
