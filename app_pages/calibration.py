@@ -22,6 +22,9 @@ from judgecal.app_pages._common import db_path, fmt_int, fmt_judge_rate, fmt_kap
 ALL = "(all)"
 SHOWN = 50
 HEADLINES_PER_ROW = 4
+# Streamlit's chart theme cuts axis and legend labels at 100 px: "constraint:groun…" stood for two constraints on
+# the demo (a review, wave 18). Names are whole up to this width.
+LABEL_LIMIT = 400
 
 path = db_path()
 
@@ -75,15 +78,20 @@ for start in range(0, len(heads), HEADLINES_PER_ROW):
     for col, (g, h) in zip(cols, heads[start:start + HEADLINES_PER_ROW]):
         a = h.headline
         where = f"{g.judge_model} · {g.rubric_name} v{g.rubric_version}"
-        label = f"kappa · {where}" + ("" if h.slice == "overall" else f" · {h.slice}")
+        label = md_escape(f"kappa · {where}" + ("" if h.slice == "overall" else f" · {h.slice}"))
+        # The name is a caption, which wraps: a metric's own label is cut to one line, and at 1280x720 that cut
+        # every headline to "kappa · <judge model>…", before the label set that tells two headlines apart (a
+        # review, wave 18). The metric keeps it as its (hidden) label.
         if a is None:
-            col.metric(md_escape(label), "–", help="No counted random pair is labelled yet.")
+            col.caption(label, help="No counted random pair is labelled yet.")
+            col.metric(label, "–", label_visibility="collapsed")
             continue
+        col.caption(label, help=f"95% interval: {a.kappa_ci_method or 'kappa_interval'}"
+                                + (" (approximate: under 30 pairs)" if a.kappa_ci_approximate else "")
+                                + ". Design-weighted over the counted random pairs (each reviewer's blind first "
+                                  "label).")
         # The value is the kappa alone (a metric truncates long values); its interval is the line under it.
-        col.metric(md_escape(label), fmt_num(a.kappa),
-                   help=f"95% interval: {a.kappa_ci_method or 'kappa_interval'}"
-                        + (" (approximate: under 30 pairs)" if a.kappa_ci_approximate else "")
-                        + ". Design-weighted over the counted random pairs (each reviewer's blind first label).")
+        col.metric(label, fmt_num(a.kappa), label_visibility="collapsed")
         col.markdown(f"**95% CI [{fmt_num(a.kappa_ci_low, 2)}, {fmt_num(a.kappa_ci_high, 2)}]**"
                      + (" ~approx." if a.kappa_ci_approximate else ""))
         col.caption(f"{a.interpretation} · {fmt_int(a.n)} counted pairs · agreement {fmt_pct(a.pct_agreement)}"
@@ -289,8 +297,11 @@ with tab_more:
         per_constraint = points[points["slice"].str.startswith("constraint:")]
         if not per_constraint.empty:
             st.caption("Kappa with 95% CI per constraint")
-            base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None), yOffset="rubric:N",
-                                                    color="rubric:N")
+            base = alt.Chart(per_constraint).encode(y=alt.Y("slice:N", title=None,
+                                                            axis=alt.Axis(labelLimit=LABEL_LIMIT)),
+                                                    yOffset="rubric:N",
+                                                    color=alt.Color("rubric:N", legend=alt.Legend(
+                                                        labelLimit=LABEL_LIMIT)))
             st.altair_chart(
                 base.mark_rule().encode(x=alt.X("ci_low:Q", title="kappa", scale=alt.Scale(domain=[-1, 1])),
                                         x2="ci_high:Q")
@@ -305,7 +316,9 @@ with tab_more:
             st.altair_chart(
                 alt.Chart(overall).mark_line(point=True).encode(
                     x=alt.X("version:O", title="rubric version"), y=alt.Y("kappa:Q", scale=alt.Scale(domain=[-1, 1])),
-                    color="rubric_name:N", strokeDash="slice:N", detail="judge:N",
+                    color=alt.Color("rubric_name:N", legend=alt.Legend(labelLimit=LABEL_LIMIT)),
+                    strokeDash=alt.StrokeDash("slice:N", legend=alt.Legend(labelLimit=LABEL_LIMIT)),
+                    detail="judge:N",
                     tooltip=["rubric", "judge", "slice", "kappa", "n", "created_at"]),
                 width="stretch")
     for g in report.groups:

@@ -26,6 +26,8 @@ LAST_KEY = "last_saved"  # SavedLabel of the reviewer's latest action (its verdi
 QUEUE_KEY = "review_queue"  # ReviewQueue: this session's walk through the sample
 SHOWN_KEY = "shown_at"  # pair -> time.time() when first shown (seconds spent = save time - this)
 GUIDELINE_ERROR_KEY = "guideline_error"  # why the last guideline edit was refused
+NOTICE_KEY = "review_notice"  # what the last key press did not do, or undid: shown once
+CURRENT_KEY = "review_current"  # (reviewer, pair) on the card of the last run: said when it closes under them
 MAX_STRATA_SHOWN = 30
 
 
@@ -35,12 +37,17 @@ def _seconds(pair: ann.Pair) -> float | None:
 
 
 def _on_label(name: str, pair: ann.Pair, label: str, note_key: str, mode_key: str,
-              guideline_version: str | None = None) -> None:
-    with ann.unit_of_work(db_path()) as db:
-        st.session_state[LAST_KEY] = ann.record_label(
-            db, name, pair, label, note=st.session_state.get(note_key),
-            failure_mode=st.session_state.get(mode_key), seconds_spent=_seconds(pair),
-            guideline_version=guideline_version)
+              guideline_version: str | None = None, first: bool = False) -> None:
+    # first: a card's label button. A second key press that reaches the server before the next card is drawn still
+    # carries the labelled pair: it is refused and said, never stored as a change (a review, wave 18).
+    try:
+        with ann.unit_of_work(db_path()) as db:
+            st.session_state[LAST_KEY] = ann.record_label(
+                db, name, pair, label, note=st.session_state.get(note_key),
+                failure_mode=st.session_state.get(mode_key), seconds_spent=_seconds(pair),
+                guideline_version=guideline_version, first=first)
+    except ann.ReviewError as exc:
+        st.session_state[NOTICE_KEY] = str(exc)
 
 
 def _on_save_guideline(name: str, constraint_id: str | None, text_key: str) -> None:
@@ -53,8 +60,11 @@ def _on_save_guideline(name: str, constraint_id: str | None, text_key: str) -> N
 
 
 def _on_undo() -> None:
+    # U is one key: say what it withdrew (maybe a label of another session), or that there was nothing (wave 18).
     with ann.unit_of_work(db_path()) as db:
-        st.session_state["undone"] = ann.undo(db, st.session_state[QUEUE_KEY])
+        undone = st.session_state["undone"] = ann.undo(db, st.session_state[QUEUE_KEY])
+    st.session_state[NOTICE_KEY] = ("Nothing to undo: you have no label standing." if undone is None else
+                                    f"Withdrew your label on {undone[0]} · {undone[1]}: label it again.")
 
 
 def _on_skip(pair: ann.Pair) -> None:
@@ -125,7 +135,7 @@ def _render_label_buttons(name: str, card: ann.ReviewCard, note_key: str, mode_k
         key_col.button(md_escape(lab), key=f"label_{n}", shortcut=str(n) if n <= 9 else None, width="stretch",
                        type="primary", on_click=_on_label,
                        args=(name, pair, order.stored_label(lab) if order else lab, note_key, mode_key,
-                             card.guidelines.version))
+                             card.guidelines.version, True))
         if lab in meaning:  # the button itself shows its key
             text_col.caption(md_escape(meaning[lab]))
 
@@ -139,6 +149,13 @@ def _render_label_extras(card: ann.ReviewCard, note_key: str, mode_key: str) -> 
     skip_col, undo_col = st.columns(2, gap="small")
     skip_col.button("Skip for now", key="skip", shortcut="S", on_click=_on_skip, args=(card.pair,), width="stretch")
     _render_undo(undo_col)
+
+
+def _render_keys(card: ann.ReviewCard) -> None:
+    # In a field the keys type text, and Escape does not leave it (a review, wave 18): say how to get back. Last in
+    # the column, so the reveal of the previous label stays on the first screen.
+    st.caption(f"Keys: 1–{min(len(card.constraint.labels), 9)} label · S skip · U undo · Tab moves on. In the note "
+               "or failure-mode field keys type: press Tab to leave it (twice from the note).")
 
 
 def _render_undo(where) -> None:
@@ -274,6 +291,13 @@ with ann.unit_of_work(db_path()) as db:
     pair = ann.next_pair(db, queue)
     if pair is None and ann.top_up_sample(db) is not None:
         pair = ann.next_pair(db, queue)
+    # The card of the last run closed under the reviewer (another reviewer gave it the labels it needs, or the
+    # sample or an assignment changed): say so, with the note typed on it, instead of swapping the card silently
+    # (a review, wave 18).
+    before = st.session_state.get(CURRENT_KEY)
+    closed = before[1] if (before and before[0] == name and before[1] != pair and before[1] not in queue.skipped
+                           and ann.my_label(db, name, before[1]) is None
+                           and not ann.is_open(db, name, before[1])) else None
     progress = ann.review_quota(db)  # quota_progress keyed by the O(1) review_version (issue 16.3)
     review = ann.review_progress(db, progress)
     mine, overlap = ann.reviewer_progress(db, name), ann.overlap_progress(db)
@@ -290,6 +314,14 @@ with ann.unit_of_work(db_path()) as db:
         last_card = ann.review_card(db, last.pair)
         last_order = review_order(db, name, last.pair.run_record_id)
 
+if st.session_state.get(NOTICE_KEY):
+    st.toast(md_escape(st.session_state.pop(NOTICE_KEY)))
+st.session_state[CURRENT_KEY] = (name, pair) if pair else None
+if closed is not None:
+    typed = (st.session_state.get(f"note:{closed[0]}:{closed[1]}") or "").strip()
+    st.warning(md_escape(f"The pair you were reading, {closed[0]} · {closed[1]}, needs no label from you any more "
+                         "(another reviewer gave it the labels it needs, or the sample changed): here is your next "
+                         "pair." + (f" Your note on it was not saved: {typed}" if typed else "")))
 _render_progress(progress, review, mine, overlap)
 
 if card is None and review.left:
@@ -313,5 +345,6 @@ with right:
     _render_labelling(name, card, order)
     _render_last(name, shown, last_card, last_order)
     _render_guidelines(name, card)
+    _render_keys(card)
 with left:
     _render_card(card)

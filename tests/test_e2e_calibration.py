@@ -56,7 +56,8 @@ def test_calibration_page_in_the_browser(tmp_path):
         assert _in_viewport(page, ci), ci.bounding_box()
         # not cut off: the element is as wide as its text needs
         assert ci.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
-        assert _in_viewport(page, page.locator("[data-testid='stMetricLabel']").first)
+        # the headline's name (a caption since wave 18: a metric's label was cut to one line)
+        assert _in_viewport(page, page.get_by_text(re.compile(r"^kappa · ")).first)
         # v2's stratum is below the quota: the red state, also on the first screen
         alert = page.get_by_text(re.compile(r"1 of 2 strata are below the 10% review quota")).first
         alert.wait_for()
@@ -110,3 +111,62 @@ def test_rubric_prompt_preview_in_the_browser(tmp_path):
         shot = ARTIFACTS / "rubrics-e2e.png"
         page.screenshot(path=str(shot))
         print(f"screenshot: {shot}")
+
+
+def test_each_headline_names_its_label_set_in_full_at_1280x720(tmp_path):
+    """The demo's two headlines (pass/fail and refusal levels) were both shown as "kappa · SmolLM2-135M-Ins…" at
+    1280×720: the metric label was cut before the label set, so the two kappas could not be told apart (a review of
+    the app, wave 18). Every headline name on screen is shown in full, and the names differ."""
+    _need_browser()
+    from test_e2e_browser import _demo_db  # house: private
+
+    db = _demo_db(tmp_path)
+    with streamlit_server(db, tmp_path, JUDGECAL_REVIEWER="carol") as url, browser_page(1280, 720) as page:
+        page.goto(f"{url}/calibration")
+        page.locator("[data-testid='stMetricValue']").first.wait_for()
+        page.wait_for_timeout(500)
+        # every visible element whose own text is a headline name: its text, whether it or a parent up to its
+        # column is narrower than its content (cut), and its box
+        names = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stMain'] *"))
+            .filter(e => e.getClientRects().length && Array.from(e.childNodes).some(
+                n => n.nodeType === 3 && n.textContent.trim().startsWith("kappa · ")))
+            .map(e => { let cut = false;
+                        for (let x = e; x && !x.matches("[data-testid='stColumn']"); x = x.parentElement)
+                            cut = cut || x.scrollWidth > x.clientWidth + 1;
+                        const r = e.getBoundingClientRect();
+                        return [e.innerText.trim(), cut, r.bottom <= 720 && r.right <= 1280]; })""")
+        texts = [text for text, _cut, _seen in names]
+        assert len(set(texts)) >= 2 and any(t.endswith("labels:pass/fail") for t in texts), texts
+        assert not [text for text, cut, _seen in names if cut], names  # not cut: each name as wide as its text
+        assert all(seen for _text, _cut, seen in names), names  # and on the first screen
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "calibration-headlines-1280x720.png"))
+
+
+def test_chart_labels_name_each_constraint_in_full(tmp_path):
+    """The Details tab's kappa per constraint at 1280×720: Streamlit's chart theme cuts axis and legend labels at
+    100 px, so on the demo "constraint:groun…" stood for both grounded_in_policy and grounded_in_record (a review of
+    the app, wave 18). Every label in the charts is whole."""
+    _need_browser()
+    from test_e2e_browser import _demo_db  # house: private
+
+    db = _demo_db(tmp_path)
+    with ann.unit_of_work(db) as conn:
+        pairs = [ann.Pair(*r) for r in conn.execute("SELECT DISTINCT run_record_id, constraint_id FROM samples"
+                                                    " WHERE rule = 'random'")]
+        sets = ann.pair_label_sets(conn, pairs)
+        for n, pair in enumerate(pairs):  # both labels of each set, so each constraint's kappa is defined
+            ann.record_label(conn, "ann", pair, sets[pair][n % 2])
+    with streamlit_server(db, tmp_path, JUDGECAL_REVIEWER="ann") as url, browser_page(1280, 720) as page:
+        page.goto(f"{url}/calibration")
+        page.get_by_role("tab", name="Details").click()
+        chart = page.locator("[data-testid='stVegaLiteChart']:visible svg").first
+        chart.wait_for()
+        page.wait_for_timeout(500)
+        texts = page.evaluate("""() => Array.from(document.querySelectorAll("[data-testid='stVegaLiteChart'] svg text"))
+                                     .map(t => t.textContent)""")
+        assert {"constraint:grounded_in_policy", "constraint:grounded_in_record"} <= set(texts), texts
+        assert not [t for t in texts if t.endswith("…")], texts
+        ARTIFACTS.mkdir(exist_ok=True)
+        chart.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "calibration-details-1280x720.png"))

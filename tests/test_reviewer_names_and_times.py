@@ -166,3 +166,17 @@ def test_an_import_files_a_name_under_its_assigned_spelling(unlabelled_demo, tmp
     assert main(["--db", str(db), "import", "labels", str(path)]) == 0
     with ann.unit_of_work(db) as conn:
         assert conn.execute("SELECT reviewer FROM human_labels").fetchall() == [("ann",)]
+
+
+@pytest.mark.parametrize("typed", ["\u200b", "\u2060\ufeff", " \u200b \u200d "], ids=["zwsp", "joiners", "spaced"])
+def test_a_name_without_a_visible_character_is_refused(project_db, typed):
+    """A review of the app (wave 18): ?reviewer=%E2%80%8B (a zero-width space) was accepted, and labels went in under
+    a reviewer the sidebar showed as a blank line. Such a name is empty, wherever it comes from (form, URL, import);
+    a zero-width non-joiner inside a name (Persian spelling) stays."""
+    with pytest.raises(ValueError, match="cannot be empty"):
+        ann.clean_reviewer_name(typed)
+    with ann.unit_of_work(project_db) as conn:
+        with pytest.raises(ValueError, match="cannot be empty"):
+            ann.canonical_reviewer(conn, typed)
+    persian = "\u0645\u0647\u0631\u200c\u0646\u0627\u0632"
+    assert ann.clean_reviewer_name(persian) == persian

@@ -334,11 +334,13 @@ def _saved(row: dict[str, Any]) -> SavedLabel:
 
 def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: str, *, note: str | None = None,
                  failure_mode: str | None = None, seconds_spent: float | None = None,
-                 guideline_version: str | None = None) -> SavedLabel:
+                 guideline_version: str | None = None, first: bool = False) -> SavedLabel:
     """Save `reviewer`'s label on `pair`: event ``label`` when they have no standing label on it, else ``change``.
     Blind only when they never labelled the pair before (a change, or a label after an undo, follows the reveal).
     `guideline_version`: the guidelines the reviewer had on screen (`ReviewCard.guidelines.version`).
-    One INSERT in one IMMEDIATE transaction."""
+    `first`: a label from an unlabelled card, never a change: ReviewError (nothing stored) when the reviewer already
+    has a standing label on the pair (a second key press that reached the server before the next card was drawn
+    still names the pair just labelled; a review of the app, wave 18). One INSERT in one IMMEDIATE transaction."""
     reviewer = _check_reviewer(db, reviewer)
     pair = Pair(*pair)
     row = db.execute(
@@ -356,7 +358,11 @@ def record_label(db: sqlite_utils.Database, reviewer: str, pair: Pair, label: st
     note = (note or "").strip() or None
     with write(db):
         # Read and insert under the write lock: whether this is a first label or a change cannot race.
-        event = "change" if reviewer in _standing(db, pair) else "label"
+        standing = _standing(db, pair).get(reviewer)
+        if standing is not None and first:
+            raise ReviewError(f"you have already labelled {pair.run_record_id} · {pair.constraint_id} "
+                              f"({standing['label']}): a second key press changes nothing")
+        event = "change" if standing is not None else "label"
         # Blind only if the reviewer never labelled this pair before: after an undo they have seen the verdict.
         blind = db.execute(
             "SELECT 1 FROM human_labels WHERE run_record_id = ? AND constraint_id = ? AND reviewer = ? LIMIT 1",

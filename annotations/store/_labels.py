@@ -11,6 +11,7 @@ Two readings of the history, each defined once here:
 from __future__ import annotations
 
 import functools
+import unicodedata
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, NamedTuple
@@ -473,10 +474,12 @@ def reviewer_names(db: sqlite_utils.Database) -> list[str]:
 
 
 def clean_reviewer_name(typed: str | None) -> str:
-    """A typed name with its whitespace collapsed. ValueError for an empty name, one with control characters, or one
-    over MAX_REVIEWER_CHARS."""
+    """A typed name with its whitespace collapsed. ValueError for an empty name (or one of invisible format
+    characters only), one with control characters, or one over MAX_REVIEWER_CHARS."""
     name = " ".join((typed or "").split())
-    if not name:
+    # format characters (zero-width space, joiners, BOM) are invisible: a name of nothing else is empty (a review of
+    # the app, wave 18: "?reviewer=%E2%80%8B" labelled under a blank name)
+    if not "".join(ch for ch in name if unicodedata.category(ch) != "Cf").strip():
         raise ValueError("a reviewer name cannot be empty")
     if printable(typed) != typed or any(ch in typed for ch in "\t\n"):  # the CLI's rule for unprintable text
         raise ValueError("a reviewer name cannot contain control characters")
