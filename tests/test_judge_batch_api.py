@@ -231,13 +231,18 @@ def _wait_for_remote_row(db: Path, proc: subprocess.Popen) -> None:
     raise AssertionError("the judge never recorded its Batch API job")
 
 
+def _killed_after_submitting(db: Path, url: str) -> None:
+    """`judge --batch` killed (SIGKILL) once its Batch API job is recorded and polled a few times."""
+    proc = _start(db, url)
+    _wait_for_remote_row(db, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+
+
 def test_a_killed_judge_batch_resumes_polling_its_job_instead_of_submitting_again(project: Path) -> None:
     api = FakeBatchAPI(hold=True)
     with StubServer(batch_api=api) as server:
-        proc = _start(project, server.url)
-        _wait_for_remote_row(project, proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
+        _killed_after_submitting(project, server.url)
         assert (api.uploads, api.creates) == (1, 1) and api.retrievals >= 1
         assert _remote(project) == [("batch_0001", "in_progress", 12, 0)]
         assert _rows(project) == []
@@ -590,10 +595,7 @@ def test_a_job_the_endpoint_no_longer_has_lands_as_error_rows_and_a_rerun_asks_a
     # exit 2, and only deleting its remote_batches row by hand got the project going again.
     api = FakeBatchAPI(hold=True)
     with StubServer(batch_api=api) as server:
-        proc = _start(project, server.url)
-        _wait_for_remote_row(project, proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
+        _killed_after_submitting(project, server.url)
         if what == "job":  # (kept under another id: the fake numbers jobs by count, an endpoint never reuses one)
             api.batches["batch_deleted"] = api.batches.pop("batch_0001")
         else:
@@ -626,10 +628,7 @@ def test_a_job_another_api_key_cannot_see_is_kept_pending_not_landed_as_gone(pro
     # when the endpoint still knows the job's input file.
     api = FakeBatchAPI(hold=True)
     with StubServer(batch_api=api) as server:
-        proc = _start(project, server.url)
-        _wait_for_remote_row(project, proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(30)
+        _killed_after_submitting(project, server.url)
         batches, files = dict(api.batches), dict(api.files)
         api.batches.clear()  # what another project's key sees: none of its ids
         api.files.clear()
