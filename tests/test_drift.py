@@ -665,6 +665,8 @@ def test_pooled_kappa_change_refuses_misaligned_or_empty_input() -> None:
         pooled_kappa_change([])
     with pytest.raises(ValueError):
         pooled_kappa_change([([], [], [])])
+    with pytest.raises(ValueError):  # an empty human column does not hide a misaligned run
+        pooled_kappa_change([(["pass"], ["pass"], ["pass"]), ([], ["pass"], [])])
 
 
 def test_paired_kappa_change_refuses_misaligned_or_empty_input() -> None:

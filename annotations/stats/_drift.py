@@ -83,12 +83,12 @@ def pooled_kappa_change(runs: Sequence[tuple[Sequence[str], Sequence[str], Seque
     human labels and baseline, so the pool is one anchor's worth of evidence; added cells would claim R anchors and
     an interval about sqrt(R) times narrower. One run gives `paired_kappa_change`'s numbers exactly, and so do R
     copies of one run. ValueError when a run is misaligned or no run has a pair."""
-    runs = [r for r in runs if r[0]]
-    if not runs:
-        raise ValueError("no pairs to compare")
     for human, before, after in runs:
         if not (len(human) == len(before) == len(after)):
             raise ValueError("human, before and after must be aligned (same length)")
+    runs = [r for r in runs if r[0]]  # (a run with no compared pair adds nothing)
+    if not runs:
+        raise ValueError("no pairs to compare")
     labels = tuple(sorted({x for run in runs for column in run for x in column}))
     cube = sum(_cube(*run, labels) for run in runs) / len(runs)
     return _kappa_change_of(cube, labels, n_resamples, seed)
