@@ -32,12 +32,33 @@ class PatternTimeout(RuntimeError):
 
 @functools.lru_cache(maxsize=1024)
 def _compiled(pattern: str, flags: int) -> regex.Pattern[str]:
-    verbose = bool(re.compile(pattern, flags).flags & re.VERBOSE)  # re's error for a pattern re rejects
+    read = re.compile(pattern, flags).flags  # re's error for a pattern re rejects
     bits = regex.V0
     for ours, theirs in _FLAGS:
         if flags & ours:
             bits |= theirs
-    return regex.compile(as_re_reads(pattern, verbose), bits)
+    return regex.compile(as_re_reads(pattern, bool(read & re.VERBOSE), not read & re.ASCII), bits)
+
+
+@functools.lru_cache(maxsize=None)
+def _re_set(kind: str) -> str:
+    """What `re` matches with `\\w`, `\\W`, `\\s` or `\\S` (kind: w, W, s, S) in a str pattern, as the body of a
+    `regex` set: runs of code points found by `re` itself over every code point, so the two cannot differ (`regex`
+    reads the escapes by Unicode's word and space properties: it leaves `²` and `½` out of `\\w` and takes in
+    combining marks, and leaves U+001C-U+001F out of `\\s`). Built once per process, when a pattern first needs it."""
+    every = "".join(map(chr, range(0x110000)))
+    return "".join(f"\\U{m.start():08x}" + (f"-\\U{m.end() - 1:08x}" if m.end() - m.start() > 1 else "")
+                   for m in re.finditer(f"\\{kind}+", every))
+
+
+def _re_escape(letter: str) -> str:
+    """`regex` syntax for `re`'s `\\w`, `\\W`, `\\s`, `\\S`, `\\b` or `\\B` outside a set (Unicode patterns)."""
+    if letter in "wWsS":
+        return f"[{_re_set(letter)}]"
+    word = f"[{_re_set('w')}]"
+    if letter == "b":  # a word character on one side only (the string's ends count as non-word)
+        return f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"
+    return f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))"
 
 
 # `re`'s repeat: {m}, {m,}, {,n}, {m,n}, {,} (digits only, no space); any other `{` is a literal brace to `re`
@@ -45,14 +66,17 @@ _REPEAT = re.compile(r"\{\d*(?:,\d*)?\}")
 _SCOPED = re.compile(r"\(\?([aiLmsux]*)(?:-([imsx]+))?:")
 
 
-def as_re_reads(pattern: str, verbose: bool = False) -> str:
+def as_re_reads(pattern: str, verbose: bool = False, unicode: bool = False) -> str:
     """`pattern` (one `re` accepts) with the characters `re` reads as literals that `regex` reads as syntax escaped:
     a `{` that starts no repeat (`regex` reads `x_{i}` as a fuzzy match, "x_" with any insertions, and `{e}` is an
     error there; `re` reads the brace), and a `[` inside a set (`regex` reads `[[:alpha:]]` as a POSIX class; `re`
     as `[`, `:` and letters). `verbose` (re.VERBOSE in force): `#` comments are copied as they are. A review of the
-    time limit (wave 18): `x_{i}` passed `must_match` on "x_" with no brace in it."""
+    time limit (wave 18): `x_{i}` passed `must_match` on "x_" with no brace in it. `unicode` (re.ASCII not in force,
+    re's default for str): `\\w`, `\\W`, `\\s`, `\\S`, `\\b` and `\\B` become `re`'s own classes (`_re_set`): a
+    forbidden word `cafe` was not found in a decomposed "café" (wave 18, a review of the fix); an `(?a:...)` group
+    keeps its escapes (ASCII in both)."""
     out: list[str] = []
-    stack: list[bool] = []
+    stack: list[tuple[bool, bool]] = []
     i, n = 0, len(pattern)
 
     def escape_end(j: int) -> int:  # the index after the escape at j (`\N{NAME}` with its braces)
@@ -65,13 +89,20 @@ def as_re_reads(pattern: str, verbose: bool = False) -> str:
         c = pattern[i]
         if c == "\\":
             end = escape_end(i)
+            if unicode and end == i + 2 and pattern[i + 1] in "wWsSbB":
+                out.append(_re_escape(pattern[i + 1]))
+                i = end
+                continue
         elif c == "[":  # a set: to its `]` (a `]` first is a literal)
             j = i + 1 + (pattern.startswith("^", i + 1))
             j += pattern.startswith("]", j)
             out.append(pattern[i:j])
             while j < n and pattern[j] != "]":
                 end = escape_end(j) if pattern[j] == "\\" else j + 1
-                out.append("\\[" if pattern[j] == "[" else pattern[j:end])
+                if unicode and end == j + 2 and pattern[j] == "\\" and pattern[j + 1] in "wWsS":
+                    out.append(_re_set(pattern[j + 1]))  # (`\\b` in a set is a backspace in both)
+                else:
+                    out.append("\\[" if pattern[j] == "[" else pattern[j:end])
                 j = end
             i = j
             continue
@@ -89,13 +120,14 @@ def as_re_reads(pattern: str, verbose: bool = False) -> str:
             close = pattern.find("\n", i)
             end = n if close < 0 else close + 1
         elif c == "(":
-            stack.append(verbose)
-            m = _SCOPED.match(pattern, i)  # (?x:...) and (?-x:...) turn verbose on or off inside
+            stack.append((verbose, unicode))
+            m = _SCOPED.match(pattern, i)  # (?x:...) and (?-x:...) turn verbose on or off inside, (?a:...) ASCII on
             if m:
                 verbose = (verbose or "x" in m.group(1)) and "x" not in (m.group(2) or "")
+                unicode = unicode and "a" not in m.group(1)
             end = m.end() if m else i + 1
         elif c == ")":
-            verbose = stack.pop() if stack else verbose
+            verbose, unicode = stack.pop() if stack else (verbose, unicode)
             end = i + 1
         else:
             end = i + 1
