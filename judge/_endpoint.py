@@ -305,7 +305,8 @@ class Endpoint:
         try:
             return call()
         except openai.NotFoundError as exc:
-            raise GoneError(self.redact(f"{what}: {type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
+            raise GoneError(self.redact(f"{what}: {type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")
+                            ) from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise FatalBackendError(self.redact(f"{what}: {type(exc).__name__} (HTTP {exc.status_code}): {exc.message}")) from None
         except openai.APITimeoutError:
