@@ -4,6 +4,7 @@ once per content, with provenance; unknown run records or constraints are exit 2
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from judgecal import annotations as ann
@@ -182,3 +183,42 @@ def test_feedback_refuses_an_llmbar_pair_and_a_pair_sent_before_keeps_its_item(t
         first = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="alice")
         again = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="bob")
     assert first.added and (again.item_id, again.added) == (first.item_id, False)
+
+
+def test_a_second_pair_of_the_same_content_is_sent_with_its_own_note(tmp_path):
+    """Both agents' runs of one item failing one constraint make one derived item; the second send found it and
+    stored nothing, so its note and author were lost and the pair stayed unsent (a review, wave 18)."""
+    db = project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        items = d.execute("SELECT count(*) FROM eval_items").fetchone()[0]
+        a = ann.send_to_evalset(d, "run-a-044", "polite_tone", who="alice", reason="too curt")
+        b = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="bob", reason="rude")
+        again = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="cat", reason="sent twice")
+        rows = d.execute("SELECT item_id, run_record_id, who, reason FROM evalset_feedback ORDER BY rowid").fetchall()
+        assert d.execute("SELECT count(*) FROM eval_items").fetchone()[0] == items + 1
+    assert a.added and (b.item_id, b.added) == (a.item_id, False) and again == b
+    assert rows == [(a.item_id, "run-a-044", "alice", "too curt"), (a.item_id, "run-b-044", "bob", "rude")]
+
+
+def test_feedback_rows_of_a_project_before_migration_025_are_kept(tmp_path):
+    db = project(tmp_path)
+    with ann.unit_of_work(db) as d:
+        a = ann.send_to_evalset(d, "run-a-044", "polite_tone", who="alice", reason="too curt")
+    with sqlite3.connect(db) as conn:  # the table as migration 003 made it: one row per created item
+        conn.execute("ALTER TABLE evalset_feedback RENAME TO per_pair")
+        conn.execute("CREATE TABLE evalset_feedback (item_id TEXT PRIMARY KEY REFERENCES eval_items(id),"
+                     " source_item_id TEXT NOT NULL, run_record_id TEXT NOT NULL, constraint_id TEXT NOT NULL,"
+                     " reason TEXT NOT NULL, who TEXT NOT NULL, created_at TEXT NOT NULL)")
+        conn.execute("INSERT INTO evalset_feedback SELECT * FROM per_pair")
+        conn.execute("DROP TABLE per_pair")
+        from judgecal.annotations.store import _schema  # house: private (020's trigger text)
+        for statement in _schema._rewrite_triggers(("evalset_feedback",)):
+            conn.execute(statement)
+        conn.execute("DELETE FROM _migrations WHERE name = '025_feedback_per_pair'")
+    with ann.unit_of_work(db) as d:  # opening migrates
+        b = ann.send_to_evalset(d, "run-b-044", "polite_tone", who="bob", reason="rude")
+        rows = d.execute("SELECT item_id, run_record_id, who FROM evalset_feedback ORDER BY rowid").fetchall()
+        triggers = {r[0] for r in d.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                            " AND tbl_name = 'evalset_feedback'")}
+    assert rows == [(a.item_id, "run-a-044", "alice"), (b.item_id, "run-b-044", "bob")]
+    assert triggers == {"evalset_feedback_rewrite_delete", "evalset_feedback_rewrite_update"}

@@ -294,13 +294,15 @@ def test_export_reimports_to_the_same_rows(project: Path, tmp_path: Path) -> Non
             "output_tokens", "latency_ms"} <= set(exported[0])
     fresh = make_project(tmp_path / "fresh.db")
     assert main(["--db", str(fresh), "import", "verdicts", str(out)]) == 0
+    # `raw`, the judge's answer as it came, too (the export left it out: a review, wave 18)
     cols = ("run_record_id, constraint_id, rubric_sha256, judge_model, repeat, label, reason, error, error_detail,"
-            " input_tokens, output_tokens, latency_ms")
+            " raw, input_tokens, output_tokens, latency_ms")
 
     def rows(p):
         with ann.unit_of_work(p) as db:
             return db.execute(f"SELECT {cols} FROM verdicts ORDER BY {cols}").fetchall()
 
+    assert all(r[9] for r in rows(project))
     assert rows(fresh) == rows(project) and len(rows(fresh)) == 9 * 2
     with ann.unit_of_work(fresh) as db:
         (rubric,) = av.list_rubrics(db)

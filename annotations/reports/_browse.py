@@ -251,6 +251,7 @@ _TAILS = {
     "run_records": lambda db: _tail(db, "run_records", "id"),
     "constraints": lambda db: _tail(db, "constraints", "json_array(item_id, id, labels)"),
     "adjudications": lambda db: _tail(db, "adjudications", "json_array(run_record_id, constraint_id, decision, created_at)"),
-    "evalset_feedback": lambda db: _tail(db, "evalset_feedback", "item_id"),
+    "evalset_feedback": lambda db: _tail(db, "evalset_feedback",
+                                         "json_array(item_id, run_record_id, constraint_id)"),
     "check_results": lambda db: data_version(db)[1:],
 }

@@ -15,8 +15,8 @@
   decided), the split asked for, else the source's tune/heldout split (its own, or the one `label_split` gives it with
   seed 0), so a heldout case stays heldout. Its id is `cal-<sha256[:12]>` of (instruction, input, constraint text,
   and the fixtures when there are any), so the same content is never added twice. The note, who and when are kept in
-  table `evalset_feedback`. The app's button and `judgecal feedback` both call it, on any pair: a disagreement or a
-  failing pair (`failing_pairs`).
+  table `evalset_feedback`, one row per pair sent (a pair whose content is already there is sent to that item). The
+  app's button and `judgecal feedback` both call it, on any pair: a disagreement or a failing pair (`failing_pairs`).
 - `failing_pairs` lists the pairs that failed: a mechanical check that did not pass, a failed run, or a reviewer's
   standing label `fail`.
 """
@@ -465,17 +465,21 @@ def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id
         # eval item, `run` executed it and the judge scored one output on "which of two is better" (a review, wave 14)
         raise ValueError(f"{run_record_id!r} × {constraint_id!r} is an A-vs-B comparison ({source.id}), not a run of "
                          "an eval item: send the compared runs' own pairs to the eval set instead")
-    sent = db.execute("SELECT item_id FROM evalset_feedback WHERE run_record_id = ? AND constraint_id = ?"
-                      " ORDER BY rowid LIMIT 1", [run_record_id, constraint_id]).fetchone()
-    if sent is not None:
-        return SentItem(sent[0], False)  # sent before (whatever id the item would get now: ids gained the turns)
     item_id = feedback_item_id(source.instruction, source.input, c.text, source.fixtures, source.turns)
-    with write(db):
+    with write(db):  # (read inside the write lock: two sends of one pair store one row)
+        sent = db.execute("SELECT item_id FROM evalset_feedback WHERE run_record_id = ? AND constraint_id = ?",
+                          [run_record_id, constraint_id]).fetchone()
+        if sent is not None:
+            return SentItem(sent[0], False)  # sent before (whatever id the item would get now: ids gained the turns)
+        stamp = now_iso()
+        provenance = [item_id, source.id, run_record_id, constraint_id, (reason or "").strip(), who.strip(), stamp]
         if db.execute("SELECT 1 FROM eval_items WHERE id = ?", [item_id]).fetchone():
+            # Another pair of the same content made it (the other agent's run of the item, another repeat): this
+            # pair's note and author are kept too, and it is sent (a review, wave 18: both were lost).
+            db.execute("INSERT INTO evalset_feedback VALUES (?,?,?,?,?,?,?)", provenance)
             return SentItem(item_id, False)
         decision = db.execute("SELECT decision FROM adjudications WHERE run_record_id = ? AND constraint_id = ?"
                               " ORDER BY id DESC LIMIT 1", [run_record_id, constraint_id]).fetchone()
-        stamp = now_iso()
         extra = [FEEDBACK_TAG] + ([f"adjudicated:{decision[0]}"] if decision else []) + list(tags)
         item = EvalItem.model_validate({
             "id": item_id, "instruction": source.instruction, "input": source.input,
@@ -486,8 +490,7 @@ def send_to_evalset(db: sqlite_utils.Database, run_record_id: str, constraint_id
             "tags": list(dict.fromkeys([*source.tags, *extra])), "split": split or label_split(source.id, source.split),
         })
         import_items(db, Parsed("calibration", [item], [0]))
-        db.execute("INSERT INTO evalset_feedback VALUES (?,?,?,?,?,?,?)",
-                   [item_id, source.id, run_record_id, constraint_id, (reason or "").strip(), who.strip(), stamp])
+        db.execute("INSERT INTO evalset_feedback VALUES (?,?,?,?,?,?,?)", provenance)
     return SentItem(item_id, True)
 
 

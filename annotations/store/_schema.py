@@ -1148,6 +1148,32 @@ def _m024_item_rewrite_marks(db: sqlite_utils.Database) -> None:
 MIGRATIONS = MIGRATIONS + (Migration("024_item_rewrite_marks", _m024_item_rewrite_marks),)
 
 
+def _m025_feedback_per_pair(db: sqlite_utils.Database) -> None:
+    # A review (wave 18): `evalset_feedback` had one row per created item, so a second pair of the same content (the
+    # other agent's run of the item, another repeat of a boundary case) got the item back and stored nothing: its
+    # note and author were lost and the pair stayed "not sent". One row per pair sent now, the item shared. The
+    # rebuilt table gets migration 020's triggers again (DROP TABLE takes them); its rows are the same, in order.
+    _execute_script(db, "\n".join([
+        """CREATE TABLE evalset_feedback_per_pair (
+            item_id TEXT NOT NULL REFERENCES eval_items(id),
+            source_item_id TEXT NOT NULL,
+            run_record_id TEXT NOT NULL,
+            constraint_id TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            who TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_record_id, constraint_id)
+        );""",
+        "INSERT OR IGNORE INTO evalset_feedback_per_pair SELECT * FROM evalset_feedback ORDER BY rowid;",
+        "DROP TABLE evalset_feedback;",
+        "ALTER TABLE evalset_feedback_per_pair RENAME TO evalset_feedback;",
+        *_rewrite_triggers(("evalset_feedback",)),
+    ]))
+
+
+MIGRATIONS = MIGRATIONS + (Migration("025_feedback_per_pair", _m025_feedback_per_pair),)
+
+
 def table_marks(db: sqlite_utils.Database, tables: Sequence[str]) -> tuple | None:
     """(largest rowid, rewrite count) of each table in one statement, then a digest of each table's last row: a
     version that changes with every insert, delete and update judgecal makes, and costs three index look-ups a table

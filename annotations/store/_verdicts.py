@@ -247,6 +247,9 @@ class VerdictImportRow(BaseModel):
     reason: str | None = None
     error: str | None = None
     error_detail: str | None = None
+    # The judge's answer as it came (`export verdicts` writes it; a round trip kept every field but this one, a
+    # review in wave 18). Not compared with a stored verdict's: an export without it re-imports as before.
+    raw: str | None = None
     input_tokens: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     output_tokens: int | None = Field(default=None, ge=0, le=SQLITE_INT_MAX)
     latency_ms: float | None = Field(default=None, ge=0, allow_inf_nan=False)
@@ -346,8 +349,8 @@ def import_verdicts(db: sqlite_utils.Database,
                     # (one spelling, UTC to the millisecond: the texts order as the moments do)
                     if key[2] in to_create and (key[2] not in born or at < born[key[2]]):
                         born[key[2]] = at
-                    fresh.append((*key, row.label, row.reason, row.error, row.error_detail, None, row.input_tokens,
-                                  row.output_tokens, row.latency_ms, import_batch_id(parsed.file), at))
+                    fresh.append((*key, row.label, row.reason, row.error, row.error_detail, row.raw,
+                                  row.input_tokens, row.output_tokens, row.latency_ms, import_batch_id(parsed.file), at))
                 begun.update(row[:4] for row in fresh if row[:4] not in judged)
                 if problems.total:
                     continue  # the file is refused: read on only to report every problem
@@ -435,7 +438,7 @@ def _stored_verdicts(conn: Any, run_record_ids: list[str]) -> dict[tuple[Any, ..
 
 EXPORT_FIELDS = (
     "run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version", "judge_model", "repeat", "label", "reason", "error",
-    "error_detail", "input_tokens", "output_tokens", "latency_ms", "created_at", "item_sha256", "output_sha256",
+    "error_detail", "raw", "input_tokens", "output_tokens", "latency_ms", "created_at", "item_sha256", "output_sha256",
 )
 
 
