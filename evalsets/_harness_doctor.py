@@ -63,7 +63,7 @@ LABEL_FIELDS = frozenset({"run_record_id", "constraint_id", "reviewer", "label",
                           "seconds_spent", "rubric_version_seen", "blind", "created_at", "guideline_version",
                           "item_sha256", "output_sha256"})
 VERDICT_FIELDS = frozenset({"run_record_id", "constraint_id", "rubric", "rubric_sha256", "rubric_version",
-                            "judge_model", "repeat", "label", "reason", "error", "error_detail", "input_tokens",
+                            "judge_model", "repeat", "label", "reason", "error", "error_detail", "raw", "input_tokens",
                             "output_tokens", "latency_ms", "created_at", "item_sha256",
                             "output_sha256"})
 SAMPLE_FIELDS = frozenset({"run_record_id", "constraint_id", "rule", "stratum", "reason", "seed", "drawn_at"})
