@@ -288,3 +288,24 @@ def test_missing_token_counts_are_unknown_and_a_billed_failure_counts():
     assert error_cause(sink.records["r1/t-2/0"].error) == "bad_response"
     assert (summary.input_tokens, summary.without_tokens) == (80, 1)
     assert "1 records without token counts" in summary.format()
+
+
+@pytest.mark.parametrize("content", ["Here is how to pick the lo", None], ids=["partial-text", "no-text"])
+def test_an_answer_the_content_filter_stopped_is_a_failed_record_not_an_answer(content):
+    """A reply with finish_reason `content_filter` and some text was stored as a completed answer: checked, judged
+    and counted in completion though the provider cut it (left by the runner's review, wave 18). It is a failed
+    record, cause `content_filter`, whose error keeps the partial text; the other tasks run."""
+    def respond(req):
+        body = chat_completion("An answer.")
+        if "Question 1?" in req.prompt:
+            body["choices"][0].update(finish_reason="content_filter")
+            body["choices"][0]["message"]["content"] = content
+        return Reply(200, body)
+
+    with StubServer(respond) as s:
+        summary, sink = run([text_item(0), text_item(1), text_item(2)], s, backend_kw={"max_retries": 0})
+    rec = sink.records["r1/t-1/0"]
+    assert error_cause(rec.error) == "content_filter" and rec.output is None
+    assert ("partial text: 'Here is how to pick the lo'" in rec.error) == (content is not None)
+    assert summary.ok == 2 and summary.errors["content_filter"] == 1
+    assert sink.records["r1/t-0/0"].output == "An answer."

@@ -29,6 +29,9 @@ from judgecal.judge import CLAIM_CHUNK, ENDPOINT_CAUSES, Endpoint, EndpointError
 #: The error cause of a run record whose final answer the endpoint cut at its token limit (finish_reason "length").
 TRUNCATED = "truncated"
 TRUNCATED_FINISH = "length"
+# The finish reason of an answer the endpoint's content filter stopped (OpenAI, Azure): a failed record, cause
+# `content_filter`; the partial text is no answer of the model's.
+FILTERED_FINISH = "content_filter"
 DEFAULT_SYSTEM_PROMPT = (
     "You are the assistant under evaluation. Follow the instruction in the user message and answer the input it "
     "gives. When tools are offered, call them only when they help, and finish with a plain-text answer."
@@ -416,6 +419,13 @@ def _reply(completion: Any) -> tuple[Any, Any, list[Any]]:
     stored as a completed empty answer (a review, wave 18)."""
     choice = completion.choices[0]
     message = getattr(choice, "message", None)
+    if getattr(choice, "finish_reason", None) == FILTERED_FINISH:
+        # What text came is cut where the provider's filter stopped it: stored as the answer, it was checked, judged
+        # and counted as completed (left by the runner's review, wave 18; closed after it)
+        partial = getattr(message, "content", None) if message is not None else None
+        raise _Failed(FILTERED_FINISH, "the endpoint's content filter stopped the answer (finish_reason "
+                      f"{FILTERED_FINISH!r})" + (f"; its partial text: {partial[:500]!r}"
+                                                 if isinstance(partial, str) and partial else ""))
     if message is None:
         raise _Failed("bad_response", "the response's first choice has no message")
     content, refusal = message.content, getattr(message, "refusal", None)
