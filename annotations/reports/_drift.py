@@ -182,7 +182,7 @@ class DriftReport:
             "kappa_at_freeze": kp(k.before) if k else None, "kappa_now": kp(k.after) if k else None,
             "kappa_change": ({"change": num(k.change), "ci_low": num(k.low), "ci_high": num(k.high),
                               "method": k.method, "n_resamples": k.n_resamples} if k else None),
-            "kappa_drop": {"drop": num(drop[0]), "ci_low": num(drop[1]), "ci_high": num(drop[2])},
+            "kappa_drop": _drop_dict(drop),
             "finished": self.finished,
         }
 
@@ -329,7 +329,8 @@ class DriftPool:
                               "method": "exact (Clopper-Pearson) 95%"},
                 "earlier": [{"drift_run": r.drift_run, "finished_at": r.finished_at, "flips": r.flips,
                              "compared": r.compared} for r in self.runs[:-1]],
-                "kappa_drop": _drop_dict(self.kappa_drop, "paired Bayesian bootstrap of the runs' averaged cells")}
+                "kappa_drop": {**_drop_dict(self.kappa_drop),
+                               "method": "paired Bayesian bootstrap of the runs' averaged cells"}}
 
     def format(self) -> str:
         key = f"anchor {self.anchor} × {self.judge_model} × rubric {self.rubric}"
@@ -436,7 +437,8 @@ def drift_checks(report: DriftReport, *, max_flip_rate: float | None = None, max
 
 
 def _kappa_check(name: str, limit: float, kappa: KappaChange | None, on: str, what: str) -> DriftCheck:
-    drop, low, high = _drop(kappa)
+    dropped = _drop(kappa)
+    drop, _low, high = dropped
     if not (math.isfinite(drop) and math.isfinite(high)):
         why = ("no anchor pair could be compared" if kappa is None else
                f"kappa undefined ({kappa.before.reason or kappa.after.reason or 'no interval'})")
@@ -444,15 +446,16 @@ def _kappa_check(name: str, limit: float, kappa: KappaChange | None, on: str, wh
     bound = high if on == "bound" else drop
     ok = bound <= limit
     return DriftCheck(name, limit, drop, high, ok,
-                      f"kappa drop{what} {drop:+.3f} [{low:+.2f}, {high:+.2f}], "
+                      f"kappa drop{what} {_drop_text(dropped)}, "
                       f"{'upper bound' if on == 'bound' else 'point'} {bound:+.3f} {'<=' if ok else '>'} {limit:g}")
 
 
-def _drop_dict(drop: tuple[float, float, float], method: str) -> dict[str, Any]:
+def _drop_dict(drop: tuple[float, float, float]) -> dict[str, float | None]:
+    """A kappa drop `_drop` as JSON (a run's report and a pool's): rounded to 6 places, None where undefined."""
     def num(x: float) -> float | None:
-        return round(x, 6) if math.isfinite(x) else None  # as `DriftReport.as_dict`
+        return round(x, 6) if math.isfinite(x) else None
 
-    return {"drop": num(drop[0]), "ci_low": num(drop[1]), "ci_high": num(drop[2]), "method": method}
+    return {"drop": num(drop[0]), "ci_low": num(drop[1]), "ci_high": num(drop[2])}
 
 
 def _drop_text(drop: tuple[float, float, float]) -> str:
