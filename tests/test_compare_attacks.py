@@ -79,6 +79,20 @@ def _decide(tmp_path: Path, db: Path, thresholds: dict | None = None, *extra: st
     return rc, json.loads(out)
 
 
+def _judged_pass(passing: dict[str, int], labelled: tuple[str, ...]) -> tuple[list, list, list]:
+    """Runs whose items below `passing[run]` truly pass, every pair judged pass; the runs in `labelled` carry a human
+    label with the truth on every pair: (records, verdicts, labels)."""
+    recs, vs, labs = [], [], []
+    for k in range(N):
+        for run, below in passing.items():
+            rid = f"{run}-{k:03d}"
+            recs.append(_record(rid, k, run))
+            vs.append(_verdict(rid, "pass"))
+            if run in labelled:
+                labs.append(_label(rid, "pass" if k < below else "fail"))
+    return recs, vs, labs
+
+
 def _reasons(result: dict) -> str:
     return " | ".join(r["detail"] for r in result["decision"]["reasons"])
 
@@ -261,14 +275,7 @@ def test_one_runs_labelled_random_sample_beside_a_run_judged_only_goes_either_wa
     """A review of the fixes (wave 17): truth A 90%, B 80%; the judge passes everything. A's random sample is labelled
     (all of it), B is only judged, so A has a corrected rate and B none: the decision fell back to uncorrected rates,
     A's settled by humans and B's by the lenient judge, and said SWITCH (90% -> 100%)."""
-    recs, vs, labs = [], [], []
-    for k in range(N):
-        for run, passing in (("A", 90), ("B", 80)):
-            rid = f"{run}-{k:03d}"
-            recs.append(_record(rid, k, run))
-            vs.append(_verdict(rid, "pass"))
-            if run == "A":
-                labs.append(_label(rid, "pass" if k < passing else "fail"))
+    recs, vs, labs = _judged_pass({"A": 90, "B": 80}, labelled=("A",))
     db = tmp_path / "p.db"
     _import(db, "evalset", [_item(k) for k in range(N)])
     _import(db, "runs", recs)
@@ -286,13 +293,7 @@ def test_a_complete_labelling_of_both_runs_is_decided_without_widening(tmp_path)
     nothing is mixed, so the drop keeps the Newcombe interval of the settled counts and is decided (FAIL), not left
     undecided with advice to label pairs that are all labelled."""
     from judgecal.annotations.stats import newcombe_difference
-    recs, vs, labs = [], [], []
-    for k in range(N):
-        for run, passing in (("A", 90), ("B", 60)):
-            rid = f"{run}-{k:03d}"
-            recs.append(_record(rid, k, run))
-            vs.append(_verdict(rid, "pass"))
-            labs.append(_label(rid, "pass" if k < passing else "fail"))
+    recs, vs, labs = _judged_pass({"A": 90, "B": 60}, labelled=("A", "B"))
     rc, result = _decide(tmp_path, _project(tmp_path, recs, vs, labs))
     assert rc == 1 and result["decision"]["status"] == "don't switch"
     assert result["a"]["semantic_unlabelled"] == result["b"]["semantic_unlabelled"] == 0
